@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+/** Environment of every process (Lambda, local server, admin CLI), parsed once and failing fast. */
+const schema = z.object({
+  LTS_TABLE_NAME: z.string().min(1).default('lts'),
+  /** Set locally (DynamoDB Local); absent on AWS, where the SDK's defaults apply. */
+  LTS_DYNAMODB_ENDPOINT: z.url().optional(),
+  AWS_REGION: z.string().min(1).default('eu-west-2'),
+  /** Comma list of METHOD:type pairs served without an API key (contract §1.2). */
+  LTS_KEYLESS: z.string().default(''),
+  /** Absolute base URL for links when the Host header should not be trusted (e.g. behind a proxy). */
+  LTS_BASE_URL: z.url().optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof schema>;
+
+let cached: Config | undefined;
+
+export function config(): Config {
+  if (!cached) {
+    const parsed = schema.safeParse(process.env);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+      throw new Error(`Invalid environment: ${problems}`);
+    }
+    cached = parsed.data;
+  }
+  return cached;
+}
+
+/** Tests and the local launcher change the environment after start-up; they call this to re-read it. */
+export function resetConfig(): void {
+  cached = undefined;
+}

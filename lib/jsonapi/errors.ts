@@ -1,0 +1,113 @@
+/**
+ * The one error taxonomy (contract §1.7). Every failure a client can cause is a JsonApiError made by one
+ * of the named factories below, so `code` and `title` are stable per kind of problem and `detail` names
+ * the field and the value. Anything else that escapes is an internal error and renders as a bare 500.
+ */
+export interface ErrorSource {
+  pointer?: string;
+  parameter?: string;
+  header?: string;
+}
+
+export interface ErrorObject {
+  status: string;
+  code: string;
+  title: string;
+  detail: string;
+  source?: ErrorSource;
+}
+
+export class JsonApiError extends Error {
+  readonly errors: ErrorObject[];
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(errors: ErrorObject[], headers: Record<string, string> = {}) {
+    super(errors.map((e) => e.detail).join('; '));
+    this.errors = errors;
+    // A response has one status: the most common one among its errors, the first on a tie.
+    this.status = Number(errors[0]?.status ?? 500);
+    this.headers = headers;
+  }
+
+  /** Combines several errors of the same status into one response (one error per problem). */
+  static all(errors: JsonApiError[]): JsonApiError {
+    return new JsonApiError(errors.flatMap((e) => e.errors), Object.assign({}, ...errors.map((e) => e.headers)));
+  }
+}
+
+function error(status: number, code: string, title: string, detail: string, source?: ErrorSource, headers?: Record<string, string>) {
+  return new JsonApiError([{ status: String(status), code, title, detail, ...(source ? { source } : {}) }], headers);
+}
+
+/** Renders a value for a detail message: strings quoted, everything else as JSON, long values cut. */
+export function show(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+export const API_KEY_HEADER = 'X-Sequencescape-Client-Id';
+
+export const errors = {
+  unauthorized: () =>
+    error(401, 'unauthorized', 'Unauthorized', `Please ensure a valid API key is provided for header '${API_KEY_HEADER}'.`, { header: API_KEY_HEADER }),
+  forbidden: (detail: string) => error(403, 'forbidden', 'Forbidden', detail),
+  clientIdNotAllowed: () =>
+    error(403, 'client_generated_id', 'Client-generated id not allowed', 'id - client-generated ids are not supported; omit data.id on POST', { pointer: '/data/id' }),
+  notFound: (detail: string, source?: ErrorSource) => error(404, 'record_not_found', 'Record not found', detail, source),
+  routeNotFound: (path: string) => error(404, 'route_not_found', 'Not found', `No resource is served at ${path}`),
+  methodNotAllowed: (method: string, path: string, allow: string[]) =>
+    error(405, 'method_not_allowed', 'Method not allowed', `${method} is not supported on ${path}; allowed: ${allow.join(', ')}`, undefined, { Allow: allow.join(', ') }),
+  notAcceptable: (accept: string) =>
+    error(406, 'not_acceptable', 'Not acceptable', `Accept ${show(accept)} names no media type this service produces; use application/vnd.api+json`, { header: 'Accept' }),
+  unsupportedMediaType: (contentType: string | undefined) =>
+    error(415, 'unsupported_media_type', 'Unsupported media type', `Content-Type ${contentType === undefined ? 'is missing' : show(contentType) + ' is not supported'}; writes must use application/vnd.api+json`, { header: 'Content-Type' }),
+  payloadTooLarge: (limit: number) => error(413, 'payload_too_large', 'Payload too large', `request bodies are limited to ${limit} bytes`),
+  conflict: (detail: string, pointer?: string) => error(409, 'conflict', 'Conflict', detail, pointer ? { pointer } : undefined),
+  concurrentUpdate: () =>
+    error(409, 'concurrent_update', 'Concurrent update', 'the record was changed by another request while this one ran; retry with the current state'),
+
+  badRequest: (detail: string, source?: ErrorSource) => error(400, 'bad_request', 'Bad request', detail, source),
+  invalidJson: (message: string) => error(400, 'invalid_json', 'Invalid JSON', `the request body is not valid JSON: ${message}`),
+  missingMember: (pointer: string, member: string) => error(400, 'missing_member', 'Missing member', `${member} is required`, { pointer }),
+  invalidMember: (pointer: string, detail: string) => error(400, 'invalid_member', 'Invalid member', detail, { pointer }),
+  paramNotAllowed: (pointer: string, name: string, why: string) =>
+    error(400, 'param_not_allowed', 'Param not allowed', `${name} is not allowed${why ? ` (${why})` : ''}`, { pointer }),
+  invalidLinkage: (pointer: string, name: string, detail: string) => error(400, 'invalid_linkage', 'Invalid linkage', `${name} - ${detail}`, { pointer }),
+  typeMismatch: (pointer: string, name: string, given: unknown, accepted: readonly string[]) =>
+    error(400, 'type_mismatch', 'Type mismatch', `${name} - ${show(given)} is not a valid type for this relationship; expected ${accepted.join(' or ')}`, { pointer }),
+  invalidId: (value: unknown, source: ErrorSource) =>
+    error(400, 'invalid_id', 'Invalid id', `${show(value)} is not a valid id; ids are positive integers`, source),
+  invalidParameter: (parameter: string, detail: string) => error(400, 'invalid_parameter', 'Invalid query parameter', detail, { parameter }),
+  filterNotAllowed: (parameter: string, name: string, type: string) =>
+    error(400, 'filter_not_allowed', 'Filter not allowed', `${name} is not an allowed filter for ${type}`, { parameter }),
+  invalidInclude: (path: string, relationship: string, type: string) =>
+    error(400, 'invalid_include', 'Invalid include', `${relationship} is not a valid relationship of ${type} (in include path ${show(path)})`, { parameter: 'include' }),
+  invalidField: (parameter: string, detail: string) => error(400, 'invalid_field', 'Invalid field', detail, { parameter }),
+  invalidSort: (field: string) => error(400, 'invalid_sort', 'Invalid sort criteria', `${show(field)} is not a sortable field; use id, created_at or updated_at, optionally prefixed with -`, { parameter: 'sort' }),
+  invalidPage: (parameter: string, detail: string) => error(400, 'invalid_page', 'Invalid page value', detail, { parameter }),
+  writeNotSupported: (detail: string, pointer: string) => error(400, 'template_conflict', 'Param not allowed', detail, { pointer }),
+
+  invalidValue: (pointer: string, detail: string) => error(422, 'invalid_value', 'Invalid value', detail, { pointer }),
+  wrongType: (pointer: string, detail: string) => error(422, 'invalid_type', 'Invalid type', detail, { pointer }),
+  missingRequired: (pointer: string, name: string) => error(422, 'required', 'Missing required value', `${name} - can't be blank`, { pointer }),
+  notUnique: (pointer: string, name: string, value: unknown) =>
+    error(422, 'not_unique', 'Already taken', `${name} - ${show(value)} is already in use`, { pointer }),
+  invalidTransition: (pointer: string, detail: string) => error(422, 'invalid_transition', 'Invalid state transition', detail, { pointer }),
+  tooLarge: (pointer: string, detail: string) => error(422, 'too_large', 'Too large', detail, { pointer }),
+  idempotencyMismatch: () =>
+    error(422, 'idempotency_key_reused', 'Idempotency key reused', 'Idempotency-Key was already used with a different request body', { header: 'Idempotency-Key' }),
+};
+
+/** The body of a 500: nothing about the internals. */
+export const internalError: ErrorObject = {
+  status: '500',
+  code: 'internal_error',
+  title: 'Internal server error',
+  detail: 'The server could not complete the request; it has been logged.',
+};

@@ -1,0 +1,130 @@
+import { Entity, Service } from 'electrodb';
+import { config } from '#lib/config.ts';
+import { dynamo } from '#lib/store/client.ts';
+import { tableDefinition } from '#lib/store/table.ts';
+
+/**
+ * The single-table model. Every item shares the table's `pk`/`sk`; ElectroDB prefixes keys with the
+ * entity so the kinds of item never collide.
+ *
+ * - record: one JSON:API resource (or one aggregate, e.g. a plate with its wells), keyed by id family and id.
+ * - term: an index entry. `scope`+`value` is the thing looked up (a uuid, a name, a type's listing),
+ *   `ref` orders the entries (the padded id) or is `-` for a unique entry, which then doubles as the
+ *   uniqueness guard (created with attribute_not_exists).
+ * - counter: id sequences (`seq:<family>`) and record counts (`count:<type>`).
+ * - event: the outbox, one item per domain event, written in the transaction of the change it reports.
+ * - idempotency: the first response to a POST with an Idempotency-Key.
+ * - apiKey: a hashed API key with its name and scope.
+ */
+const pk = tableDefinition.partitionKey;
+const sk = tableDefinition.sortKey;
+
+function build() {
+  const options = { table: config().LTS_TABLE_NAME, client: dynamo() };
+
+  const record = new Entity(
+    {
+      model: { entity: 'record', version: '1', service: 'lts' },
+      attributes: {
+        family: { type: 'string', required: true },
+        id: { type: 'number', required: true },
+        type: { type: 'string', required: true },
+        uuid: { type: 'string', required: true },
+        createdAt: { type: 'string', required: true },
+        updatedAt: { type: 'string', required: true },
+        version: { type: 'number', required: true },
+        attrs: { type: 'any', required: true },
+        rels: { type: 'any', required: true },
+      },
+      indexes: { byId: { pk: { field: pk, composite: ['family', 'id'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } } },
+    },
+    options,
+  );
+
+  const term = new Entity(
+    {
+      model: { entity: 'term', version: '1', service: 'lts' },
+      attributes: {
+        scope: { type: 'string', required: true },
+        value: { type: 'string', required: true },
+        ref: { type: 'string', required: true },
+        family: { type: 'string', required: true },
+        type: { type: 'string', required: true },
+        id: { type: 'number', required: true },
+      },
+      indexes: { byValue: { pk: { field: pk, composite: ['scope', 'value'], casing: 'none' }, sk: { field: sk, composite: ['ref'], casing: 'none' } } },
+    },
+    options,
+  );
+
+  const counter = new Entity(
+    {
+      model: { entity: 'counter', version: '1', service: 'lts' },
+      attributes: {
+        name: { type: 'string', required: true },
+        value: { type: 'number' },
+      },
+      indexes: { byName: { pk: { field: pk, composite: ['name'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } } },
+    },
+    options,
+  );
+
+  const event = new Entity(
+    {
+      model: { entity: 'event', version: '1', service: 'lts' },
+      attributes: {
+        eventId: { type: 'string', required: true },
+        type: { type: 'string', required: true },
+        occurredAt: { type: 'string', required: true },
+        envelope: { type: 'any', required: true },
+        ttl: { type: 'number', required: true },
+      },
+      indexes: { byId: { pk: { field: pk, composite: ['eventId'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } } },
+    },
+    options,
+  );
+
+  const idempotency = new Entity(
+    {
+      model: { entity: 'idempotency', version: '1', service: 'lts' },
+      attributes: {
+        key: { type: 'string', required: true },
+        requestHash: { type: 'string', required: true },
+        response: { type: 'any', required: true },
+        ttl: { type: 'number', required: true },
+      },
+      indexes: { byKey: { pk: { field: pk, composite: ['key'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } } },
+    },
+    options,
+  );
+
+  const apiKey = new Entity(
+    {
+      model: { entity: 'apiKey', version: '1', service: 'lts' },
+      attributes: {
+        hash: { type: 'string', required: true },
+        name: { type: 'string', required: true },
+        scope: { type: 'string', required: true },
+        createdAt: { type: 'string', required: true },
+      },
+      indexes: { byHash: { pk: { field: pk, composite: ['hash'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } } },
+    },
+    options,
+  );
+
+  return new Service({ record, term, counter, event, idempotency, apiKey }, options);
+}
+
+export type LtsService = ReturnType<typeof build>;
+
+let service: LtsService | undefined;
+
+/** The ElectroDB service, built once per process (after configuration is known). */
+export function store(): LtsService {
+  service ??= build();
+  return service;
+}
+
+export function resetStore(): void {
+  service = undefined;
+}

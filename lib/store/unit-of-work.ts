@@ -1,0 +1,289 @@
+import { randomUUID } from 'node:crypto';
+import { JsonApiError, errors } from '#lib/jsonapi/errors.ts';
+import { store, type LtsService } from '#lib/store/entities.ts';
+import { padId, recordKey, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+
+/** An index entry a record should have. Unique entries are created conditionally and act as guards. */
+export interface TermSpec {
+  scope: string;
+  value: string;
+  /** Sort position under scope+value; unique entries have none (one entry per value). */
+  ref?: string;
+  /** The 422 to answer when a unique entry already exists. */
+  onTaken?: JsonApiError;
+}
+
+/** What the unit of work needs to know about types, supplied by the resource registry. */
+export interface RecordModel {
+  familyOf(type: string): string;
+  /** The type and its supertypes: the listings and counts a record of this type belongs to. */
+  listedAs(type: string): string[];
+  termsOf(record: StoredRecord): TermSpec[];
+}
+
+export interface EventEnvelope {
+  id: string;
+  type: string;
+  occurred_at: string;
+  resource: { type: string; id: string; uuid: string };
+  data: unknown;
+  actor: unknown;
+}
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Thrown when another request changed what this one read; the caller retries from the start. */
+export class ConflictError extends Error {}
+
+/** Thrown when a concurrent request with the same Idempotency-Key committed first. */
+export class IdempotencyRace extends Error {}
+
+/** DynamoDB's limits: 100 items and 4 MB a transaction, 400 KB an item (we keep a margin for keys). */
+export const TRANSACTION_ITEM_LIMIT = 100;
+export const ITEM_SIZE_LIMIT = 380_000;
+const EVENT_RETENTION_SECONDS = 7 * 24 * 3600;
+const IDEMPOTENCY_SECONDS = 24 * 3600;
+
+/** The entities as ElectroDB hands them to a transaction callback. */
+type TxEntities = Parameters<Parameters<LtsService['transaction']['write']>[0]>[0];
+type Op = (entities: TxEntities) => unknown;
+interface StagedOp {
+  op: Op;
+  /** What a ConditionalCheckFailed on this item means. */
+  onReject: 'conflict' | 'idempotency' | JsonApiError;
+}
+
+const termKey = (t: TermSpec) => `${t.scope}\u0000${t.value}\u0000${t.ref ?? '-'}`;
+const itemSize = (record: StoredRecord) => Buffer.byteLength(JSON.stringify(record));
+
+/**
+ * Everything one request writes, committed as one DynamoDB transaction. Ids come from per-family
+ * sequences advanced inside that same transaction (conditionally), so a failed request leaves no gap;
+ * updates are conditional on the version read, so concurrent writers never lose an update.
+ */
+export class UnitOfWork {
+  private readonly sequences = new Map<string, { base: number; exists: boolean; used: number }>();
+  private readonly createdByKey = new Map<string, StoredRecord>();
+  private readonly updatedByKey = new Map<string, { before: StoredRecord; after: StoredRecord }>();
+  private readonly deletedByKey = new Map<string, StoredRecord>();
+  private readonly events: EventEnvelope[] = [];
+  private idempotency: { key: string; requestHash: string; response: StoredResponse } | undefined;
+
+  constructor(
+    private readonly model: RecordModel,
+    readonly now: string,
+  ) {}
+
+  get created(): StoredRecord[] {
+    return [...this.createdByKey.values()];
+  }
+  get updated(): { before: StoredRecord; after: StoredRecord }[] {
+    return [...this.updatedByKey.values()];
+  }
+  get deleted(): StoredRecord[] {
+    return [...this.deletedByKey.values()];
+  }
+
+  /** Reserves `count` consecutive ids of a family; nothing is visible until commit. */
+  async allocateIds(family: string, count: number): Promise<number[]> {
+    let sequence = this.sequences.get(family);
+    if (!sequence) {
+      const { data } = await store().entities.counter.get({ name: `seq:${family}` }).go({ consistent: true });
+      sequence = { base: data?.value ?? 0, exists: data?.value !== undefined, used: 0 };
+      this.sequences.set(family, sequence);
+    }
+    const first = sequence.base + sequence.used + 1;
+    sequence.used += count;
+    return Array.from({ length: count }, (_, i) => first + i);
+  }
+
+  async create(type: string, init: { attrs: Record<string, unknown>; rels: Record<string, RelValue>; id?: number }): Promise<StoredRecord> {
+    const family = this.model.familyOf(type);
+    const id = init.id ?? (await this.allocateIds(family, 1))[0]!;
+    const record: StoredRecord = {
+      family,
+      id,
+      type,
+      uuid: randomUUID(),
+      createdAt: this.now,
+      updatedAt: this.now,
+      version: 1,
+      attrs: init.attrs,
+      rels: init.rels,
+    };
+    this.createdByKey.set(recordKey(family, id), record);
+    return record;
+  }
+
+  /** Stages a change of a record read earlier; returns the new state. A change that changes nothing is no write. */
+  update(current: StoredRecord, change: { attrs?: Record<string, unknown>; rels?: Record<string, RelValue>; type?: string }): StoredRecord {
+    const key = recordKey(current.family, current.id);
+    const attrs = { ...current.attrs, ...change.attrs };
+    const rels = { ...current.rels, ...change.rels };
+    const type = change.type ?? current.type;
+    if (type === current.type && JSON.stringify(attrs) === JSON.stringify(current.attrs) && JSON.stringify(rels) === JSON.stringify(current.rels)) {
+      return current;
+    }
+    const fresh = this.createdByKey.get(key);
+    if (fresh) {
+      Object.assign(fresh, { attrs, rels, type });
+      return fresh;
+    }
+    const before = this.updatedByKey.get(key)?.before ?? current;
+    const after: StoredRecord = { ...before, type, attrs, rels, updatedAt: this.now, version: before.version + 1 };
+    this.updatedByKey.set(key, { before, after });
+    return after;
+  }
+
+  delete(record: StoredRecord): void {
+    const key = recordKey(record.family, record.id);
+    if (this.createdByKey.delete(key)) return;
+    const before = this.updatedByKey.get(key)?.before ?? record;
+    this.updatedByKey.delete(key);
+    this.deletedByKey.set(key, before);
+  }
+
+  /** The staged state of a record, if this unit of work created or changed it. */
+  staged(family: string, id: number): StoredRecord | null | undefined {
+    const key = recordKey(family, id);
+    if (this.deletedByKey.has(key)) return null;
+    return this.createdByKey.get(key) ?? this.updatedByKey.get(key)?.after;
+  }
+
+  addEvent(event: Omit<EventEnvelope, 'id' | 'occurred_at'>): void {
+    this.events.push({ id: randomUUID(), occurred_at: this.now, ...event });
+  }
+
+  rememberResponse(key: string, requestHash: string, response: StoredResponse): void {
+    this.idempotency = { key, requestHash, response };
+  }
+
+  get hasWrites(): boolean {
+    return this.createdByKey.size + this.updatedByKey.size + this.deletedByKey.size > 0;
+  }
+
+  async commit(): Promise<void> {
+    const staged = this.plan();
+    if (staged.length === 0) return;
+    if (staged.length > TRANSACTION_ITEM_LIMIT) {
+      throw errors.tooLarge('/data', `this request would write ${staged.length} items; one request may write at most ${TRANSACTION_ITEM_LIMIT}`);
+    }
+    const result = await store()
+      .transaction.write((entities) => staged.map((s) => s.op(entities)) as never[])
+      .go();
+    if (!result.canceled) return;
+
+    const reasons = result.data as { rejected: boolean; code: string }[];
+    const taken: JsonApiError[] = [];
+    let conflict = false;
+    let race = false;
+    reasons.forEach((reason, i) => {
+      if (!reason.rejected) return;
+      const onReject = staged[i]?.onReject;
+      if (reason.code !== 'ConditionalCheckFailed' || onReject === 'conflict') conflict = true;
+      else if (onReject === 'idempotency') race = true;
+      else if (onReject) taken.push(onReject);
+    });
+    if (race) throw new IdempotencyRace();
+    if (taken.length > 0 && !conflict) throw JsonApiError.all(taken);
+    throw new ConflictError('transaction cancelled by a concurrent change');
+  }
+
+  private plan(): StagedOp[] {
+    const ops: StagedOp[] = [];
+    const counts = new Map<string, number>();
+    const count = (type: string, delta: number) => {
+      for (const t of this.model.listedAs(type)) counts.set(t, (counts.get(t) ?? 0) + delta);
+    };
+    const oversized = (record: StoredRecord) => {
+      const size = itemSize(record);
+      if (size > ITEM_SIZE_LIMIT) {
+        throw errors.tooLarge('/data', `${record.type} ${record.id} would be ${size} bytes; a record may be at most ${ITEM_SIZE_LIMIT} bytes`);
+      }
+    };
+
+    for (const record of this.createdByKey.values()) {
+      oversized(record);
+      ops.push({ op: (e) => e.record.create(record).commit(), onReject: 'conflict' });
+      ops.push(...this.termOps([], this.model.termsOf(record), record));
+      count(record.type, 1);
+    }
+    for (const { before, after } of this.updatedByKey.values()) {
+      oversized(after);
+      ops.push({
+        op: (e) => e.record.put(after).where((a, op) => op.eq(a.version, before.version)).commit(),
+        onReject: 'conflict',
+      });
+      ops.push(...this.termOps(this.model.termsOf(before), this.model.termsOf(after), after));
+      if (before.type !== after.type) {
+        count(before.type, -1);
+        count(after.type, 1);
+      }
+    }
+    for (const record of this.deletedByKey.values()) {
+      ops.push({
+        op: (e) => e.record.delete({ family: record.family, id: record.id }).where((a, op) => op.eq(a.version, record.version)).commit(),
+        onReject: 'conflict',
+      });
+      ops.push(...this.termOps(this.model.termsOf(record), [], record));
+      count(record.type, -1);
+    }
+    for (const [family, sequence] of this.sequences) {
+      if (sequence.used === 0) continue;
+      ops.push({
+        op: (e) =>
+          e.counter
+            .update({ name: `seq:${family}` })
+            .set({ value: sequence.base + sequence.used })
+            .where((a, op) => (sequence.exists ? op.eq(a.value, sequence.base) : op.notExists(a.value)))
+            .commit(),
+        onReject: 'conflict',
+      });
+    }
+    for (const [type, delta] of counts) {
+      if (delta !== 0) ops.push({ op: (e) => e.counter.update({ name: `count:${type}` }).add({ value: delta }).commit(), onReject: 'conflict' });
+    }
+    const ttl = Math.floor(Date.parse(this.now) / 1000);
+    for (const event of this.events) {
+      ops.push({
+        op: (e) => e.event.create({ eventId: event.id, type: event.type, occurredAt: event.occurred_at, envelope: event, ttl: ttl + EVENT_RETENTION_SECONDS }).commit(),
+        onReject: 'conflict',
+      });
+    }
+    if (this.idempotency) {
+      const { key, requestHash, response } = this.idempotency;
+      ops.push({
+        op: (e) => e.idempotency.create({ key, requestHash, response, ttl: ttl + IDEMPOTENCY_SECONDS }).commit(),
+        onReject: 'idempotency',
+      });
+    }
+    return ops;
+  }
+
+  private termOps(before: TermSpec[], after: TermSpec[], record: StoredRecord): StagedOp[] {
+    const old = new Map(before.map((t) => [termKey(t), t]));
+    const next = new Map(after.map((t) => [termKey(t), t]));
+    const ops: StagedOp[] = [];
+    for (const [key, t] of old) {
+      if (!next.has(key)) ops.push({ op: (e) => e.term.delete({ scope: t.scope, value: t.value, ref: t.ref ?? '-' }).commit(), onReject: 'conflict' });
+    }
+    for (const [key, t] of next) {
+      if (old.has(key)) continue;
+      const item = { scope: t.scope, value: t.value, ref: t.ref ?? '-', family: record.family, type: record.type, id: record.id };
+      ops.push(
+        t.ref === undefined
+          ? { op: (e) => e.term.create(item).commit(), onReject: t.onTaken ?? 'conflict' }
+          : { op: (e) => e.term.put(item).commit(), onReject: 'conflict' },
+      );
+    }
+    return ops;
+  }
+}
+
+export const listRef = (record: StoredRecord): string => `${padId(record.id)}#${record.family}`;
+export const updatedRef = (record: StoredRecord): string => `${record.updatedAt}#${padId(record.id)}`;
+export type { Ref };
