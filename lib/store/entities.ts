@@ -14,7 +14,7 @@ import { tableDefinition } from '#lib/store/table.ts';
  * - counter: id sequences (`seq:<family>`) and record counts (`count:<type>`).
  * - event: the outbox, one item per domain event, written in the transaction of the change it reports.
  * - idempotency: the first response to a POST with an Idempotency-Key.
- * - apiKey: a hashed API key with its name and scope.
+ * - apiKey / apiKeyName: a hashed API key with its name and scope, found by hash (requests) or name (admin).
  */
 const pk = tableDefinition.partitionKey;
 const sk = tableDefinition.sortKey;
@@ -112,7 +112,23 @@ function build() {
     options,
   );
 
-  return new Service({ record, term, counter, event, idempotency, apiKey }, options);
+  // Keys by name: guards name uniqueness and lets the admin list and revoke keys by name.
+  const apiKeyName = new Entity(
+    {
+      model: { entity: 'apiKeyName', version: '1', service: 'lts' },
+      attributes: {
+        realm: { type: 'string', required: true },
+        name: { type: 'string', required: true },
+        hash: { type: 'string', required: true },
+        scope: { type: 'string', required: true },
+        createdAt: { type: 'string', required: true },
+      },
+      indexes: { byName: { pk: { field: pk, composite: ['realm'], casing: 'none' }, sk: { field: sk, composite: ['name'], casing: 'none' } } },
+    },
+    options,
+  );
+
+  return new Service({ record, term, counter, event, idempotency, apiKey, apiKeyName }, options);
 }
 
 export type LtsService = ReturnType<typeof build>;

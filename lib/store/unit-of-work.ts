@@ -33,7 +33,7 @@ export interface EventEnvelope {
 export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
-  body: string;
+  body?: string;
 }
 
 /** Thrown when another request changed what this one read; the caller retries from the start. */

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { config } from '#lib/config.ts';
+import { authenticate } from '#lib/http/middleware/authenticate.ts';
+import { bodyLimit } from '#lib/http/middleware/body-limit.ts';
+import { mediaTypes } from '#lib/http/middleware/media-types.ts';
+import { route } from '#lib/http/middleware/route.ts';
+import { log } from '#lib/http/logger.ts';
+import { toApiRequest, toResult, type LtsContext } from '#lib/http/request.ts';
+import { Loader } from '#lib/jsonapi/context.ts';
+import { serve, type ApiRequest, type ApiResponse } from '#lib/jsonapi/engine.ts';
+import { internalError, JsonApiError } from '#lib/jsonapi/errors.ts';
+import type { Registry } from '#lib/jsonapi/registry.ts';
+import { countCalls, totalCalls } from '#lib/store/client.ts';
+
+export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+function baseUrl(request: ApiRequest): string {
+  const configured = config().LTS_BASE_URL;
+  if (configured) return configured.replace(/\/$/, '');
+  const proto = request.headers['x-forwarded-proto']?.split(',')[0]?.trim() ?? 'https';
+  return `${proto}://${request.headers['x-forwarded-host'] ?? request.headers.host ?? 'localhost'}`;
+}
+
+function errorResponse(error: unknown, requestId: string): ApiResponse {
+  if (error instanceof JsonApiError) return { status: error.status, headers: error.headers, body: JSON.stringify({ errors: error.errors }) };
+  log('error', 'unhandled error', { requestId, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
+  return { status: 500, headers: {}, body: JSON.stringify({ errors: [internalError] }) };
+}
+
+const preflight: ApiResponse = {
+  status: 204,
+  headers: {
+    'Access-Control-Allow-Methods': 'GET, POST, PATCH, OPTIONS',
+    'Access-Control-Allow-Headers': 'Content-Type, Accept, X-Sequencescape-Client-Id, Idempotency-Key',
+    'Access-Control-Max-Age': '600',
+  },
+};
+
+/**
+ * The one chain every function shares: authentication, routing (404/405/403), media types (415/406) and
+ * the body limit (413) as middy middlewares in the contract's order, then the engine. Every request is
+ * logged once with its status, duration and DynamoDB calls, and the calls are reported in X-DynamoDB-Calls.
+ */
+export function createHandler(registry: Registry, served: readonly string[]): LambdaHandler {
+  const chain = middy<APIGatewayProxyEventV2, ApiResponse, Error, LtsContext>()
+    .use(authenticate())
+    .use(route(registry, served))
+    .use(mediaTypes())
+    .use(bodyLimit())
+    .handler(async (_event, context) => {
+      const { request, def, target, apiKey, requestId } = context.lts;
+      const ctx = { registry, baseUrl: baseUrl(request), requestId, now: new Date().toISOString(), apiKey, loader: new Loader(registry) };
+      return serve(ctx, def!, target!, request);
+    });
+
+  return async (event, context) => {
+    const started = performance.now();
+    const requestId = event.requestContext?.requestId ?? randomUUID();
+    const request = toApiRequest(event);
+    const { counts, result } = countCalls(async (): Promise<ApiResponse> => {
+      // Browsers send CORS preflights without credentials; they reveal nothing and run nothing.
+      if (request.method === 'OPTIONS') return preflight;
+      try {
+        return await chain(event, Object.assign(Object.create(context ?? {}), { lts: { request, requestId, apiKey: null } }) as LtsContext);
+      } catch (error) {
+        return errorResponse(error, requestId);
+      }
+    });
+    const response = await result;
+    log('info', 'request', {
+      requestId,
+      method: request.method,
+      path: request.path,
+      status: response.status,
+      ms: Math.round(performance.now() - started),
+      dynamodbCalls: totalCalls(counts),
+      dynamodb: counts,
+    });
+    // Reported to the client too, so integrators and tests can see what a request costs.
+    return toResult({ ...response, headers: { ...response.headers, 'X-DynamoDB-Calls': String(totalCalls(counts)) } }, requestId);
+  };
+}

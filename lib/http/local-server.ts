@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { MAX_BODY_BYTES } from '#lib/http/middleware/body-limit.ts';
+import type { LambdaHandler } from '#lib/http/handler.ts';
+
+/**
+ * Serves the route table over node:http through the very same Lambda handlers: each request becomes
+ * the API Gateway (HTTP API, payload 2.0) event the function would receive on AWS.
+ */
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    // Keep one byte past the limit, enough for the handler to answer 413 (after authentication).
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  if (size === 0) return undefined;
+  return Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES + 1).toString('utf8');
+}
+
+export function toEvent(req: IncomingMessage, body: string | undefined): APIGatewayProxyEventV2 {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  headers['x-forwarded-proto'] ??= 'http';
+  const rawPath = q < 0 ? url : url.slice(0, q);
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath,
+    rawQueryString: q < 0 ? '' : url.slice(q + 1),
+    headers,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: { method: req.method ?? 'GET', path: rawPath, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? '', userAgent: headers['user-agent'] ?? '' },
+      requestId: randomUUID(),
+      routeKey: '$default',
+      stage: '$default',
+      time: new Date().toISOString(),
+      timeEpoch: Date.now(),
+    },
+    isBase64Encoded: false,
+    ...(body !== undefined ? { body } : {}),
+  };
+}
+
+export function createLocalServer(handlerForPath: (path: string) => LambdaHandler): Server {
+  return createServer((req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
+      try {
+        const event = toEvent(req, await readBody(req));
+        const result = await handlerForPath(event.rawPath)(event, { awsRequestId: event.requestContext.requestId } as Context);
+        res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
+        res.end(result.body ?? '');
+      } catch (error) {
+        // The handlers answer every error themselves; this only guards the transport.
+        console.error(error);
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/vnd.api+json' });
+        res.end(JSON.stringify({ errors: [{ status: '500', code: 'internal_error', title: 'Internal server error', detail: 'The server could not complete the request.' }] }));
+      }
+    })();
+  });
+}

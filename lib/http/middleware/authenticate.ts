@@ -1,0 +1,44 @@
+import type middy from '@middy/core';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { config } from '#lib/config.ts';
+import { errors } from '#lib/jsonapi/errors.ts';
+import type { LtsContext } from '#lib/http/request.ts';
+import { findApiKey } from '#lib/store/api-keys.ts';
+
+/** `LTS_KEYLESS` (e.g. `GET:labware,POST:qc_assays`) as a set of `METHOD:type`. */
+export function keylessRoutes(setting: string): Set<string> {
+  return new Set(
+    setting
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((s) => {
+        const [method = '', type = ''] = s.split(':');
+        return `${method.toUpperCase()}:${type}`;
+      }),
+  );
+}
+
+/**
+ * Runs first (contract §1.2): a missing or unknown `X-Sequencescape-Client-Id` is a 401 before anything
+ * about the route is revealed, except on the routes configured as keyless.
+ */
+export function authenticate(): middy.MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, LtsContext> {
+  const keyless = keylessRoutes(config().LTS_KEYLESS);
+  return {
+    before: async ({ context }) => {
+      const { request } = context.lts;
+      const key = request.headers['x-sequencescape-client-id'];
+      const type = request.path.split('/')[3] ?? '';
+      if (key) {
+        const identity = await findApiKey(key);
+        if (identity) {
+          context.lts.apiKey = { name: identity.name, scope: identity.scope };
+          return;
+        }
+      }
+      if (!key && keyless.has(`${request.method}:${type}`)) return;
+      throw errors.unauthorized();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type middy from '@middy/core';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { errors } from '#lib/jsonapi/errors.ts';
+import { JSON_API, type LtsContext } from '#lib/http/request.ts';
+
+interface MediaType {
+  type: string;
+  params: Map<string, string>;
+}
+
+function parseMediaTypes(header: string): MediaType[] {
+  return header
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const [type = '', ...params] = part.split(';').map((p) => p.trim());
+      return {
+        type: type.toLowerCase(),
+        params: new Map(params.filter(Boolean).map((p) => [p.split('=')[0]!.trim().toLowerCase(), p.slice(p.indexOf('=') + 1).trim()])),
+      };
+    });
+}
+
+/** JSON:API allows only the `ext` and `profile` parameters on its media type. */
+const plainJsonApi = (m: MediaType, ignore: string[] = []) =>
+  m.type === JSON_API && [...m.params.keys()].every((k) => k === 'ext' || k === 'profile' || ignore.includes(k));
+
+/** Content negotiation (contract §1.1): 415 for a write in another media type, 406 for an Accept we cannot meet. */
+export function mediaTypes(): middy.MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, LtsContext> {
+  return {
+    before: async ({ context }) => {
+      const { request } = context.lts;
+      if (request.method === 'POST' || request.method === 'PATCH') {
+        const contentType = request.headers['content-type'];
+        const parsed = contentType === undefined ? [] : parseMediaTypes(contentType);
+        if (parsed.length !== 1 || !plainJsonApi(parsed[0]!)) throw errors.unsupportedMediaType(contentType);
+      }
+      const accept = request.headers.accept;
+      if (accept === undefined || accept.trim() === '') return;
+      const ok = parseMediaTypes(accept).some((m) => m.type === '*/*' || m.type === 'application/*' || plainJsonApi(m, ['q']));
+      if (!ok) throw errors.notAcceptable(accept);
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { ApiKeyIdentity } from '#lib/jsonapi/context.ts';
+import type { ApiRequest, ApiResponse, Target } from '#lib/jsonapi/engine.ts';
+import type { ResourceDef } from '#lib/jsonapi/resource.ts';
+
+/** What the middlewares learn about a request, kept on the Lambda context for the next ones. */
+export interface LtsState {
+  request: ApiRequest;
+  requestId: string;
+  apiKey: ApiKeyIdentity | null;
+  def?: ResourceDef;
+  target?: Target;
+}
+export type LtsContext = Context & { lts: LtsState };
+
+export const JSON_API = 'application/vnd.api+json';
+
+/** The API Gateway (HTTP API, payload 2.0) event as the engine sees it. */
+export function toApiRequest(event: APIGatewayProxyEventV2): ApiRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
+  const body = event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  return { method: event.requestContext.http.method.toUpperCase(), path: event.rawPath, query: event.rawQueryString ?? '', headers, ...(body !== undefined ? { body } : {}) };
+}
+
+export function toResult(response: ApiResponse, requestId: string): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode: response.status,
+    headers: {
+      'Content-Type': JSON_API,
+      'X-Request-Id': requestId,
+      // Browser clients (limber, traction-ui) call the API from other origins.
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Expose-Headers': 'Location, X-Request-Id, X-DynamoDB-Calls',
+      ...response.headers,
+    },
+    ...(response.body !== undefined ? { body: response.body } : {}),
+  };
+}

@@ -1,0 +1,213 @@
+import { Loader, refKey, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
+import { checkFilterNames, listRecords, pageLinks, parseFieldsets, parsePage, parseSort, recordMatches, sortRecords } from '#lib/jsonapi/collection.ts';
+import { parseId, parseWriteDocument, type WriteMode } from '#lib/jsonapi/document.ts';
+import { errors } from '#lib/jsonapi/errors.ts';
+import { parseIncludes, refsOf, resolveIncludes, resolveRelationship, type IncludeTree } from '#lib/jsonapi/include.ts';
+import { parseQuery, type ParsedQuery } from '#lib/jsonapi/query.ts';
+import type { ResourceDef } from '#lib/jsonapi/resource.ts';
+import { linkage, renderResource, resourceUrl, type Fieldsets } from '#lib/jsonapi/render.ts';
+import { defaultCreate, defaultUpdate, recordEvents, requestHash, resolveInput, validateValues } from '#lib/jsonapi/write.ts';
+import { store } from '#lib/store/entities.ts';
+import type { StoredRecord } from '#lib/store/records.ts';
+import { ConflictError, IdempotencyRace, UnitOfWork, type StoredResponse } from '#lib/store/unit-of-work.ts';
+
+export interface ApiRequest {
+  method: string;
+  /** The path as requested, e.g. /api/v2/samples/1/studies. */
+  path: string;
+  /** The raw query string, without `?`. */
+  query: string;
+  /** Header names lower-cased. */
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export type ApiResponse = StoredResponse;
+
+/** What a path addresses. Unknown shapes are not targets (404). */
+export interface Target {
+  type: string;
+  id?: string;
+  relationship?: string;
+  /** `/relationships/<name>` rather than the related resource. */
+  linkageOnly?: boolean;
+}
+
+const PREFIX = '/api/v2/';
+
+export function parsePath(path: string): Target | undefined {
+  if (!path.startsWith(PREFIX)) return undefined;
+  const segments = path.slice(PREFIX.length).replace(/\/$/, '').split('/');
+  if (segments.some((s) => s === '')) return undefined;
+  const [type, id, third, fourth, ...rest] = segments;
+  if (rest.length > 0 || !type) return undefined;
+  if (third === 'relationships') return fourth ? { type, id: id!, relationship: fourth, linkageOnly: true } : undefined;
+  if (fourth !== undefined) return undefined;
+  return { type, ...(id !== undefined ? { id } : {}), ...(third !== undefined ? { relationship: third } : {}) };
+}
+
+/** Methods a target supports, from the resource's declared methods. */
+export function allowedMethods(def: ResourceDef, target: Target): string[] {
+  const can = (m: ResourceDef['methods'][number]) => def.methods.includes(m);
+  if (target.id === undefined) return [...(can('list') ? ['GET'] : []), ...(can('create') ? ['POST'] : [])];
+  if (target.relationship !== undefined) return can('read') ? ['GET'] : [];
+  return [...(can('read') ? ['GET'] : []), ...(can('update') ? ['PATCH'] : [])];
+}
+
+const json = (status: number, document: unknown, headers: Record<string, string> = {}): ApiResponse => ({ status, headers, body: JSON.stringify(document) });
+
+function urlId(raw: string): number {
+  const id = parseId(raw);
+  if (id === undefined) throw errors.invalidId(raw, { parameter: 'id' });
+  return id;
+}
+
+async function loadOwner(ctx: RequestContext, def: ResourceDef, rawId: string): Promise<StoredRecord> {
+  const id = urlId(rawId);
+  const record = await ctx.loader.one({ type: def.type, id });
+  if (!record) throw errors.notFound(`The record identified by ${id} could not be found (${def.type}).`);
+  return record;
+}
+
+interface ReadOptions {
+  fields: Fieldsets;
+  tree: IncludeTree;
+}
+
+function readOptions(ctx: RequestContext, query: ParsedQuery, rootTypes: readonly string[]): ReadOptions {
+  return { fields: parseFieldsets(ctx.registry, query.fields), tree: parseIncludes(ctx.registry, rootTypes, query.include) };
+}
+
+/** Renders primary data with its compound document. */
+async function compound(ctx: RequestContext, primary: StoredRecord[], options: ReadOptions) {
+  const { linkages, included } = await resolveIncludes(ctx, primary, options.tree);
+  const primaryKeys = new Set(primary.map((r) => refKey(r)));
+  const render = (r: StoredRecord) => renderResource(ctx, r, options.fields, linkages.get(r));
+  const extra = included.filter((r) => !primaryKeys.has(refKey(r))).map(render);
+  return { render, included: extra.length > 0 ? { included: extra } : {} };
+}
+
+async function getCollection(ctx: RequestContext, def: ResourceDef, request: ApiRequest, query: ParsedQuery): Promise<ApiResponse> {
+  checkFilterNames(def, query.filters);
+  const options = readOptions(ctx, query, [def.type]);
+  const sort = parseSort(query.sort);
+  const page = parsePage(query, sort);
+  const { records, count, nextAfter } = await listRecords(ctx, def, query.filters, sort, page);
+  const { render, included } = await compound(ctx, records, options);
+  return json(200, { data: records.map(render), ...included, links: pageLinks(ctx, request.path, query, page, sort, count, nextAfter), meta: { record_count: count } });
+}
+
+async function getRelated(ctx: RequestContext, owner: StoredRecord, name: string, request: ApiRequest, query: ParsedQuery): Promise<ApiResponse> {
+  const relationship = ctx.registry.require(owner.type).relationships[name]!;
+  const value = (await resolveRelationship(ctx, name, [owner])).get(owner) ?? null;
+  const loaded = await ctx.loader.load(refsOf(value));
+  const targets = refsOf(value).map((r) => loaded.get(refKey(r))).filter((r): r is StoredRecord => r !== undefined);
+  const options = readOptions(ctx, query, relationship.types);
+  if (relationship.kind === 'one') {
+    const { render, included } = await compound(ctx, targets, options);
+    return json(200, { data: targets[0] ? render(targets[0]) : null, ...included, links: { self: `${ctx.baseUrl}${request.path}` } });
+  }
+  // A related collection is bounded by its owner, so it is filtered, sorted and paged in memory.
+  const targetDef = ctx.registry.get(relationship.types[0]!);
+  let matching = targets;
+  if (targetDef) {
+    checkFilterNames(targetDef, query.filters);
+    for (const [filter, values] of query.filters) {
+      const keep = await Promise.all(matching.map((r) => recordMatches(ctx, targetDef, targetDef.filters[filter]!, values, r)));
+      matching = matching.filter((_, i) => keep[i]);
+    }
+  } else if (query.filters.size > 0) {
+    throw errors.filterNotAllowed(`filter[${[...query.filters.keys()][0]}]`, [...query.filters.keys()][0]!, relationship.types[0]!);
+  }
+  const sort = parseSort(query.sort);
+  const page = parsePage(query, sort);
+  const sorted = sortRecords(matching, sort).slice((page.number - 1) * page.size, page.number * page.size);
+  const { render, included } = await compound(ctx, sorted, options);
+  return json(200, { data: sorted.map(render), ...included, links: pageLinks(ctx, request.path, query, page, sort, matching.length), meta: { record_count: matching.length } });
+}
+
+async function get(ctx: RequestContext, def: ResourceDef, target: Target, request: ApiRequest): Promise<ApiResponse> {
+  const query = parseQuery(request.query);
+  if (target.id === undefined) return getCollection(ctx, def, request, query);
+  const owner = await loadOwner(ctx, def, target.id);
+  if (target.relationship === undefined) {
+    const { render, included } = await compound(ctx, [owner], readOptions(ctx, query, [owner.type]));
+    return json(200, { data: render(owner), ...included, links: { self: resourceUrl(ctx, owner.type, owner.id) } });
+  }
+  if (!ctx.registry.require(owner.type).relationships[target.relationship]) {
+    throw errors.notFound(`${target.relationship} is not a relationship of ${owner.type}`);
+  }
+  if (!target.linkageOnly) return getRelated(ctx, owner, target.relationship, request, query);
+  const value = (await resolveRelationship(ctx, target.relationship, [owner])).get(owner) ?? null;
+  const self = resourceUrl(ctx, owner.type, owner.id);
+  return json(200, { data: linkage(value), links: { self: `${self}/relationships/${target.relationship}`, related: `${self}/${target.relationship}` } });
+}
+
+const MAX_ATTEMPTS = 5;
+
+async function write(ctx: RequestContext, def: ResourceDef, target: Target, request: ApiRequest, mode: WriteMode): Promise<ApiResponse> {
+  const id = mode === 'update' ? urlId(target.id!) : undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(request.body ?? '');
+  } catch (error) {
+    throw errors.invalidJson((error as Error).message);
+  }
+  const parsed = parseWriteDocument(ctx.registry, def, body, mode, id, def.acceptedTypes);
+  const values = validateValues(def, parsed);
+  const query = parseQuery(request.query);
+  const options = readOptions(ctx, query, [def.type]);
+
+  const idempotencyKey = mode === 'create' ? request.headers['idempotency-key'] : undefined;
+  const scopedKey = idempotencyKey ? `${ctx.apiKey?.name ?? ''}\n${idempotencyKey}` : undefined;
+  const hash = requestHash(request.method, request.path, request.body);
+  const replay = async (): Promise<ApiResponse | undefined> => {
+    if (!scopedKey) return undefined;
+    const { data } = await store().entities.idempotency.get({ key: scopedKey }).go({ consistent: true });
+    if (!data || data.ttl * 1000 < Date.now()) return undefined;
+    if (data.requestHash !== hash) throw errors.idempotencyMismatch();
+    return data.response as ApiResponse;
+  };
+  const earlier = await replay();
+  if (earlier) return earlier;
+
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const uow = new UnitOfWork(ctx.registry, ctx.now);
+    const wctx: WriteContext = { ...ctx, uow, loader: new Loader(ctx.registry, (family, rid) => uow.staged(family, rid)) };
+    const current = id === undefined ? undefined : await loadOwner(wctx, def, String(id));
+    const input = await resolveInput(wctx, def, parsed, values, mode, current);
+    const record =
+      mode === 'create'
+        ? await (def.create ?? ((c, i) => defaultCreate(c, def, i)))(wctx, input)
+        : await (def.update ?? ((c, r, i) => defaultUpdate(c, def, r, i)))(wctx, current!, input);
+    recordEvents(wctx, input);
+    const { render, included } = await compound(wctx, [record], options);
+    const self = resourceUrl(ctx, record.type, record.id);
+    const response = json(mode === 'create' ? 201 : 200, { data: render(record), ...included, links: { self } }, mode === 'create' ? { Location: self } : {});
+    if (scopedKey) uow.rememberResponse(scopedKey, hash, response);
+    try {
+      await uow.commit();
+      return response;
+    } catch (error) {
+      if (error instanceof IdempotencyRace) return (await replay()) ?? response;
+      if (!(error instanceof ConflictError)) throw error;
+      // Another request changed what this one read: start again from fresh reads, after a short jittered pause.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
+  throw errors.concurrentUpdate();
+}
+
+/** Serves one request addressed to `def` once authentication, routing and media types have passed. */
+export async function serve(ctx: RequestContext, def: ResourceDef, target: Target, request: ApiRequest): Promise<ApiResponse> {
+  switch (request.method) {
+    case 'GET':
+      return get(ctx, def, target, request);
+    case 'POST':
+      return write(ctx, def, target, request, 'create');
+    case 'PATCH':
+      return write(ctx, def, target, request, 'update');
+    default:
+      throw new Error(`${request.method} reached the engine; routing admits only GET, POST and PATCH`);
+  }
+}

@@ -1,0 +1,74 @@
+import { errors } from '#lib/jsonapi/errors.ts';
+import type { IndexDef, ResourceDef } from '#lib/jsonapi/resource.ts';
+import type { StoredRecord } from '#lib/store/records.ts';
+import { listRef, updatedRef, type RecordModel, type TermSpec } from '#lib/store/unit-of-work.ts';
+
+/** Every resource definition, by type, and what follows from them for storage. */
+export class Registry implements RecordModel {
+  private readonly defs: Map<string, ResourceDef>;
+
+  constructor(defs: readonly ResourceDef[]) {
+    this.defs = new Map(defs.map((d) => [d.type, d]));
+  }
+
+  get types(): string[] {
+    return [...this.defs.keys()];
+  }
+
+  get(type: string): ResourceDef | undefined {
+    return this.defs.get(type);
+  }
+
+  require(type: string): ResourceDef {
+    const def = this.defs.get(type);
+    if (!def) throw new Error(`unknown resource type ${type}`);
+    return def;
+  }
+
+  familyOf(type: string): string {
+    return this.defs.get(type)?.family ?? type;
+  }
+
+  listedAs(type: string): string[] {
+    return [type, ...(this.defs.get(type)?.supertypes ?? [])];
+  }
+
+  /** The concrete types a type stands for: its members when polymorphic, else itself. */
+  concreteTypes(type: string): readonly string[] {
+    return this.defs.get(type)?.members ?? [type];
+  }
+
+  /** Whether a record of concrete type `type` satisfies a reference to any of `wanted`. */
+  satisfies(type: string, wanted: readonly string[]): boolean {
+    return wanted.some((w) => this.concreteTypes(w).includes(type));
+  }
+
+  indexScope(def: ResourceDef, name: string): string {
+    return def.indexes?.[name]?.scope ?? `${def.type}.${name}`;
+  }
+
+  indexValues(index: IndexDef, record: StoredRecord): string[] {
+    const values = index.values(record).filter((v) => v !== null && v !== undefined && v !== '');
+    return [...new Set(values.map((v) => (index.normalize ?? String)(String(v))))];
+  }
+
+  termsOf(record: StoredRecord): TermSpec[] {
+    const def = this.require(record.type);
+    const terms: TermSpec[] = [{ scope: 'uuid', value: record.uuid }];
+    for (const type of this.listedAs(record.type)) {
+      terms.push({ scope: 'list', value: type, ref: listRef(record) });
+      terms.push({ scope: 'list-updated', value: type, ref: updatedRef(record) });
+    }
+    for (const [name, index] of Object.entries(def.indexes ?? {})) {
+      const scope = this.indexScope(def, name);
+      for (const value of this.indexValues(index, record)) {
+        terms.push(
+          index.unique
+            ? { scope, value, onTaken: errors.notUnique(index.unique.pointer, index.unique.field, value) }
+            : { scope, value, ref: listRef(record) },
+        );
+      }
+    }
+    return terms;
+  }
+}

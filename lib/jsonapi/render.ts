@@ -1,0 +1,55 @@
+import type { RequestContext } from '#lib/jsonapi/context.ts';
+import type { ResourceDef } from '#lib/jsonapi/resource.ts';
+import type { RelValue, StoredRecord } from '#lib/store/records.ts';
+
+export interface Linkage {
+  type: string;
+  id: string;
+}
+
+export interface ResourceObject {
+  type: string;
+  id: string;
+  attributes: Record<string, unknown>;
+  relationships: Record<string, { links: { self: string; related: string }; data?: Linkage | Linkage[] | null }>;
+  links: { self: string };
+}
+
+/** Sparse fieldsets by type; a type absent from the map renders every field. */
+export type Fieldsets = Map<string, Set<string>>;
+
+export const resourceUrl = (ctx: RequestContext, type: string, id: number | string): string => `${ctx.baseUrl}/api/v2/${type}/${id}`;
+
+export function linkage(value: RelValue): Linkage | Linkage[] | null {
+  if (value === null) return null;
+  if (Array.isArray(value)) return value.map((r) => ({ type: r.type, id: String(r.id) }));
+  return { type: value.type, id: String(value.id) };
+}
+
+/** Renders one record; `data` appears on exactly the relationships in `linkages` (those included). */
+export function renderResource(
+  ctx: RequestContext,
+  record: StoredRecord,
+  fields: Fieldsets,
+  linkages: Map<string, RelValue> = new Map(),
+): ResourceObject {
+  const def: ResourceDef = ctx.registry.require(record.type);
+  const wanted = fields.get(record.type);
+  const self = resourceUrl(ctx, record.type, record.id);
+  const attributes: Record<string, unknown> = {};
+  for (const [name, attribute] of Object.entries(def.attributes)) {
+    if (attribute.access === 'W' || (wanted && !wanted.has(name))) continue;
+    const value = attribute.get ? attribute.get(record) : record.attrs[name];
+    attributes[name] = value === undefined ? null : value;
+  }
+  const relationships: ResourceObject['relationships'] = {};
+  for (const name of Object.keys(def.relationships)) {
+    if (wanted && !wanted.has(name)) continue;
+    const value = linkages.get(name);
+    relationships[name] = {
+      links: { self: `${self}/relationships/${name}`, related: `${self}/${name}` },
+      ...(value !== undefined ? { data: linkage(value) } : {}),
+    };
+  }
+  return { type: record.type, id: String(record.id), attributes, relationships, links: { self } };
+}

@@ -1,0 +1,137 @@
+import type { z } from 'zod';
+import type { JsonApiError } from '#lib/jsonapi/errors.ts';
+import type { RequestContext, WriteContext } from '#lib/jsonapi/context.ts';
+import { findTerms, type RelValue, type StoredRecord, type TermHit } from '#lib/store/records.ts';
+
+/**
+ * Declarative resource definitions: everything the engine needs to list, read, filter, include, render
+ * and write a JSON:API type. A resource file holds only what is particular to its type.
+ */
+
+/** R read-only · W write-only · RW read-write · WO write-once (set on create, never updated). */
+export type Access = 'R' | 'W' | 'RW' | 'WO';
+export type Method = 'list' | 'read' | 'create' | 'update';
+
+export interface AttributeDef {
+  access: Access;
+  /** Validates a written value (a failure is a 422). Read-only attributes need none. */
+  schema?: z.ZodType;
+  /** Must be present and not null on create. */
+  required?: boolean;
+  /** A read-only attribute that POST accepts all the same (interface.md "Creation shapes"). */
+  acceptOnCreate?: boolean;
+  /** A deprecated `<relationship>_uuid` attribute: names that relationship's record by uuid. */
+  uuidOf?: string;
+  /** Consumed by the resource's own create/update; the default operations do not store it. */
+  transient?: boolean;
+  /** Computes the rendered value; by default the stored attribute is rendered. */
+  get?: (record: StoredRecord) => unknown;
+}
+
+export interface RelationshipDef {
+  kind: 'one' | 'many';
+  /** Types a linkage may name (a polymorphic type such as `labware` stands for its members). */
+  types: readonly string[];
+  /** Other linkage types accepted on input for the first type (e.g. `component_samples` for `samples`). */
+  aliases?: readonly string[];
+  access: Access;
+  required?: boolean;
+  acceptOnCreate?: boolean;
+  /**
+   * Resolves the relationship for many records at once (reverse or computed relationships). By default
+   * the linkage stored on the record is used.
+   */
+  resolve?: (ctx: RequestContext, records: StoredRecord[]) => Promise<Map<StoredRecord, RelValue>>;
+}
+
+/** Index entries a record carries so it can be found by a value, optionally unique per value. */
+export interface IndexDef {
+  /** The index scope; defaults to `<type>.<index name>`. Types that share a scope share the index. */
+  scope?: string;
+  values: (record: StoredRecord) => unknown[];
+  normalize?: (value: string) => string;
+  /** One record per value. The violation is answered as a 422 on `field`. */
+  unique?: { field: string; pointer: string };
+}
+
+export type FilterDef =
+  | {
+      /** Looks the values up in an index of this type. */
+      index: string;
+      /** Turns the query values into index values (e.g. purpose names into purpose ids). */
+      translate?: (ctx: RequestContext, values: string[]) => Promise<string[]>;
+    }
+  | {
+      /** Finds matching records directly. */
+      lookup: (ctx: RequestContext, values: string[]) => Promise<TermHit[]>;
+      matches: (record: StoredRecord, values: string[]) => boolean;
+    };
+
+/** A write request after parsing: validated attribute values and resolved relationship records. */
+export interface WriteInput {
+  attributes: Record<string, unknown>;
+  relationships: Record<string, StoredRecord | StoredRecord[] | null>;
+  /** Names of the attributes and relationships the client sent (relationships also via `*_uuid`). */
+  sent: Set<string>;
+}
+
+export interface ResourceDef {
+  type: string;
+  /** The id sequence (contract §1.3); defaults to the type. */
+  family?: string;
+  /** Polymorphic types the records also belong to (listed, counted and found under them too). */
+  supertypes?: readonly string[];
+  /** For a polymorphic type such as `labware`: its concrete member types. */
+  members?: readonly string[];
+  methods: readonly Method[];
+  /** Other `data.type` values a write may carry; '' accepts a missing type (legacy clients). */
+  acceptedTypes?: readonly string[];
+  attributes: Record<string, AttributeDef>;
+  relationships: Record<string, RelationshipDef>;
+  indexes?: Record<string, IndexDef>;
+  filters: Record<string, FilterDef>;
+  /** Domain checks beyond the schemas; each problem a 422. `current` is set on update. */
+  validate?: (ctx: WriteContext, input: WriteInput, current?: StoredRecord) => Promise<JsonApiError[]> | JsonApiError[];
+  /** Replaces the default create (store the sent attributes and relationships). */
+  create?: (ctx: WriteContext, input: WriteInput) => Promise<StoredRecord>;
+  /** Replaces the default update. */
+  update?: (ctx: WriteContext, current: StoredRecord, input: WriteInput) => Promise<StoredRecord>;
+}
+
+/** Helpers that keep resource files short. */
+export const attr = (access: Access, schema?: z.ZodType, options: Omit<AttributeDef, 'access' | 'schema'> = {}): AttributeDef => ({
+  access,
+  ...(schema ? { schema } : {}),
+  ...options,
+});
+export const toOne = (types: string | readonly string[], access: Access, options: Omit<RelationshipDef, 'kind' | 'types' | 'access'> = {}): RelationshipDef => ({
+  kind: 'one',
+  types: typeof types === 'string' ? [types] : types,
+  access,
+  ...options,
+});
+export const toMany = (types: string | readonly string[], access: Access, options: Omit<RelationshipDef, 'kind' | 'types' | 'access'> = {}): RelationshipDef => ({
+  kind: 'many',
+  types: typeof types === 'string' ? [types] : types,
+  access,
+  ...options,
+});
+
+/** The standard read-only timestamps, rendered from the record's own. */
+export const timestamps = {
+  created_at: attr('R', undefined, { get: (r) => r.createdAt }),
+  updated_at: attr('R', undefined, { get: (r) => r.updatedAt }),
+};
+export const uuidAttribute = { uuid: attr('R', undefined, { get: (r) => r.uuid }) };
+
+/** Filters on an index of the same name. */
+export const indexFilters = (...names: string[]): Record<string, FilterDef> =>
+  Object.fromEntries(names.map((name) => [name, { index: name }]));
+
+export const lowerCase = (value: string): string => value.toLowerCase();
+
+/** `filter[uuid]`: the global uuid index every record has. */
+export const uuidFilter: FilterDef = {
+  lookup: async (_ctx, values) => (await Promise.all(values.map((v) => findTerms('uuid', v.toLowerCase())))).flat(),
+  matches: (record, values) => values.some((v) => v.toLowerCase() === record.uuid),
+};

@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import { errors, JsonApiError, show } from '#lib/jsonapi/errors.ts';
+import type { ParsedWrite, WriteMode } from '#lib/jsonapi/document.ts';
+import type { ResourceDef, WriteInput } from '#lib/jsonapi/resource.ts';
+import { renderResource } from '#lib/jsonapi/render.ts';
+import type { RelValue, StoredRecord } from '#lib/store/records.ts';
+
+export const MAX_STRING_LENGTH = 4096;
+
+/** Finds strings longer than the limit anywhere in a value; returns the path of the first. */
+function overlongString(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.length > MAX_STRING_LENGTH ? path : undefined;
+  if (Array.isArray(value)) return value.map((v, i) => overlongString(v, `${path}/${i}`)).find(Boolean);
+  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => overlongString(v, `${path}/${k}`)).find(Boolean);
+  return undefined;
+}
+
+/** Checks attribute values against their schemas (422s, one per problem); returns the parsed values. */
+export function validateValues(def: ResourceDef, parsed: ParsedWrite): Record<string, unknown> {
+  const problems: JsonApiError[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(parsed.attributes)) {
+    const pointer = `/data/attributes/${name}`;
+    const attribute = def.attributes[name]!;
+    const long = overlongString(raw, pointer);
+    if (long) {
+      problems.push(errors.invalidValue(long, `${name} - strings may be at most ${MAX_STRING_LENGTH} characters`));
+      continue;
+    }
+    if (raw === null || !attribute.schema) {
+      values[name] = raw;
+      continue;
+    }
+    const result = attribute.schema.safeParse(raw);
+    if (result.success) {
+      values[name] = result.data;
+      continue;
+    }
+    for (const issue of result.error.issues) {
+      const at = issue.path.length > 0 ? `${pointer}/${issue.path.join('/')}` : pointer;
+      const detail = `${[name, ...issue.path].join('.')} - ${issue.message}, got ${show(raw)}`;
+      problems.push(issue.code === 'invalid_type' ? errors.wrongType(at, detail) : errors.invalidValue(at, detail));
+    }
+  }
+  if (problems.length > 0) throw JsonApiError.all(problems);
+  return values;
+}
+
+/**
+ * Resolves every reference of a write (relationship linkage, then `*_uuid` attributes for relationships
+ * not also sent) to records: 404 for each that does not resolve. Then checks required values (422).
+ */
+export async function resolveInput(ctx: WriteContext, def: ResourceDef, parsed: ParsedWrite, values: Record<string, unknown>, mode: WriteMode, current?: StoredRecord): Promise<WriteInput> {
+  const problems: JsonApiError[] = [];
+  const input: WriteInput = { attributes: {}, relationships: {}, sent: new Set() };
+
+  const refs = Object.values(parsed.links).flatMap((v) => (v === null ? [] : Array.isArray(v) ? v : [v]));
+  const loaded = await ctx.loader.load(refs);
+  for (const [name, value] of Object.entries(parsed.links)) {
+    input.sent.add(name);
+    const pick = (ref: { type: string; id: number }, pointer: string) => {
+      const record = loaded.get(`${ref.type}:${ref.id}`);
+      if (!record) problems.push(errors.notFound(`${name} - no ${ref.type} with id ${ref.id}`, { pointer }));
+      return record;
+    };
+    const pointer = `/data/relationships/${name}/data`;
+    input.relationships[name] =
+      value === null ? null : Array.isArray(value) ? value.map((r, i) => pick(r, `${pointer}/${i}`)).filter((r): r is StoredRecord => !!r) : (pick(value, pointer) ?? null);
+  }
+
+  for (const [name, value] of Object.entries(values)) {
+    const target = def.attributes[name]!.uuidOf;
+    if (!target) {
+      input.attributes[name] = value;
+      input.sent.add(name);
+      continue;
+    }
+    // The relationship wins over its deprecated uuid attribute, even when it is {"data": null}.
+    if (target in parsed.links || value === null || value === undefined) continue;
+    input.sent.add(target);
+    if (typeof value !== 'string') {
+      problems.push(errors.wrongType(`/data/attributes/${name}`, `${name} - must be a uuid string, got ${show(value)}`));
+      continue;
+    }
+    const record = await ctx.loader.byUuid(value, def.relationships[target]!.types);
+    if (!record) problems.push(errors.notFound(`${name} - no ${def.relationships[target]!.types.join(' or ')} with uuid ${show(value)}`, { pointer: `/data/attributes/${name}` }));
+    else input.relationships[target] = record;
+  }
+  if (problems.length > 0) throw JsonApiError.all(problems);
+
+  if (mode === 'create') {
+    for (const [name, attribute] of Object.entries(def.attributes)) {
+      if (attribute.required && (input.attributes[name] === undefined || input.attributes[name] === null)) problems.push(errors.missingRequired(`/data/attributes/${name}`, name));
+    }
+    for (const [name, relationship] of Object.entries(def.relationships)) {
+      const value = input.relationships[name];
+      if (relationship.required && (value === undefined || value === null || (Array.isArray(value) && value.length === 0))) {
+        problems.push(errors.missingRequired(`/data/relationships/${name}`, name));
+      }
+    }
+  }
+  if (def.validate) problems.push(...(await def.validate(ctx, input, current)));
+  if (problems.length > 0) throw JsonApiError.all(problems);
+  return input;
+}
+
+/** Attributes the default operations store: those sent, minus the ones a resource consumes itself. */
+export function storedAttributes(def: ResourceDef, input: WriteInput): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input.attributes).filter(([name]) => !def.attributes[name]!.transient));
+}
+
+export function relValue(value: StoredRecord | StoredRecord[] | null): RelValue {
+  return value === null ? null : Array.isArray(value) ? value.map(refOf) : refOf(value);
+}
+
+export function storedRelationships(input: WriteInput): Record<string, RelValue> {
+  return Object.fromEntries(Object.entries(input.relationships).map(([name, value]) => [name, relValue(value)]));
+}
+
+export async function defaultCreate(ctx: WriteContext, def: ResourceDef, input: WriteInput): Promise<StoredRecord> {
+  return ctx.uow.create(def.type, { attrs: storedAttributes(def, input), rels: storedRelationships(input) });
+}
+
+export async function defaultUpdate(ctx: WriteContext, def: ResourceDef, current: StoredRecord, input: WriteInput): Promise<StoredRecord> {
+  return ctx.uow.update(current, { attrs: storedAttributes(def, input), rels: storedRelationships(input) });
+}
+
+/** Records one event per record the unit of work created or changed (contract §4), data as the API renders it. */
+export function recordEvents(ctx: WriteContext, input: WriteInput): void {
+  const user = input.relationships.user;
+  const actor = {
+    api_key: ctx.apiKey?.name ?? null,
+    user: user && !Array.isArray(user) ? { type: user.type, id: String(user.id), uuid: user.uuid } : null,
+  };
+  const emit = (record: StoredRecord, action: string) =>
+    ctx.uow.addEvent({
+      type: `${record.type}.${action}`,
+      resource: { type: record.type, id: String(record.id), uuid: record.uuid },
+      data: renderResource(ctx, record, new Map()),
+      actor,
+    });
+  for (const record of ctx.uow.created) emit(record, 'created');
+  for (const { before, after } of ctx.uow.updated) {
+    const stateChanged = 'state' in after.attrs && before.attrs.state !== after.attrs.state;
+    emit(after, stateChanged ? 'state_changed' : 'updated');
+  }
+}
+
+export const requestHash = (method: string, path: string, body: string | undefined): string =>
+  createHash('sha256').update(`${method}\n${path}\n${body ?? ''}`).digest('hex');

@@ -1,0 +1,18 @@
+import { Registry } from '#lib/jsonapi/registry.ts';
+import { barcodePrinters, platePurposes, requestTypes, studies, submissionTemplates, tubePurposes, tubeRackPurposes, users } from '#lib/resources/reference.ts';
+import { sampleMetadata } from '#lib/resources/sample-metadata.ts';
+import { samples } from '#lib/resources/samples.ts';
+
+/** Every JSON:API type the service serves. Adding a type is adding its definition here. */
+export const registry = new Registry([
+  samples,
+  sampleMetadata,
+  users,
+  studies,
+  platePurposes,
+  tubePurposes,
+  tubeRackPurposes,
+  requestTypes,
+  barcodePrinters,
+  submissionTemplates,
+]);

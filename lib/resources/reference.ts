@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { attr, indexFilters, lowerCase, uuidAttribute, uuidFilter, type AttributeDef, type IndexDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
+
+/**
+ * Reference data: records labs configure rather than create in daily work. They are read-only through
+ * the API and loaded by the admin command line (lib/reference/); the attribute schemas below validate
+ * those files.
+ */
+const text = z.string().min(1).max(4096);
+
+/** A unique, case-insensitive name-like index, also used by the filter of the same name. */
+const uniqueIndex = (field: string, scope?: string): IndexDef => ({
+  ...(scope ? { scope } : {}),
+  values: (r) => [r.attrs[field]],
+  normalize: lowerCase,
+  unique: { field, pointer: `/data/attributes/${field}` },
+});
+
+function referenceResource(
+  type: string,
+  attributes: Record<string, AttributeDef>,
+  options: { family?: string; indexes: Record<string, IndexDef>; filters?: string[] },
+): ResourceDef {
+  return {
+    type,
+    ...(options.family ? { family: options.family } : {}),
+    methods: ['list', 'read'],
+    attributes: { ...uuidAttribute, ...attributes },
+    relationships: {},
+    indexes: options.indexes,
+    filters: { uuid: uuidFilter, ...indexFilters(...(options.filters ?? Object.keys(options.indexes))) },
+  };
+}
+
+export const users = referenceResource(
+  'users',
+  {
+    login: attr('R', text, { required: true }),
+    first_name: attr('R', text),
+    last_name: attr('R', text),
+    // A swipe-card code: found by filter (limber's login), never rendered.
+    user_code: attr('W', text),
+  },
+  { indexes: { login: uniqueIndex('login'), user_code: uniqueIndex('user_code') } },
+);
+
+export const studies = referenceResource('studies', { name: attr('R', text, { required: true }) }, { indexes: { name: uniqueIndex('name') } });
+
+/** Purposes share one id sequence and one name space (contract §1.3). */
+const purpose = (type: string, extra: Record<string, AttributeDef>) =>
+  referenceResource(
+    type,
+    { name: attr('R', text, { required: true }), barcode_prefix: attr('R', z.string().regex(/^[A-Z]{2}$/, 'must be two capital letters')), ...extra },
+    { family: 'purposes', indexes: { name: uniqueIndex('name', 'purposes.name') } },
+  );
+export const platePurposes = purpose('plate_purposes', { size: attr('R', z.union([z.literal(96), z.literal(384)])) });
+export const tubePurposes = purpose('tube_purposes', {});
+export const tubeRackPurposes = purpose('tube_rack_purposes', { size: attr('R', z.union([z.literal(48), z.literal(96)])) });
+
+export const requestTypes = referenceResource(
+  'request_types',
+  { name: attr('R', text), key: attr('R', z.string().regex(/^[a-z0-9_]+$/, 'must be lower-case letters, digits and _'), { required: true }), for_multiplexing: attr('R', z.boolean()) },
+  { indexes: { key: uniqueIndex('key') } },
+);
+
+export const barcodePrinters = referenceResource(
+  'barcode_printers',
+  {
+    name: attr('R', text, { required: true }),
+    active: attr('R', z.boolean()),
+    barcode_type: attr('R', z.enum(['1D Tube', '96 Well Plate', '384 Well Plate', '384 Well Plate Double'])),
+    print_service: attr('R', z.enum(['PMB', 'SPrint'])),
+  },
+  { indexes: { name: uniqueIndex('name') } },
+);
+
+export const submissionTemplates = referenceResource(
+  'submission_templates',
+  { name: attr('R', text, { required: true }), request_type_keys: attr('R', z.array(z.string().min(1))) },
+  { indexes: { name: uniqueIndex('name') } },
+);

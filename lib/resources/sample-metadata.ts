@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { refOf } from '#lib/jsonapi/context.ts';
+import { errors } from '#lib/jsonapi/errors.ts';
+import { attr, indexFilters, toOne, type AttributeDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
+import { defaultCreate } from '#lib/jsonapi/write.ts';
+import type { StoredRecord } from '#lib/store/records.ts';
+
+const GENDERS = ['Male', 'Female', 'Mixed', 'Hermaphrodite', 'Unknown', 'Not Applicable'];
+
+/** Blank strings are stored as null, as in the reference system. */
+const text = z.string().transform((s) => (s.trim() === '' ? null : s));
+
+const gender = z.string().transform((value, ctx) => {
+  if (value.trim() === '') return null;
+  const match = GENDERS.find((g) => g.toLowerCase() === value.trim().toLowerCase());
+  if (!match) ctx.addIssue({ code: 'custom', message: `must be one of ${GENDERS.join(', ')}` });
+  return match ?? value;
+});
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+const isoDate = z.string().transform((value, ctx) => {
+  if (value.trim() === '') return null;
+  if (!ISO_8601.test(value) || Number.isNaN(Date.parse(value))) ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or date-time (e.g. 2024-05-01 or 2024-05-01T10:30:00Z)' });
+  return value;
+});
+
+const FIELDS: Record<string, AttributeDef> = {
+  cohort: attr('RW', text),
+  collected_by: attr('RW', text),
+  concentration: attr('RW', text),
+  date_of_sample_collection: attr('RW', isoDate),
+  donor_id: attr('RW', text),
+  gender: attr('RW', gender),
+  sample_common_name: attr('RW', text),
+  sample_description: attr('RW', text),
+  supplier_name: attr('RW', text),
+  volume: attr('RW', text),
+};
+
+export const holdsData = (metadata: StoredRecord): boolean => Object.keys(FIELDS).some((f) => metadata.attrs[f] !== null && metadata.attrs[f] !== undefined);
+
+export const sampleMetadata: ResourceDef = {
+  type: 'sample_metadata',
+  methods: ['list', 'read', 'create', 'update'],
+  attributes: FIELDS,
+  // Extension (contract §2): a metadata record may be created for a sample, replacing its empty one.
+  relationships: { sample: toOne('samples', 'WO') },
+  indexes: { sample_id: { values: (r) => [(r.rels.sample as { id: number } | null)?.id] } },
+  filters: indexFilters('sample_id'),
+
+  validate: async (ctx, input) => {
+    const sample = input.relationships.sample as StoredRecord | null | undefined;
+    if (!sample) return [];
+    const currentRef = sample.rels.sample_metadata as { type: string; id: number } | null;
+    const current = currentRef ? await ctx.loader.one(currentRef) : undefined;
+    return current && holdsData(current)
+      ? [errors.invalidValue('/data/relationships/sample', `sample - sample ${sample.id} already has metadata record ${current.id} holding data; PATCH that record instead`)]
+      : [];
+  },
+
+  create: async (ctx, input) => {
+    const sample = input.relationships.sample as StoredRecord | null | undefined;
+    const metadata = await defaultCreate(ctx, sampleMetadata, input);
+    if (sample) {
+      const previous = sample.rels.sample_metadata as { type: string; id: number } | null;
+      const empty = previous ? await ctx.loader.one(previous) : undefined;
+      if (empty) ctx.uow.delete(empty);
+      ctx.uow.update(sample, { rels: { sample_metadata: refOf(metadata) } });
+    }
+    return metadata;
+  },
+};

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import { errors, JsonApiError, show } from '#lib/jsonapi/errors.ts';
+import { attr, indexFilters, lowerCase, toMany, toOne, uuidAttribute, uuidFilter, type ResourceDef, type WriteInput } from '#lib/jsonapi/resource.ts';
+import { defaultCreate, defaultUpdate } from '#lib/jsonapi/write.ts';
+import type { StoredRecord } from '#lib/store/records.ts';
+
+export const CONTROL_TYPES = ['negative', 'positive', 'pcr negative', 'pcr positive', 'lysate negative'] as const;
+
+const metadataRef = (sample: StoredRecord) => sample.rels.sample_metadata as { type: string; id: number } | null | undefined;
+
+/** A metadata record named on a sample must be free: not linked to another sample. */
+function linkProblems(input: WriteInput, sample?: StoredRecord): JsonApiError[] {
+  const metadata = input.relationships.sample_metadata as StoredRecord | null | undefined;
+  if (metadata === undefined) return [];
+  const pointer = '/data/relationships/sample_metadata';
+  if (metadata === null) return [errors.invalidValue(pointer, 'sample_metadata - a sample always has a metadata record; it cannot be removed')];
+  const owner = metadata.rels.sample as { id: number } | null | undefined;
+  if (owner && owner.id !== sample?.id) return [errors.invalidValue(pointer, `sample_metadata - record ${metadata.id} already belongs to sample ${owner.id}`)];
+  return [];
+}
+
+export const samples: ResourceDef = {
+  type: 'samples',
+  methods: ['list', 'read', 'create', 'update'],
+  attributes: {
+    ...uuidAttribute,
+    name: attr('RW', z.string().regex(/^[A-Za-z0-9_-]+$/, 'can only contain letters, numbers, _ or -')),
+    site_sample_id: attr('RW', z.string()),
+    control: attr('RW', z.boolean()),
+    control_type: attr('RW', z.enum(CONTROL_TYPES)),
+  },
+  relationships: {
+    sample_metadata: toOne('sample_metadata', 'RW'),
+    sample_manifest: toOne('sample_manifests', 'RW'),
+    studies: toMany('studies', 'RW'),
+    component_samples: toMany('samples', 'RW', { aliases: ['component_samples'] }),
+  },
+  indexes: {
+    name: { values: (r) => [r.attrs.name], normalize: lowerCase, unique: { field: 'name', pointer: '/data/attributes/name' } },
+    site_sample_id: { values: (r) => [r.attrs.site_sample_id] },
+  },
+  filters: { uuid: uuidFilter, ...indexFilters('name', 'site_sample_id') },
+
+  validate: (_ctx, input, current) => {
+    const problems = linkProblems(input, current);
+    const merged = { ...current?.attrs, ...input.attributes };
+    if (merged.control_type && merged.control !== true) {
+      problems.push(errors.invalidValue('/data/attributes/control_type', `control_type - should be blank unless control is true, got ${show(merged.control_type)}`));
+    }
+    const before = current?.attrs.name;
+    if ('name' in input.attributes && before && input.attributes.name !== before) {
+      problems.push(errors.invalidValue('/data/attributes/name', `name - cannot be changed once set (is ${show(before)}, got ${show(input.attributes.name)})`));
+    }
+    return problems;
+  },
+
+  // Every sample has its metadata record: the one named (if free), otherwise a new empty one.
+  create: async (ctx: WriteContext, input) => {
+    const named = input.relationships.sample_metadata as StoredRecord | undefined;
+    const metadata = named ?? (await ctx.uow.create('sample_metadata', { attrs: {}, rels: { sample: null } }));
+    const sample = await defaultCreate(ctx, samples, { ...input, relationships: { ...input.relationships, sample_metadata: metadata } });
+    ctx.uow.update(metadata, { rels: { sample: refOf(sample) } });
+    return sample;
+  },
+
+  update: async (ctx, current, input) => {
+    const named = input.relationships.sample_metadata as StoredRecord | undefined;
+    const previous = metadataRef(current);
+    if (named && previous && previous.id !== named.id) {
+      const old = await ctx.loader.one(previous);
+      if (old) ctx.uow.update(old, { rels: { sample: null } });
+    }
+    const sample = await defaultUpdate(ctx, samples, current, input);
+    if (named) ctx.uow.update(named, { rels: { sample: refOf(sample) } });
+    return sample;
+  },
+};
