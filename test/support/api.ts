@@ -1,0 +1,70 @@
+import type { Context } from 'aws-lambda';
+import { handlerFor, routeForPath } from '#lib/routes.ts';
+import { assertJsonApiDocument } from './jsonapi-schema.ts';
+import { WRITE_KEY } from './store.ts';
+
+export interface CallOptions {
+  body?: unknown;
+  /** Sent as is when a string (malformed bodies); JSON-encoded otherwise. */
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Record<string, string>;
+  body: any;
+  /** DynamoDB calls the request made (X-DynamoDB-Calls). */
+  calls: number;
+}
+
+const handlers = new Map<string, ReturnType<typeof handlerFor>>();
+
+/**
+ * Calls the real Lambda handler of a path with the API Gateway event it would get on AWS, and checks
+ * that the response document is valid JSON:API. `path` may carry a query string.
+ */
+export async function call(method: string, pathAndQuery: string, options: CallOptions = {}): Promise<CallResult> {
+  const [path = '', query = ''] = pathAndQuery.split(/\?(.*)/s);
+  const headers: Record<string, string> = { host: 'lts.test', 'x-forwarded-proto': 'https', accept: 'application/vnd.api+json' };
+  if (options.body !== undefined) headers['content-type'] = 'application/vnd.api+json';
+  const key = options.key === undefined ? WRITE_KEY : options.key;
+  if (key !== null) headers['x-sequencescape-client-id'] = key;
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (value === undefined) delete headers[name.toLowerCase()];
+    else headers[name.toLowerCase()] = value;
+  }
+  const route = routeForPath(path);
+  let handler = handlers.get(route.name);
+  if (!handler) handlers.set(route.name, (handler = handlerFor(route.name)));
+  const result = await handler(
+    {
+      version: '2.0',
+      routeKey: '$default',
+      rawPath: path,
+      rawQueryString: query,
+      headers,
+      requestContext: { http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'vitest' }, requestId: `test-${Math.random()}` } as never,
+      isBase64Encoded: false,
+      ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
+    },
+    {} as Context,
+  );
+  const body = result.body ? JSON.parse(result.body) : undefined;
+  if (body !== undefined) assertJsonApiDocument(body);
+  const responseHeaders = result.headers as Record<string, string>;
+  return { status: result.statusCode ?? 0, headers: responseHeaders, body, calls: Number(responseHeaders['X-DynamoDB-Calls']) };
+}
+
+/** A JSON:API document for a POST. */
+export const doc = (type: string, attributes: Record<string, unknown> = {}, relationships?: Record<string, unknown>, id?: string) => ({
+  data: { type, ...(id !== undefined ? { id } : {}), attributes, ...(relationships ? { relationships } : {}) },
+});
+
+/** Looks a record up through the API by a filter and returns its id. */
+export async function idOf(type: string, filter: string, value: string): Promise<string> {
+  const res = await call('GET', `/api/v2/${type}?filter[${filter}]=${encodeURIComponent(value)}`);
+  const id = res.body?.data?.[0]?.id;
+  if (!id) throw new Error(`no ${type} with ${filter}=${value}`);
+  return id;
+}

@@ -1,0 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+/** The official JSON:API 1.0 response schema from ../shared, compiled once. */
+const schemaPath = fileURLToPath(new URL('../../../shared/jsonapi/schema-1.0.json', import.meta.url));
+const ajv = new Ajv2020.default({ strict: false, allErrors: true });
+addFormats.default(ajv);
+const validate = ajv.compile(JSON.parse(readFileSync(schemaPath, 'utf8')));
+
+/** Throws with the schema's complaints when a response document is not valid JSON:API. */
+export function assertJsonApiDocument(document: unknown): void {
+  if (!validate(document)) {
+    throw new Error(`response is not a valid JSON:API document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(document).slice(0, 2000)}`);
+  }
+}

@@ -1,0 +1,25 @@
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { ensureTable } from '#lib/local/dynamodb.ts';
+import { defaultReferenceData, useDynamo } from '#lib/local/service.ts';
+import { loadReferenceData } from '#lib/reference/load.ts';
+import { registry } from '#lib/resources/index.ts';
+import { createApiKey } from '#lib/store/api-keys.ts';
+
+export const WRITE_KEY = 'test-write-key-0123456789';
+export const READ_KEY = 'test-read-key-0123456789';
+
+/**
+ * Gives the calling test file a fresh table in the run's DynamoDB Local, with the default reference data
+ * and a write and a read key. Call from beforeAll.
+ */
+export async function freshStore(): Promise<{ tableName: string; endpoint: string }> {
+  const endpoint = inject('dynamoEndpoint');
+  const tableName = `test-${randomUUID()}`;
+  await ensureTable(endpoint, tableName);
+  useDynamo(endpoint, tableName);
+  await loadReferenceData(registry, defaultReferenceData());
+  await createApiKey('test-write', 'write', WRITE_KEY);
+  await createApiKey('test-read', 'read', READ_KEY);
+  return { tableName, endpoint };
+}
