@@ -4,7 +4,7 @@ import { buildQuery, type ParsedQuery } from '#lib/jsonapi/query.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import type { FilterDef, ResourceDef } from '#lib/jsonapi/resource.ts';
 import type { Fieldsets } from '#lib/jsonapi/render.ts';
-import { findTerms, padId, readCounter, recordKey, termPage, type StoredRecord, type TermHit } from '#lib/store/records.ts';
+import { familyCounts, findTerms, listPage, padId, recordKey, type ListPosition, type StoredRecord, type TermHit } from '#lib/store/records.ts';
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 500;
@@ -12,7 +12,7 @@ export const MAX_PAGE_SIZE = 500;
 export interface Page {
   number: number;
   size: number;
-  cursor?: { after: string };
+  cursor?: { after: ListPosition };
 }
 export interface Sort {
   field: 'id' | 'created_at' | 'updated_at';
@@ -29,10 +29,13 @@ function positiveInteger(raw: string | undefined, parameter: string, fallback: n
 }
 
 /** The cursor of a `next` link: the position after the last record of a page, valid for one page number and sort. */
-const encodeCursor = (page: number, sort: Sort, after: string) =>
+const encodeCursor = (page: number, sort: Sort, after: ListPosition) =>
   Buffer.from(JSON.stringify({ p: page, s: `${sort.descending ? '-' : ''}${sort.field}`, a: after })).toString('base64url');
 
-function decodeCursor(raw: string, page: number, sort: Sort): { after: string } | undefined {
+const isPosition = (a: unknown): a is ListPosition =>
+  typeof a === 'object' && a !== null && Number.isSafeInteger((a as ListPosition).id) && ['string', 'undefined'].includes(typeof (a as ListPosition).updatedAt);
+
+function decodeCursor(raw: string, page: number, sort: Sort): { after: ListPosition } | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
@@ -40,7 +43,7 @@ function decodeCursor(raw: string, page: number, sort: Sort): { after: string } 
     throw errors.invalidPage('page[cursor]', `${show(raw)} is not a cursor this service issued; follow the links it returns`);
   }
   const { p, s, a } = (parsed ?? {}) as { p?: unknown; s?: unknown; a?: unknown };
-  if (typeof a !== 'string' || typeof p !== 'number' || typeof s !== 'string') {
+  if (!isPosition(a) || typeof p !== 'number' || typeof s !== 'string') {
     throw errors.invalidPage('page[cursor]', `${show(raw)} is not a cursor this service issued; follow the links it returns`);
   }
   // A cursor only continues the walk it came from; a client that changed the page or sort gets plain paging.
@@ -115,23 +118,34 @@ export interface CollectionPage {
   records: StoredRecord[];
   count: number;
   /** Where the next page starts, when the page was read from an ordered listing. */
-  nextAfter?: string;
+  nextAfter?: ListPosition;
 }
 
 /** One page of a type's records, filtered and sorted. Reads are proportional to the page (and to the matches of a filter). */
 export async function listRecords(ctx: RequestContext, def: ResourceDef, filters: Map<string, string[]>, sort: Sort, page: Page): Promise<CollectionPage> {
   const types = new Set(ctx.registry.concreteTypes(def.type));
   if (filters.size === 0) {
-    const scope = sort.field === 'updated_at' ? 'list-updated' : 'list';
+    // A polymorphic type lists its member types merged in order; each member query reads at most one page.
+    const byUpdated = sort.field === 'updated_at';
     const skip = page.cursor ? 0 : (page.number - 1) * page.size;
-    const [hits, count] = await Promise.all([
-      termPage(scope, def.type, { limit: skip + page.size + 1, descending: sort.descending, ...(page.cursor ? { after: page.cursor.after } : {}) }),
-      readCounter(`count:${def.type}`),
+    const [pages, counts] = await Promise.all([
+      Promise.all(
+        [...types].map((type) =>
+          listPage(type, { byUpdated, limit: skip + page.size + 1, descending: sort.descending, ...(page.cursor ? { after: page.cursor.after } : {}) }),
+        ),
+      ),
+      familyCounts(ctx.registry.familyOf(def.type)),
     ]);
+    const order = (a: ListPosition, b: ListPosition) =>
+      (byUpdated && a.updatedAt !== b.updatedAt ? (a.updatedAt! < b.updatedAt! ? -1 : 1) : a.id - b.id) * (sort.descending ? -1 : 1);
+    const hits = pages.flat().sort(order);
     const pageHits = hits.slice(skip, skip + page.size);
-    const records = await loadHits(ctx, pageHits);
     const last = pageHits.at(-1);
-    return { records, count, ...(hits.length > skip + page.size && last ? { nextAfter: last.ref } : {}) };
+    return {
+      records: await loadHits(ctx, pageHits),
+      count: counts[def.type] ?? 0,
+      ...(hits.length > skip + page.size && last ? { nextAfter: { id: last.id, ...(byUpdated ? { updatedAt: last.updatedAt } : {}) } } : {}),
+    };
   }
 
   let matched: Map<string, TermHit> | undefined;
@@ -161,7 +175,7 @@ export function sortRecords(records: StoredRecord[], sort: Sort): StoredRecord[]
 }
 
 /** Top-level pagination links: absolute, every other parameter kept, brackets percent-encoded. */
-export function pageLinks(ctx: RequestContext, path: string, query: ParsedQuery, page: Page, sort: Sort, count: number, nextAfter?: string) {
+export function pageLinks(ctx: RequestContext, path: string, query: ParsedQuery, page: Page, sort: Sort, count: number, nextAfter?: ListPosition) {
   const kept = query.pairs.filter(([k]) => !k.startsWith('page'));
   const lastPage = Math.max(1, Math.ceil(count / page.size));
   const link = (n: number, cursor?: string) =>

@@ -1,5 +1,5 @@
 import type { Registry } from '#lib/jsonapi/registry.ts';
-import { findTerms, getRecords, recordKey, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { findByUuid, getRecords, recordKey, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import type { UnitOfWork } from '#lib/store/unit-of-work.ts';
 
 export interface ApiKeyIdentity {
@@ -61,7 +61,7 @@ export class Loader {
 
   /** The record with this uuid if it is of one of the given types. */
   async byUuid(uuid: string, types: readonly string[]): Promise<StoredRecord | undefined> {
-    const [hit] = await findTerms('uuid', uuid.toLowerCase());
+    const hit = await findByUuid(uuid.toLowerCase());
     if (!hit || !this.registry.satisfies(hit.type, types)) return undefined;
     return this.one({ type: hit.type, id: hit.id });
   }

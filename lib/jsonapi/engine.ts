@@ -9,7 +9,7 @@ import { linkage, renderResource, resourceUrl, type Fieldsets } from '#lib/jsona
 import { defaultCreate, defaultUpdate, recordEvents, requestHash, resolveInput, validateValues } from '#lib/jsonapi/write.ts';
 import { store } from '#lib/store/entities.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
-import { ConflictError, IdempotencyRace, UnitOfWork, type StoredResponse } from '#lib/store/unit-of-work.ts';
+import { ConflictError, IDEMPOTENCY_SECONDS, IdempotencyRace, UnitOfWork, type StoredResponse } from '#lib/store/unit-of-work.ts';
 
 export interface ApiRequest {
   method: string;
@@ -163,8 +163,8 @@ async function write(ctx: RequestContext, def: ResourceDef, target: Target, requ
   const hash = requestHash(request.method, request.path, request.body);
   const replay = async (): Promise<ApiResponse | undefined> => {
     if (!scopedKey) return undefined;
-    const { data } = await store().entities.idempotency.get({ key: scopedKey }).go({ consistent: true });
-    if (!data || data.ttl * 1000 < Date.now()) return undefined;
+    const { data } = await store().entities.request.get({ key: scopedKey }).go({ consistent: true });
+    if (!data?.response || Date.parse(data.committedAt) + IDEMPOTENCY_SECONDS * 1000 < Date.now()) return undefined;
     if (data.requestHash !== hash) throw errors.idempotencyMismatch();
     return data.response as ApiResponse;
   };

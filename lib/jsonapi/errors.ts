@@ -32,7 +32,9 @@ export class JsonApiError extends Error {
 
   /** Combines several errors of the same status into one response (one error per problem). */
   static all(errors: JsonApiError[]): JsonApiError {
-    return new JsonApiError(errors.flatMap((e) => e.errors), Object.assign({}, ...errors.map((e) => e.headers)));
+    // A problem met twice (a repeated query key or field name) is reported once: JSON:API forbids duplicate errors.
+    const unique = new Map(errors.flatMap((e) => e.errors).map((e) => [JSON.stringify(e), e]));
+    return new JsonApiError([...unique.values()], Object.assign({}, ...errors.map((e) => e.headers)));
   }
 }
 

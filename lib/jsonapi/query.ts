@@ -57,7 +57,7 @@ export function parseQuery(raw: string | undefined): ParsedQuery {
       const type = bracketed(key, 'fields');
       if (!type || key.endsWith('[]')) problems.push(errors.invalidParameter(key, `${show(key)} is not a valid fields parameter; use fields[<type>]=<field>,<field>`));
       else result.fields.set(type, [...(result.fields.get(type) ?? []), ...splitList(value)]);
-    } else if (key.startsWith('page')) {
+    } else if (key.startsWith('page[')) {
       // Unknown page keys (e.g. json_api_client's page[page]/page[per_page]) are ignored, as in the reference.
       const name = bracketed(key, 'page');
       if (name === 'number' || name === 'size' || name === 'cursor') result.page[name] = value;

@@ -1,7 +1,7 @@
 import { errors } from '#lib/jsonapi/errors.ts';
 import type { IndexDef, ResourceDef } from '#lib/jsonapi/resource.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
-import { listRef, updatedRef, type RecordModel, type TermSpec } from '#lib/store/unit-of-work.ts';
+import { listRef, type RecordModel, type TermSpec } from '#lib/store/unit-of-work.ts';
 
 /** Every resource definition, by type, and what follows from them for storage. */
 export class Registry implements RecordModel {
@@ -29,8 +29,10 @@ export class Registry implements RecordModel {
     return this.defs.get(type)?.family ?? type;
   }
 
-  listedAs(type: string): string[] {
-    return [type, ...(this.defs.get(type)?.supertypes ?? [])];
+  countsOf(record: StoredRecord): Record<string, number> {
+    const counts: Record<string, number> = { [record.type]: 1 };
+    for (const supertype of this.defs.get(record.type)?.supertypes ?? []) counts[supertype] = 1;
+    return counts;
   }
 
   /** The concrete types a type stands for: its members when polymorphic, else itself. */
@@ -54,11 +56,7 @@ export class Registry implements RecordModel {
 
   termsOf(record: StoredRecord): TermSpec[] {
     const def = this.require(record.type);
-    const terms: TermSpec[] = [{ scope: 'uuid', value: record.uuid }];
-    for (const type of this.listedAs(record.type)) {
-      terms.push({ scope: 'list', value: type, ref: listRef(record) });
-      terms.push({ scope: 'list-updated', value: type, ref: updatedRef(record) });
-    }
+    const terms: TermSpec[] = [];
     for (const [name, index] of Object.entries(def.indexes ?? {})) {
       const scope = this.indexScope(def, name);
       for (const value of this.indexValues(index, record)) {

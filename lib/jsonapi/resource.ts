@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { JsonApiError } from '#lib/jsonapi/errors.ts';
 import type { RequestContext, WriteContext } from '#lib/jsonapi/context.ts';
-import { findTerms, type RelValue, type StoredRecord, type TermHit } from '#lib/store/records.ts';
+import { findByUuid, type RelValue, type StoredRecord, type TermHit } from '#lib/store/records.ts';
 
 /**
  * Declarative resource definitions: everything the engine needs to list, read, filter, include, render
@@ -132,6 +132,6 @@ export const lowerCase = (value: string): string => value.toLowerCase();
 
 /** `filter[uuid]`: the global uuid index every record has. */
 export const uuidFilter: FilterDef = {
-  lookup: async (_ctx, values) => (await Promise.all(values.map((v) => findTerms('uuid', v.toLowerCase())))).flat(),
+  lookup: async (_ctx, values) => (await Promise.all(values.map((v) => findByUuid(v.toLowerCase())))).filter((h): h is TermHit => h !== undefined),
   matches: (record, values) => values.some((v) => v.toLowerCase() === record.uuid),
 };

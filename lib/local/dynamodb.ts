@@ -87,14 +87,22 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
       new CreateTableCommand({
         TableName: tableName,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: tableDefinition.partitionKey, AttributeType: 'S' },
-          { AttributeName: tableDefinition.sortKey, AttributeType: 'S' },
-        ],
+        AttributeDefinitions: [tableDefinition.partitionKey, tableDefinition.sortKey, ...tableDefinition.indexes.flatMap((i) => [i.partitionKey, i.sortKey])].map(
+          (name) => ({ AttributeName: name, AttributeType: 'S' as const }),
+        ),
         KeySchema: [
           { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
           { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
         ],
+        GlobalSecondaryIndexes: tableDefinition.indexes.map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+          ],
+          Projection: { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.projected] },
+        })),
+        StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.stream },
       }),
     );
     await client.send(

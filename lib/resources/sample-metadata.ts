@@ -18,9 +18,14 @@ const gender = z.string().transform((value, ctx) => {
 });
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+/** Date.parse rolls impossible days over (2024-02-30 → 1 March), so the calendar date is checked itself. */
+const realCalendarDate = (value: string): boolean => {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+};
 const isoDate = z.string().transform((value, ctx) => {
   if (value.trim() === '') return null;
-  if (!ISO_8601.test(value) || Number.isNaN(Date.parse(value))) ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or date-time (e.g. 2024-05-01 or 2024-05-01T10:30:00Z)' });
+  if (!ISO_8601.test(value) || !realCalendarDate(value) || Number.isNaN(Date.parse(value))) ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or date-time (e.g. 2024-05-01 or 2024-05-01T10:30:00Z)' });
   return value;
 });
 

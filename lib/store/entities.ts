@@ -7,17 +7,22 @@ import { tableDefinition } from '#lib/store/table.ts';
  * The single-table model. Every item shares the table's `pk`/`sk`; ElectroDB prefixes keys with the
  * entity so the kinds of item never collide.
  *
- * - record: one JSON:API resource (or one aggregate, e.g. a plate with its wells), keyed by id family and id.
- * - term: an index entry. `scope`+`value` is the thing looked up (a uuid, a name, a type's listing),
- *   `ref` orders the entries (the padded id) or is `-` for a unique entry, which then doubles as the
- *   uniqueness guard (created with attribute_not_exists).
- * - counter: id sequences (`seq:<family>`) and record counts (`count:<type>`).
- * - event: the outbox, one item per domain event, written in the transaction of the change it reports.
- * - idempotency: the first response to a POST with an Idempotency-Key.
+ * - record: one JSON:API resource (or one aggregate, e.g. a plate with its wells), keyed by id family and
+ *   id; the secondary indexes find it by uuid and list its type by id or update time.
+ * - term: an index entry for a filter or a uniqueness rule. `scope`+`value` is what is looked up (a name,
+ *   a sample id), `ref` orders the entries (the padded id) or is `-` for a unique entry, which then
+ *   doubles as the uniqueness guard (created with attribute_not_exists).
+ * - counter: one per id family: the last id handed out, the number of records of each type in the
+ *   family, and a version for conditional updates.
+ * - request: one per committed write — its domain events (the outbox) and, under an Idempotency-Key,
+ *   the response to replay.
  * - apiKey / apiKeyName: a hashed API key with its name and scope, found by hash (requests) or name (admin).
  */
 const pk = tableDefinition.partitionKey;
 const sk = tableDefinition.sortKey;
+const [byUuid, byType, byTypeUpdated] = tableDefinition.indexes;
+/** Ids sort as text in keys, so they are zero-padded there. */
+const idPadding = { length: 12, char: '0' };
 
 function build() {
   const options = { table: config().LTS_TABLE_NAME, client: dynamo() };
@@ -27,7 +32,7 @@ function build() {
       model: { entity: 'record', version: '1', service: 'lts' },
       attributes: {
         family: { type: 'string', required: true },
-        id: { type: 'number', required: true },
+        id: { type: 'number', required: true, padding: idPadding },
         type: { type: 'string', required: true },
         uuid: { type: 'string', required: true },
         createdAt: { type: 'string', required: true },
@@ -36,7 +41,24 @@ function build() {
         attrs: { type: 'any', required: true },
         rels: { type: 'any', required: true },
       },
-      indexes: { byId: { pk: { field: pk, composite: ['family', 'id'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } } },
+      indexes: {
+        byId: { pk: { field: pk, composite: ['family', 'id'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } },
+        byUuid: {
+          index: byUuid.name,
+          pk: { field: byUuid.partitionKey, composite: ['uuid'], casing: 'none' },
+          sk: { field: byUuid.sortKey, composite: [], casing: 'none' },
+        },
+        byType: {
+          index: byType.name,
+          pk: { field: byType.partitionKey, composite: ['type'], casing: 'none' },
+          sk: { field: byType.sortKey, composite: ['id'], casing: 'none' },
+        },
+        byTypeUpdated: {
+          index: byTypeUpdated.name,
+          pk: { field: byTypeUpdated.partitionKey, composite: ['type'], casing: 'none' },
+          sk: { field: byTypeUpdated.sortKey, composite: ['updatedAt', 'id'], casing: 'none' },
+        },
+      },
     },
     options,
   );
@@ -62,35 +84,24 @@ function build() {
       model: { entity: 'counter', version: '1', service: 'lts' },
       attributes: {
         name: { type: 'string', required: true },
-        value: { type: 'number' },
+        value: { type: 'number', required: true },
+        counts: { type: 'any', required: true },
+        version: { type: 'number', required: true },
       },
       indexes: { byName: { pk: { field: pk, composite: ['name'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } } },
     },
     options,
   );
 
-  const event = new Entity(
+  const request = new Entity(
     {
-      model: { entity: 'event', version: '1', service: 'lts' },
-      attributes: {
-        eventId: { type: 'string', required: true },
-        type: { type: 'string', required: true },
-        occurredAt: { type: 'string', required: true },
-        envelope: { type: 'any', required: true },
-        ttl: { type: 'number', required: true },
-      },
-      indexes: { byId: { pk: { field: pk, composite: ['eventId'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } } },
-    },
-    options,
-  );
-
-  const idempotency = new Entity(
-    {
-      model: { entity: 'idempotency', version: '1', service: 'lts' },
+      model: { entity: 'request', version: '1', service: 'lts' },
       attributes: {
         key: { type: 'string', required: true },
-        requestHash: { type: 'string', required: true },
-        response: { type: 'any', required: true },
+        committedAt: { type: 'string', required: true },
+        events: { type: 'any', required: true },
+        requestHash: { type: 'string' },
+        response: { type: 'any' },
         ttl: { type: 'number', required: true },
       },
       indexes: { byKey: { pk: { field: pk, composite: ['key'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } } },
@@ -128,7 +139,7 @@ function build() {
     options,
   );
 
-  return new Service({ record, term, counter, event, idempotency, apiKey, apiKeyName }, options);
+  return new Service({ record, term, counter, request, apiKey, apiKeyName }, options);
 }
 
 export type LtsService = ReturnType<typeof build>;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { store } from '#lib/store/entities.ts';
 
 /** A pointer to a record: its JSON:API type and integer id. */
@@ -60,40 +61,60 @@ export async function getRecords(keys: { family: string; id: number }[]): Promis
   return found;
 }
 
+/** Index values above this many bytes are stored by hash: DynamoDB partition keys are limited to 2048 bytes. */
+const MAX_TERM_VALUE_BYTES = 1024;
+
+/** The `value` of an index entry as keyed in the table, for writing and looking up alike. */
+export const termValue = (value: string): string =>
+  Buffer.byteLength(value, 'utf8') > MAX_TERM_VALUE_BYTES ? `sha256:${createHash('sha256').update(value, 'utf8').digest('hex')}` : value;
+
 /** Every index entry under one scope and value, in `ref` order (ids ascending). */
 export async function findTerms(scope: string, value: string): Promise<TermHit[]> {
   const { data } = await store()
-    .entities.term.query.byValue({ scope, value })
+    .entities.term.query.byValue({ scope, value: termValue(value) })
     .go({ consistent: true, pages: 'all', attributes: ['ref', 'family', 'type', 'id'] });
   return data as TermHit[];
 }
 
-/**
- * One page of index entries after (or before, descending) `after`. Used for listing a type in id or
- * updated_at order without counting or reading anything but the page itself.
- */
-export async function termPage(
-  scope: string,
-  value: string,
-  options: { after?: string; limit: number; descending?: boolean },
-): Promise<TermHit[]> {
-  const query = store().entities.term.query.byValue({ scope, value });
-  const ranged =
-    options.after === undefined
-      ? query
-      : options.descending
-        ? query.lt({ ref: options.after })
-        : query.gt({ ref: options.after });
-  const { data } = await ranged.go({
-    consistent: true,
-    limit: options.limit,
-    order: options.descending ? 'desc' : 'asc',
-    attributes: ['ref', 'family', 'type', 'id'],
-  });
-  return data as TermHit[];
+/** The record with this uuid, as the uuid index knows it. */
+export async function findByUuid(uuid: string): Promise<TermHit | undefined> {
+  const { data } = await store().entities.record.query.byUuid({ uuid }).go({ attributes: ['family', 'id', 'type'], limit: 1 });
+  const hit = data[0];
+  return hit ? { ref: '-', family: hit.family, type: hit.type, id: hit.id } : undefined;
 }
 
-export async function readCounter(name: string): Promise<number> {
-  const { data } = await store().entities.counter.get({ name }).go({ consistent: true });
-  return data?.value ?? 0;
+/** A position in a type's listing: the sort values of the last record of a page. */
+export interface ListPosition {
+  id: number;
+  updatedAt?: string;
+}
+
+/**
+ * One page of a type's listing, by id or by update time, after (or before, descending) a position.
+ * Reads only the page itself: no counting, no skipping through earlier pages.
+ */
+export async function listPage(
+  type: string,
+  options: { byUpdated: boolean; after?: ListPosition; limit: number; descending: boolean },
+): Promise<(TermHit & ListPosition)[]> {
+  const { record } = store().entities;
+  const attributes = ['family', 'id', 'type', 'updatedAt'] as const;
+  const go = { limit: options.limit, order: options.descending ? ('desc' as const) : ('asc' as const), attributes: [...attributes] };
+  const after = options.after;
+  let data: { family: string; id: number; type: string; updatedAt: string }[];
+  if (options.byUpdated) {
+    const query = record.query.byTypeUpdated({ type });
+    const position = after && { updatedAt: after.updatedAt ?? '', id: after.id };
+    data = (await (position ? (options.descending ? query.lt(position) : query.gt(position)) : query).go(go)).data;
+  } else {
+    const query = record.query.byType({ type });
+    data = (await (after ? (options.descending ? query.lt({ id: after.id }) : query.gt({ id: after.id })) : query).go(go)).data;
+  }
+  return data.map((d) => ({ ref: '-', family: d.family, type: d.type, id: d.id, updatedAt: d.updatedAt }));
+}
+
+/** Records of each type in a family, as the family counter keeps them. */
+export async function familyCounts(family: string): Promise<Record<string, number>> {
+  const { data } = await store().entities.counter.get({ name: family }).go({ consistent: true });
+  return (data?.counts as Record<string, number> | undefined) ?? {};
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { JsonApiError, errors } from '#lib/jsonapi/errors.ts';
 import { store, type LtsService } from '#lib/store/entities.ts';
-import { padId, recordKey, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { padId, recordKey, termValue, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 
 /** An index entry a record should have. Unique entries are created conditionally and act as guards. */
 export interface TermSpec {
@@ -16,8 +16,8 @@ export interface TermSpec {
 /** What the unit of work needs to know about types, supplied by the resource registry. */
 export interface RecordModel {
   familyOf(type: string): string;
-  /** The type and its supertypes: the listings and counts a record of this type belongs to. */
-  listedAs(type: string): string[];
+  /** What a record adds to the counts of its family: its type, its supertypes, records embedded in it. */
+  countsOf(record: StoredRecord): Record<string, number>;
   termsOf(record: StoredRecord): TermSpec[];
 }
 
@@ -45,8 +45,9 @@ export class IdempotencyRace extends Error {}
 /** DynamoDB's limits: 100 items and 4 MB a transaction, 400 KB an item (we keep a margin for keys). */
 export const TRANSACTION_ITEM_LIMIT = 100;
 export const ITEM_SIZE_LIMIT = 380_000;
-const EVENT_RETENTION_SECONDS = 7 * 24 * 3600;
-const IDEMPOTENCY_SECONDS = 24 * 3600;
+/** How long a request record (its events, its idempotent response) is kept. */
+export const REQUEST_RETENTION_SECONDS = 7 * 24 * 3600;
+export const IDEMPOTENCY_SECONDS = 24 * 3600;
 
 /** The entities as ElectroDB hands them to a transaction callback. */
 type TxEntities = Parameters<Parameters<LtsService['transaction']['write']>[0]>[0];
@@ -57,16 +58,26 @@ interface StagedOp {
   onReject: 'conflict' | 'idempotency' | JsonApiError;
 }
 
+/** A family's counter as read: the last id handed out, per-type counts, and the version the update is conditional on. */
+interface Counter {
+  value: number;
+  counts: Record<string, number>;
+  version: number;
+  exists: boolean;
+  used: number;
+}
+
 const termKey = (t: TermSpec) => `${t.scope}\u0000${t.value}\u0000${t.ref ?? '-'}`;
 const itemSize = (record: StoredRecord) => Buffer.byteLength(JSON.stringify(record));
 
 /**
  * Everything one request writes, committed as one DynamoDB transaction. Ids come from per-family
- * sequences advanced inside that same transaction (conditionally), so a failed request leaves no gap;
- * updates are conditional on the version read, so concurrent writers never lose an update.
+ * counters advanced inside that same transaction (conditionally), so a failed request leaves no gap;
+ * updates are conditional on the version read, so concurrent writers never lose an update. The
+ * request's events and idempotent response go into one request item of the same transaction.
  */
 export class UnitOfWork {
-  private readonly sequences = new Map<string, { base: number; exists: boolean; used: number }>();
+  private readonly counters = new Map<string, Counter>();
   private readonly createdByKey = new Map<string, StoredRecord>();
   private readonly updatedByKey = new Map<string, { before: StoredRecord; after: StoredRecord }>();
   private readonly deletedByKey = new Map<string, StoredRecord>();
@@ -88,16 +99,23 @@ export class UnitOfWork {
     return [...this.deletedByKey.values()];
   }
 
+  private async counter(family: string): Promise<Counter> {
+    let counter = this.counters.get(family);
+    if (!counter) {
+      const { data } = await store().entities.counter.get({ name: family }).go({ consistent: true });
+      counter = data
+        ? { value: data.value, counts: data.counts as Record<string, number>, version: data.version, exists: true, used: 0 }
+        : { value: 0, counts: {}, version: 0, exists: false, used: 0 };
+      this.counters.set(family, counter);
+    }
+    return counter;
+  }
+
   /** Reserves `count` consecutive ids of a family; nothing is visible until commit. */
   async allocateIds(family: string, count: number): Promise<number[]> {
-    let sequence = this.sequences.get(family);
-    if (!sequence) {
-      const { data } = await store().entities.counter.get({ name: `seq:${family}` }).go({ consistent: true });
-      sequence = { base: data?.value ?? 0, exists: data?.value !== undefined, used: 0 };
-      this.sequences.set(family, sequence);
-    }
-    const first = sequence.base + sequence.used + 1;
-    sequence.used += count;
+    const counter = await this.counter(family);
+    const first = counter.value + counter.used + 1;
+    counter.used += count;
     return Array.from({ length: count }, (_, i) => first + i);
   }
 
@@ -167,7 +185,9 @@ export class UnitOfWork {
   }
 
   async commit(): Promise<void> {
-    const staged = this.plan();
+    const deltas = this.countDeltas();
+    for (const family of deltas.keys()) await this.counter(family);
+    const staged = this.plan(deltas);
     if (staged.length === 0) return;
     if (staged.length > TRANSACTION_ITEM_LIMIT) {
       throw errors.tooLarge('/data', `this request would write ${staged.length} items; one request may write at most ${TRANSACTION_ITEM_LIMIT}`);
@@ -193,12 +213,29 @@ export class UnitOfWork {
     throw new ConflictError('transaction cancelled by a concurrent change');
   }
 
-  private plan(): StagedOp[] {
-    const ops: StagedOp[] = [];
-    const counts = new Map<string, number>();
-    const count = (type: string, delta: number) => {
-      for (const t of this.model.listedAs(type)) counts.set(t, (counts.get(t) ?? 0) + delta);
+  /** Per family, how the counts of each type change. */
+  private countDeltas(): Map<string, Map<string, number>> {
+    const deltas = new Map<string, Map<string, number>>();
+    const add = (record: StoredRecord, sign: number) => {
+      let family = deltas.get(record.family);
+      if (!family) deltas.set(record.family, (family = new Map()));
+      for (const [type, n] of Object.entries(this.model.countsOf(record))) family.set(type, (family.get(type) ?? 0) + sign * n);
     };
+    for (const record of this.createdByKey.values()) add(record, 1);
+    for (const { before, after } of this.updatedByKey.values()) {
+      add(before, -1);
+      add(after, 1);
+    }
+    for (const record of this.deletedByKey.values()) add(record, -1);
+    for (const [family, types] of deltas) {
+      for (const [type, n] of types) if (n === 0) types.delete(type);
+      if (types.size === 0 && !this.counters.get(family)?.used) deltas.delete(family);
+    }
+    return deltas;
+  }
+
+  private plan(deltas: Map<string, Map<string, number>>): StagedOp[] {
+    const ops: StagedOp[] = [];
     const oversized = (record: StoredRecord) => {
       const size = itemSize(record);
       if (size > ITEM_SIZE_LIMIT) {
@@ -210,7 +247,6 @@ export class UnitOfWork {
       oversized(record);
       ops.push({ op: (e) => e.record.create(record).commit(), onReject: 'conflict' });
       ops.push(...this.termOps([], this.model.termsOf(record), record));
-      count(record.type, 1);
     }
     for (const { before, after } of this.updatedByKey.values()) {
       oversized(after);
@@ -219,10 +255,6 @@ export class UnitOfWork {
         onReject: 'conflict',
       });
       ops.push(...this.termOps(this.model.termsOf(before), this.model.termsOf(after), after));
-      if (before.type !== after.type) {
-        count(before.type, -1);
-        count(after.type, 1);
-      }
     }
     for (const record of this.deletedByKey.values()) {
       ops.push({
@@ -230,36 +262,33 @@ export class UnitOfWork {
         onReject: 'conflict',
       });
       ops.push(...this.termOps(this.model.termsOf(record), [], record));
-      count(record.type, -1);
     }
-    for (const [family, sequence] of this.sequences) {
-      if (sequence.used === 0) continue;
+    for (const [family, counter] of this.counters) {
+      const delta = deltas.get(family);
+      if (!counter.used && !delta) continue;
+      const counts = { ...counter.counts };
+      for (const [type, n] of delta ?? []) counts[type] = (counts[type] ?? 0) + n;
+      const next = { value: counter.value + counter.used, counts, version: counter.version + 1 };
       ops.push({
         op: (e) =>
           e.counter
-            .update({ name: `seq:${family}` })
-            .set({ value: sequence.base + sequence.used })
-            .where((a, op) => (sequence.exists ? op.eq(a.value, sequence.base) : op.notExists(a.value)))
+            .update({ name: family })
+            .set(next)
+            .where((a, op) => (counter.exists ? op.eq(a.version, counter.version) : op.notExists(a.version)))
             .commit(),
         onReject: 'conflict',
       });
     }
-    for (const [type, delta] of counts) {
-      if (delta !== 0) ops.push({ op: (e) => e.counter.update({ name: `count:${type}` }).add({ value: delta }).commit(), onReject: 'conflict' });
-    }
-    const ttl = Math.floor(Date.parse(this.now) / 1000);
-    for (const event of this.events) {
-      ops.push({
-        op: (e) => e.event.create({ eventId: event.id, type: event.type, occurredAt: event.occurred_at, envelope: event, ttl: ttl + EVENT_RETENTION_SECONDS }).commit(),
-        onReject: 'conflict',
-      });
-    }
-    if (this.idempotency) {
-      const { key, requestHash, response } = this.idempotency;
-      ops.push({
-        op: (e) => e.idempotency.create({ key, requestHash, response, ttl: ttl + IDEMPOTENCY_SECONDS }).commit(),
-        onReject: 'idempotency',
-      });
+    if (ops.length > 0 || this.idempotency) {
+      const ttl = Math.floor(Date.parse(this.now) / 1000) + REQUEST_RETENTION_SECONDS;
+      const request = {
+        key: this.idempotency?.key ?? `auto:${randomUUID()}`,
+        committedAt: this.now,
+        events: this.events,
+        ttl,
+        ...(this.idempotency ? { requestHash: this.idempotency.requestHash, response: this.idempotency.response } : {}),
+      };
+      ops.push({ op: (e) => e.request.create(request).commit(), onReject: this.idempotency ? 'idempotency' : 'conflict' });
     }
     return ops;
   }
@@ -269,11 +298,11 @@ export class UnitOfWork {
     const next = new Map(after.map((t) => [termKey(t), t]));
     const ops: StagedOp[] = [];
     for (const [key, t] of old) {
-      if (!next.has(key)) ops.push({ op: (e) => e.term.delete({ scope: t.scope, value: t.value, ref: t.ref ?? '-' }).commit(), onReject: 'conflict' });
+      if (!next.has(key)) ops.push({ op: (e) => e.term.delete({ scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-' }).commit(), onReject: 'conflict' });
     }
     for (const [key, t] of next) {
       if (old.has(key)) continue;
-      const item = { scope: t.scope, value: t.value, ref: t.ref ?? '-', family: record.family, type: record.type, id: record.id };
+      const item = { scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-', family: record.family, type: record.type, id: record.id };
       ops.push(
         t.ref === undefined
           ? { op: (e) => e.term.create(item).commit(), onReject: t.onTaken ?? 'conflict' }
@@ -285,5 +314,4 @@ export class UnitOfWork {
 }
 
 export const listRef = (record: StoredRecord): string => `${padId(record.id)}#${record.family}`;
-export const updatedRef = (record: StoredRecord): string => `${record.updatedAt}#${padId(record.id)}`;
 export type { Ref };

@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 
 /** The official JSON:API 1.0 response schema from ../shared, compiled once. */
 const schemaPath = fileURLToPath(new URL('../../../shared/jsonapi/schema-1.0.json', import.meta.url));
-const ajv = new Ajv2020.default({ strict: false, allErrors: true });
-addFormats.default(ajv);
+const ajv = new Ajv2020({ strict: false, allErrors: true, formats: fullFormats });
 const validate = ajv.compile(JSON.parse(readFileSync(schemaPath, 'utf8')));
 
 /** Throws with the schema's complaints when a response document is not valid JSON:API. */

@@ -1,6 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '#lib/config.ts';
+import { parsePath } from '#lib/jsonapi/engine.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import type { LtsContext } from '#lib/http/request.ts';
 import { findApiKey } from '#lib/store/api-keys.ts';
@@ -29,7 +30,8 @@ export function authenticate(): middy.MiddlewareObj<APIGatewayProxyEventV2, unkn
     before: async ({ context }) => {
       const { request } = context.lts;
       const key = request.headers['x-sequencescape-client-id'];
-      const type = request.path.split('/')[3] ?? '';
+      // Only paths under /api/v2/<type> can be keyless, not any path whose third segment names the type.
+      const type = parsePath(request.path)?.type;
       if (key) {
         const identity = await findApiKey(key);
         if (identity) {
@@ -37,7 +39,7 @@ export function authenticate(): middy.MiddlewareObj<APIGatewayProxyEventV2, unkn
           return;
         }
       }
-      if (!key && keyless.has(`${request.method}:${type}`)) return;
+      if (!key && type !== undefined && keyless.has(`${request.method}:${type}`)) return;
       throw errors.unauthorized();
     },
   };

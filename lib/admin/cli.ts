@@ -1,0 +1,108 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { resetConfig } from '#lib/config.ts';
+import { ensureTable, startDynamoLocal, type LocalDynamo } from '#lib/local/dynamodb.ts';
+import { defaultReferenceData, useDynamo } from '#lib/local/service.ts';
+import { loadReferenceData, ReferenceDataError } from '#lib/reference/load.ts';
+import { registry } from '#lib/resources/index.ts';
+import { createApiKey, KeyNameTaken, listApiKeys, revokeApiKey, type KeyScope } from '#lib/store/api-keys.ts';
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  keys create --name <name> --scope <read|write> [--key <value>]   register a key; prints it once
+  keys revoke --name <name>                                       revoke a key
+  keys list                                                       list key names and scopes
+  load <file.json>                                                load reference data (see docs/reference-data.md)
+  load-defaults                                                   load the built-in default reference data
+
+Target store (first that applies):
+  --aws                        the AWS table named by LTS_TABLE_NAME, with the SDK's credentials and region
+  LTS_DYNAMODB_ENDPOINT=<url>  a DynamoDB (Local) endpoint, table LTS_TABLE_NAME (default lts)
+  otherwise                    the local service's data in LTS_DATA_DIR (default .lts): its running
+                               DynamoDB Local, or one started for the command`;
+
+class UsageError extends Error {}
+
+async function connect(aws: boolean): Promise<LocalDynamo | undefined> {
+  if (aws || process.env.LTS_DYNAMODB_ENDPOINT) {
+    resetConfig();
+    return undefined;
+  }
+  const dataDir = resolve(process.env.LTS_DATA_DIR ?? '.lts');
+  const endpointFile = join(dataDir, 'endpoint.json');
+  const table = process.env.LTS_TABLE_NAME ?? 'lts';
+  if (existsSync(endpointFile)) {
+    const { dynamodb, pid } = JSON.parse(readFileSync(endpointFile, 'utf8')) as { dynamodb: string; pid: number };
+    if (isRunning(pid)) {
+      useDynamo(dynamodb, table);
+      return undefined;
+    }
+  }
+  const dynamo = await startDynamoLocal({ dataDir: join(dataDir, 'dynamodb') });
+  await ensureTable(dynamo.endpoint, table);
+  useDynamo(dynamo.endpoint, table);
+  return dynamo;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { name: { type: 'string' }, scope: { type: 'string' }, key: { type: 'string' }, aws: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [command, sub, file] = positionals;
+  if (values.help || !command) throw new UsageError('');
+
+  const started = await connect(values.aws ?? false);
+  try {
+    if (command === 'keys' && sub === 'create') {
+      if (!values.name) throw new UsageError('keys create needs --name');
+      if (values.scope !== 'read' && values.scope !== 'write') throw new UsageError('keys create needs --scope read or --scope write');
+      const key = await createApiKey(values.name, values.scope as KeyScope, values.key);
+      console.log(`Created ${values.scope} key "${values.name}". Store it now; it cannot be shown again:\n${key}`);
+    } else if (command === 'keys' && sub === 'revoke') {
+      if (!values.name) throw new UsageError('keys revoke needs --name');
+      if (!(await revokeApiKey(values.name))) throw new UsageError(`no API key named "${values.name}"`);
+      console.log(`Revoked key "${values.name}".`);
+    } else if (command === 'keys' && sub === 'list') {
+      for (const k of await listApiKeys()) console.log(`${k.name}\t${k.scope}\t${k.createdAt}`);
+    } else if (command === 'load' && sub) {
+      const document = JSON.parse(readFileSync(resolve(sub), 'utf8')) as unknown;
+      console.log(report(await loadReferenceData(registry, document)));
+    } else if (command === 'load-defaults') {
+      console.log(report(await loadReferenceData(registry, defaultReferenceData())));
+    } else {
+      throw new UsageError(`unknown command: ${[command, sub, file].filter(Boolean).join(' ')}`);
+    }
+  } finally {
+    await started?.stop();
+  }
+}
+
+const report = (r: { created: number; updated: number; unchanged: number }) => `Reference data: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged.`;
+
+try {
+  await run(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof UsageError) {
+    if (error.message) console.error(`Error: ${error.message}\n`);
+    console.error(USAGE);
+    process.exitCode = 2;
+  } else if (error instanceof ReferenceDataError || error instanceof KeyNameTaken) {
+    console.error(`Error: ${error.message}`);
+    process.exitCode = 1;
+  } else {
+    throw error;
+  }
+}
