@@ -4,7 +4,7 @@ import { buildQuery, type ParsedQuery } from '#lib/jsonapi/query.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import type { FilterDef, ResourceDef } from '#lib/jsonapi/resource.ts';
 import type { Fieldsets } from '#lib/jsonapi/render.ts';
-import { familyCounts, findTerms, listPage, padId, recordKey, type ListPosition, type StoredRecord, type TermHit } from '#lib/store/records.ts';
+import { familyCounts, findByLookup, findTerms, listPage, padId, recordKey, type ListPosition, type StoredRecord, type TermHit } from '#lib/store/records.ts';
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 500;
@@ -102,7 +102,8 @@ async function candidates(ctx: RequestContext, def: ResourceDef, filter: FilterD
   const { scope, index } = filterIndex(ctx.registry, def, filter);
   const translated = filter.translate ? await filter.translate(ctx, values) : values;
   const normalized = [...new Set(translated.map((v) => (index.normalize ?? String)(v)))];
-  return (await Promise.all(normalized.map((v) => findTerms(scope, v)))).flat();
+  const slot = index.slot;
+  return (await Promise.all(normalized.map((v) => (slot ? findByLookup(slot, `${scope}#${v}`) : findTerms(scope, v))))).flat();
 }
 
 /** Whether a record passes one filter: used for related collections, which are filtered in memory. */
@@ -124,6 +125,7 @@ export interface CollectionPage {
 /** One page of a type's records, filtered and sorted. Reads are proportional to the page (and to the matches of a filter). */
 export async function listRecords(ctx: RequestContext, def: ResourceDef, filters: Map<string, string[]>, sort: Sort, page: Page): Promise<CollectionPage> {
   const types = new Set(ctx.registry.concreteTypes(def.type));
+  if (filters.size === 0 && [...types].some((t) => ctx.registry.get(t)?.embedded)) return listEmbedded(ctx, def, types, sort, page);
   if (filters.size === 0) {
     // A polymorphic type lists its member types merged in order; each member query reads at most one page.
     const byUpdated = sort.field === 'updated_at';
@@ -161,6 +163,55 @@ export async function listRecords(ctx: RequestContext, def: ResourceDef, filters
   }
   all.sort((a, b) => (sort.descending ? b.id - a.id : a.id - b.id));
   return { records: await loadHits(ctx, all.slice((page.number - 1) * page.size, page.number * page.size)), count: all.length };
+}
+
+/** Parents are read this many at a time while walking them for their embedded records. */
+const PARENT_BATCH = 25;
+
+/**
+ * Lists an embedded type by walking its parents in the requested order: embedded records share their
+ * parent's timestamps and their ids follow their parent's, so the flattened walk is in order for every
+ * sort. The cursor is the last record's id (its parent is derived from it).
+ */
+async function listEmbedded(ctx: RequestContext, def: ResourceDef, types: Set<string>, sort: Sort, page: Page): Promise<CollectionPage> {
+  const embedded = [...types].map((t) => ctx.registry.get(t)?.embedded).filter((e) => e !== undefined);
+  const parentTypes = [...new Set(embedded.flatMap((e) => e.parentTypes))];
+  const parentId = embedded[0]!.parentId;
+  const byUpdated = sort.field === 'updated_at';
+  const skip = page.cursor ? 0 : (page.number - 1) * page.size;
+  const last = page.cursor?.after;
+  // Resume at the parent of the last record returned (inclusive), then skip what was already returned.
+  let position: ListPosition | undefined = last && { id: parentId(last.id) + (sort.descending ? 1 : -1), ...(byUpdated ? { updatedAt: last.updatedAt } : {}) };
+  const children: StoredRecord[] = [];
+  for (;;) {
+    const pages = await Promise.all(
+      parentTypes.map((type) => listPage(type, { byUpdated, limit: PARENT_BATCH, descending: sort.descending, ...(position ? { after: position } : {}) })),
+    );
+    const order = (a: ListPosition, b: ListPosition) =>
+      (byUpdated && a.updatedAt !== b.updatedAt ? (a.updatedAt! < b.updatedAt! ? -1 : 1) : a.id - b.id) * (sort.descending ? -1 : 1);
+    const batch = pages.flat().sort(order).slice(0, PARENT_BATCH);
+    if (batch.length === 0) break;
+    const parents = await loadHits(ctx, batch);
+    for (const parent of parents) {
+      const own = ctx.registry
+        .embeddedIn(parent.type)
+        .filter((d) => types.has(d.type))
+        .flatMap((d) => d.embedded!.extract(parent))
+        .sort((a, b) => (a.id - b.id) * (sort.descending ? -1 : 1));
+      children.push(...own.filter((c) => !last || (sort.descending ? c.id < last.id : c.id > last.id)));
+    }
+    if (children.length > skip + page.size) break;
+    const tail = batch.at(-1)!;
+    position = { id: tail.id, ...(byUpdated ? { updatedAt: tail.updatedAt } : {}) };
+  }
+  const records = children.slice(skip, skip + page.size);
+  const lastRecord = records.at(-1);
+  const counts = await familyCounts(ctx.registry.familyOf(embedded[0]!.parentTypes[0]!));
+  return {
+    records,
+    count: counts[def.type] ?? 0,
+    ...(children.length > skip + page.size && lastRecord ? { nextAfter: { id: lastRecord.id, ...(byUpdated ? { updatedAt: lastRecord.updatedAt } : {}) } } : {}),
+  };
 }
 
 async function loadHits(ctx: RequestContext, hits: TermHit[]): Promise<StoredRecord[]> {

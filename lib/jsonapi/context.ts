@@ -1,4 +1,5 @@
 import type { Registry } from '#lib/jsonapi/registry.ts';
+import type { EmbeddedDef } from '#lib/jsonapi/resource.ts';
 import { findByUuid, getRecords, recordKey, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import type { UnitOfWork } from '#lib/store/unit-of-work.ts';
 
@@ -28,28 +29,59 @@ export const refOf = (record: StoredRecord): Ref => ({ type: record.type, id: re
 
 /**
  * Loads records for one request: batched, de-duplicated and cached, so a record read twice costs one
- * read. During a write it sees the unit of work's staged changes first (read-your-writes).
+ * read. During a write it sees the unit of work's staged changes first (read-your-writes). Embedded
+ * records (wells, aliquots, …) are found in their parent, so a plate's wells cost the plate's read.
  */
 export class Loader {
   private readonly cache = new Map<string, StoredRecord | null>();
+  private readonly views = new WeakMap<StoredRecord, Map<string, StoredRecord>>();
 
   constructor(
     private readonly registry: Registry,
     private readonly staged?: (family: string, id: number) => StoredRecord | null | undefined,
   ) {}
 
+  private embeddedDef(type: string): EmbeddedDef | undefined {
+    return [type, ...this.registry.concreteTypes(type)].map((t) => this.registry.get(t)?.embedded).find((e) => e !== undefined);
+  }
+
+  /** Where a ref's record is stored: itself, or the parent that holds it. */
+  private storage(ref: Ref): { family: string; id: number; embedded: boolean } {
+    const embedded = this.embeddedDef(ref.type);
+    return embedded
+      ? { family: this.registry.familyOf(embedded.parentTypes[0]!), id: embedded.parentId(ref.id), embedded: true }
+      : { family: this.registry.familyOf(ref.type), id: ref.id, embedded: false };
+  }
+
+  private stored(family: string, id: number): StoredRecord | null | undefined {
+    const staged = this.staged?.(family, id);
+    return staged === undefined ? this.cache.get(recordKey(family, id)) : staged;
+  }
+
+  /** The embedded records of a parent by `type:id`; cached for stored parents (staged ones may still change). */
+  private embeddedIn(parent: StoredRecord): Map<string, StoredRecord> {
+    const cached = this.views.get(parent);
+    if (cached) return cached;
+    const views = new Map<string, StoredRecord>();
+    for (const def of this.registry.embeddedIn(parent.type)) {
+      for (const view of def.embedded!.extract(parent)) views.set(recordKey(view.family, view.id), view);
+    }
+    if (this.staged?.(parent.family, parent.id) === undefined) this.views.set(parent, views);
+    return views;
+  }
+
   /** Records for the refs, keyed by `type:id` as asked; a ref whose record is missing or of another type is absent. */
   async load(refs: readonly Ref[]): Promise<Map<string, StoredRecord>> {
-    const wanted = refs.map((ref) => ({ ref, family: this.registry.familyOf(ref.type) }));
-    const missing = wanted.filter(({ family, ref }) => !this.cache.has(recordKey(family, ref.id)) && this.staged?.(family, ref.id) === undefined);
+    const wanted = refs.map((ref) => ({ ref, ...this.storage(ref) }));
+    const missing = wanted.filter(({ family, id }) => !this.cache.has(recordKey(family, id)) && this.staged?.(family, id) === undefined);
     if (missing.length > 0) {
-      const found = await getRecords(missing.map(({ family, ref }) => ({ family, id: ref.id })));
-      for (const { family, ref } of missing) this.cache.set(recordKey(family, ref.id), found.get(recordKey(family, ref.id)) ?? null);
+      const found = await getRecords(missing.map(({ family, id }) => ({ family, id })));
+      for (const { family, id } of missing) this.cache.set(recordKey(family, id), found.get(recordKey(family, id)) ?? null);
     }
     const result = new Map<string, StoredRecord>();
-    for (const { ref, family } of wanted) {
-      const staged = this.staged?.(family, ref.id);
-      const record = staged === undefined ? this.cache.get(recordKey(family, ref.id)) : staged;
+    for (const { ref, family, id, embedded } of wanted) {
+      const holder = this.stored(family, id);
+      const record = holder && embedded ? this.embeddedIn(holder).get(recordKey(this.registry.familyOf(ref.type), ref.id)) : holder;
       if (record && this.registry.satisfies(record.type, [ref.type])) result.set(refKey(ref), record);
     }
     return result;

@@ -180,7 +180,7 @@ async function write(ctx: RequestContext, def: ResourceDef, target: Target, requ
       mode === 'create'
         ? await (def.create ?? ((c, i) => defaultCreate(c, def, i)))(wctx, input)
         : await (def.update ?? ((c, r, i) => defaultUpdate(c, def, r, i)))(wctx, current!, input);
-    recordEvents(wctx, input);
+    recordEvents(wctx, input, record, mode);
     const { render, included } = await compound(wctx, [record], options);
     const self = resourceUrl(ctx, record.type, record.id);
     const response = json(mode === 'create' ? 201 : 200, { data: render(record), ...included, links: { self } }, mode === 'create' ? { Location: self } : {});

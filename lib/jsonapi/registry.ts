@@ -29,10 +29,31 @@ export class Registry implements RecordModel {
     return this.defs.get(type)?.family ?? type;
   }
 
+  /** Embedded types held by records of `type`. */
+  embeddedIn(type: string): ResourceDef[] {
+    return [...this.defs.values()].filter((d) => d.embedded?.parentTypes.includes(type));
+  }
+
   countsOf(record: StoredRecord): Record<string, number> {
     const counts: Record<string, number> = { [record.type]: 1 };
     for (const supertype of this.defs.get(record.type)?.supertypes ?? []) counts[supertype] = 1;
+    for (const def of this.embeddedIn(record.type)) {
+      for (const child of def.embedded!.extract(record)) {
+        for (const type of new Set([child.type, ...(this.defs.get(child.type)?.supertypes ?? [])])) counts[type] = (counts[type] ?? 0) + 1;
+      }
+    }
     return counts;
+  }
+
+  lookupsOf(record: StoredRecord): { lookup1?: string; lookup2?: string } {
+    const def = this.require(record.type);
+    const lookups: { lookup1?: string; lookup2?: string } = {};
+    for (const [name, index] of Object.entries(def.indexes ?? {})) {
+      if (!index.slot) continue;
+      const [value] = this.indexValues(index, record);
+      if (value !== undefined) lookups[`lookup${index.slot}`] = `${this.indexScope(def, name)}#${value}`;
+    }
+    return lookups;
   }
 
   /** The concrete types a type stands for: its members when polymorphic, else itself. */
@@ -58,6 +79,7 @@ export class Registry implements RecordModel {
     const def = this.require(record.type);
     const terms: TermSpec[] = [];
     for (const [name, index] of Object.entries(def.indexes ?? {})) {
+      if (index.slot) continue;
       const scope = this.indexScope(def, name);
       for (const value of this.indexValues(index, record)) {
         terms.push(

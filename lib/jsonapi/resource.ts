@@ -18,7 +18,10 @@ export interface AttributeDef {
   schema?: z.ZodType;
   /** Must be present and not null on create. */
   required?: boolean;
-  /** A read-only attribute that POST accepts all the same (interface.md "Creation shapes"). */
+  /**
+   * Accepted on POST only: a read-only attribute listed in interface.md's "Creation shapes", or a
+   * write-only one that only makes sense on create.
+   */
   acceptOnCreate?: boolean;
   /** A deprecated `<relationship>_uuid` attribute: names that relationship's record by uuid. */
   uuidOf?: string;
@@ -52,6 +55,26 @@ export interface IndexDef {
   normalize?: (value: string) => string;
   /** One record per value. The violation is answered as a 422 on `field`. */
   unique?: { field: string; pointer: string };
+  /**
+   * Keep this (single-valued, non-unique) index in a lookup slot of the table's secondary indexes
+   * instead of index items: it then costs no item in a write transaction, at the price of being
+   * eventually consistent.
+   */
+  slot?: 1 | 2;
+}
+
+/**
+ * A type whose records live inside records of another type (wells in their plate, aliquots in their
+ * labware): they are read, listed and counted through their parents, and their ids say which parent
+ * holds them, so finding one costs one read of its parent.
+ */
+export interface EmbeddedDef {
+  /** The types of the records that hold these. */
+  parentTypes: readonly string[];
+  /** The id of the parent holding the embedded record with this id. */
+  parentId: (id: number) => number;
+  /** The embedded records of this type in a parent, in id order. */
+  extract: (parent: StoredRecord) => StoredRecord[];
 }
 
 export type FilterDef =
@@ -81,8 +104,10 @@ export interface ResourceDef {
   family?: string;
   /** Polymorphic types the records also belong to (listed, counted and found under them too). */
   supertypes?: readonly string[];
-  /** For a polymorphic type such as `labware`: its concrete member types. */
+  /** For a polymorphic type such as `labware`: its concrete member types (may include itself). */
   members?: readonly string[];
+  /** Set when the records live inside other records. */
+  embedded?: EmbeddedDef;
   methods: readonly Method[];
   /** Other `data.type` values a write may carry; '' accepts a missing type (legacy clients). */
   acceptedTypes?: readonly string[];

@@ -126,8 +126,11 @@ export async function defaultUpdate(ctx: WriteContext, def: ResourceDef, current
   return ctx.uow.update(current, { attrs: storedAttributes(def, input), rels: storedRelationships(input) });
 }
 
-/** Records one event per record the unit of work created or changed (contract §4), data as the API renders it. */
-export function recordEvents(ctx: WriteContext, input: WriteInput): void {
+/**
+ * Records one event per record the unit of work created or changed (contract §4), data as the API
+ * renders it — and for the request's own record when it lives inside another (a POSTed aliquot).
+ */
+export function recordEvents(ctx: WriteContext, input: WriteInput, primary: StoredRecord, mode: 'create' | 'update'): void {
   const user = input.relationships.user;
   const actor = {
     api_key: ctx.apiKey?.name ?? null,
@@ -136,10 +139,12 @@ export function recordEvents(ctx: WriteContext, input: WriteInput): void {
   const emit = (record: StoredRecord, action: string) =>
     ctx.uow.addEvent({
       type: `${record.type}.${action}`,
-      resource: { type: record.type, id: String(record.id), uuid: record.uuid },
+      resource: { type: record.type, id: String(record.id), uuid: record.uuid || null },
       data: renderResource(ctx, record, new Map()),
       actor,
     });
+  const written = [...ctx.uow.created, ...ctx.uow.updated.map((u) => u.after)];
+  if (!written.some((r) => r.family === primary.family && r.id === primary.id)) emit(primary, mode === 'create' ? 'created' : 'updated');
   for (const record of ctx.uow.created) emit(record, 'created');
   for (const { before, after } of ctx.uow.updated) {
     const stateChanged = 'state' in after.attrs && before.attrs.state !== after.attrs.state;

@@ -1,4 +1,8 @@
 import { Registry } from '#lib/jsonapi/registry.ts';
+import { customMetadatumCollections } from '#lib/resources/custom-metadatum-collections.ts';
+import { labware, plates, tubes } from '#lib/resources/labware.ts';
+import { aliquots, receptacles, wells } from '#lib/resources/receptacles.ts';
+import { rackedTubes, tubeRacks } from '#lib/resources/tube-racks.ts';
 import { barcodePrinters, platePurposes, requestTypes, studies, submissionTemplates, tubePurposes, tubeRackPurposes, users } from '#lib/resources/reference.ts';
 import { sampleMetadata } from '#lib/resources/sample-metadata.ts';
 import { samples } from '#lib/resources/samples.ts';
@@ -15,4 +19,13 @@ export const registry = new Registry([
   requestTypes,
   barcodePrinters,
   submissionTemplates,
+  labware,
+  plates,
+  tubes,
+  tubeRacks,
+  wells,
+  receptacles,
+  aliquots,
+  rackedTubes,
+  customMetadatumCollections,
 ]);

@@ -8,7 +8,8 @@ import { tableDefinition } from '#lib/store/table.ts';
  * entity so the kinds of item never collide.
  *
  * - record: one JSON:API resource (or one aggregate, e.g. a plate with its wells), keyed by id family and
- *   id; the secondary indexes find it by uuid and list its type by id or update time.
+ *   id; the secondary indexes find it by uuid, list its type by id or update time, and find it by up to
+ *   two single-valued lookups (`lookup1`, `lookup2`: `<scope>#<value>`).
  * - term: an index entry for a filter or a uniqueness rule. `scope`+`value` is what is looked up (a name,
  *   a sample id), `ref` orders the entries (the padded id) or is `-` for a unique entry, which then
  *   doubles as the uniqueness guard (created with attribute_not_exists).
@@ -20,7 +21,9 @@ import { tableDefinition } from '#lib/store/table.ts';
  */
 const pk = tableDefinition.partitionKey;
 const sk = tableDefinition.sortKey;
-const [byUuid, byType, byTypeUpdated] = tableDefinition.indexes;
+const [byUuid, byType, byTypeUpdated, byLookup1, byLookup2] = tableDefinition.indexes;
+/** The lookup slots, by the number an IndexDef names. */
+export const lookupIndexes = { 1: 'byLookup1', 2: 'byLookup2' } as const;
 /** Ids sort as text in keys, so they are zero-padded there. */
 const idPadding = { length: 12, char: '0' };
 
@@ -40,6 +43,8 @@ function build() {
         version: { type: 'number', required: true },
         attrs: { type: 'any', required: true },
         rels: { type: 'any', required: true },
+        lookup1: { type: 'string' },
+        lookup2: { type: 'string' },
       },
       indexes: {
         byId: { pk: { field: pk, composite: ['family', 'id'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } },
@@ -57,6 +62,19 @@ function build() {
           index: byTypeUpdated.name,
           pk: { field: byTypeUpdated.partitionKey, composite: ['type'], casing: 'none' },
           sk: { field: byTypeUpdated.sortKey, composite: ['updatedAt', 'id'], casing: 'none' },
+        },
+        // Sparse: only records with a value are indexed. Hits are ordered by the caller, so no sort composite.
+        byLookup1: {
+          index: byLookup1.name,
+          condition: (a) => typeof a.lookup1 === 'string',
+          pk: { field: byLookup1.partitionKey, composite: ['lookup1'], casing: 'none' },
+          sk: { field: byLookup1.sortKey, composite: [], casing: 'none' },
+        },
+        byLookup2: {
+          index: byLookup2.name,
+          condition: (a) => typeof a.lookup2 === 'string',
+          pk: { field: byLookup2.partitionKey, composite: ['lookup2'], casing: 'none' },
+          sk: { field: byLookup2.sortKey, composite: [], casing: 'none' },
         },
       },
     },

@@ -76,6 +76,14 @@ export async function findTerms(scope: string, value: string): Promise<TermHit[]
   return data as TermHit[];
 }
 
+/** Records found under a single-valued lookup (`<scope>#<value>`) in one of the two lookup slots. */
+export async function findByLookup(slot: 1 | 2, key: string): Promise<TermHit[]> {
+  const { record } = store().entities;
+  const query = slot === 1 ? record.query.byLookup1({ lookup1: key }) : record.query.byLookup2({ lookup2: key });
+  const { data } = await query.go({ pages: 'all', attributes: ['family', 'id', 'type'] });
+  return data.map((d) => ({ ref: '-', family: d.family, type: d.type, id: d.id }));
+}
+
 /** The record with this uuid, as the uuid index knows it. */
 export async function findByUuid(uuid: string): Promise<TermHit | undefined> {
   const { data } = await store().entities.record.query.byUuid({ uuid }).go({ attributes: ['family', 'id', 'type'], limit: 1 });

@@ -30,6 +30,10 @@ export const tableDefinition = {
     { name: 'byUuid', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projected: listed },
     { name: 'byType', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projected: listed },
     { name: 'byTypeUpdated', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projected: listed },
+    // Two general lookup slots for single-valued filters that must cost no transaction item (e.g. a
+    // labware's barcode and purpose): the key is `<scope>#<value>`; records without one are not indexed.
+    { name: 'byLookup1', partitionKey: 'gsi4pk', sortKey: 'gsi4sk', projected: listed },
+    { name: 'byLookup2', partitionKey: 'gsi5pk', sortKey: 'gsi5sk', projected: listed },
   ],
 } as const;
 

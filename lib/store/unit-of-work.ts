@@ -19,13 +19,15 @@ export interface RecordModel {
   /** What a record adds to the counts of its family: its type, its supertypes, records embedded in it. */
   countsOf(record: StoredRecord): Record<string, number>;
   termsOf(record: StoredRecord): TermSpec[];
+  /** The record's values in the two lookup slots (maintained by DynamoDB, no transaction item). */
+  lookupsOf(record: StoredRecord): { lookup1?: string; lookup2?: string };
 }
 
 export interface EventEnvelope {
   id: string;
   type: string;
   occurred_at: string;
-  resource: { type: string; id: string; uuid: string };
+  resource: { type: string; id: string; uuid: string | null };
   data: unknown;
   actor: unknown;
 }
@@ -119,14 +121,14 @@ export class UnitOfWork {
     return Array.from({ length: count }, (_, i) => first + i);
   }
 
-  async create(type: string, init: { attrs: Record<string, unknown>; rels: Record<string, RelValue>; id?: number }): Promise<StoredRecord> {
+  async create(type: string, init: { attrs: Record<string, unknown>; rels: Record<string, RelValue>; id?: number; uuid?: string }): Promise<StoredRecord> {
     const family = this.model.familyOf(type);
     const id = init.id ?? (await this.allocateIds(family, 1))[0]!;
     const record: StoredRecord = {
       family,
       id,
       type,
-      uuid: randomUUID(),
+      uuid: init.uuid ?? randomUUID(),
       createdAt: this.now,
       updatedAt: this.now,
       version: 1,
@@ -152,7 +154,8 @@ export class UnitOfWork {
       return fresh;
     }
     const before = this.updatedByKey.get(key)?.before ?? current;
-    const after: StoredRecord = { ...before, type, attrs, rels, updatedAt: this.now, version: before.version + 1 };
+    const { family, id, uuid, createdAt, version } = before;
+    const after: StoredRecord = { family, id, type, uuid, createdAt, updatedAt: this.now, version: version + 1, attrs, rels };
     this.updatedByKey.set(key, { before, after });
     return after;
   }
@@ -245,13 +248,15 @@ export class UnitOfWork {
 
     for (const record of this.createdByKey.values()) {
       oversized(record);
-      ops.push({ op: (e) => e.record.create(record).commit(), onReject: 'conflict' });
+      const item = { ...record, ...this.model.lookupsOf(record) };
+      ops.push({ op: (e) => e.record.create(item).commit(), onReject: 'conflict' });
       ops.push(...this.termOps([], this.model.termsOf(record), record));
     }
     for (const { before, after } of this.updatedByKey.values()) {
       oversized(after);
+      const item = { ...after, ...this.model.lookupsOf(after) };
       ops.push({
-        op: (e) => e.record.put(after).where((a, op) => op.eq(a.version, before.version)).commit(),
+        op: (e) => e.record.put(item).where((a, op) => op.eq(a.version, before.version)).commit(),
         onReject: 'conflict',
       });
       ops.push(...this.termOps(this.model.termsOf(before), this.model.termsOf(after), after));

@@ -1,0 +1,3 @@
+import { handlerFor } from '#lib/routes.ts';
+
+export const handler = handlerFor('receptacles');

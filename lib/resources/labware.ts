@@ -1,0 +1,175 @@
+import { z } from 'zod';
+import { decodeBarcode } from '#lib/domain/barcode.ts';
+import { labwareUuid, slotId } from '#lib/domain/labware-ids.ts';
+import { layoutForSize } from '#lib/domain/geometry.ts';
+import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
+import { errors } from '#lib/jsonapi/errors.ts';
+import { attr, lowerCase, timestamps, toMany, toOne, uuidAttribute, uuidFilter, type AttributeDef, type FilterDef, type IndexDef, type RelationshipDef, type ResourceDef, type WriteInput } from '#lib/jsonapi/resource.ts';
+import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { aliquotRefs, canonicalBarcode, externalBarcode, generatedBarcode, labwareAttrs, receptacleRefs, renderBarcode, type LabwareAttrs } from '#lib/resources/labware-model.ts';
+
+/** What plates, tubes and tube racks share: barcodes, purpose, family links, custom metadata. */
+export const LABWARE_TYPES = ['plates', 'tubes', 'tube_racks'] as const;
+export const MAX_BARCODE_NUMBER = 9_999_999;
+
+/** A relationship computed from the record alone (no reads). */
+export const computed = (kind: 'one' | 'many', types: string | readonly string[], fn: (record: StoredRecord) => RelValue, access: RelationshipDef['access'] = 'R'): RelationshipDef => ({
+  ...(kind === 'one' ? toOne(types, access) : toMany(types, access)),
+  resolve: async (_ctx, records) => new Map(records.map((r) => [r, fn(r)])),
+});
+
+/** Ancestors or descendants: the parent (or child) links followed generation by generation, one batched read each. */
+async function lineage(ctx: RequestContext, records: StoredRecord[], direction: 'parents' | 'children'): Promise<Map<StoredRecord, RelValue>> {
+  const result = new Map<StoredRecord, RelValue>();
+  const MAX_GENERATIONS = 50;
+  await Promise.all(
+    records.map(async (record) => {
+      const seen = new Map<string, Ref>();
+      let frontier = (record.rels[direction] as Ref[] | undefined) ?? [];
+      for (let generation = 0; frontier.length > 0 && generation < MAX_GENERATIONS; generation++) {
+        const fresh = frontier.filter((r) => !seen.has(refKey(r)));
+        for (const ref of fresh) seen.set(refKey(ref), ref);
+        const loaded = await ctx.loader.load(fresh);
+        frontier = [...loaded.values()].flatMap((r) => (r.rels[direction] as Ref[] | undefined) ?? []);
+      }
+      result.set(record, [...seen.values()].sort((a, b) => a.id - b.id));
+    }),
+  );
+  return result;
+}
+
+export const barcodeIndex: IndexDef = { scope: 'barcode', slot: 1, values: (r) => [labwareAttrs(r).barcode?.human_barcode], normalize: canonicalBarcode };
+export const purposeIndex: IndexDef = { scope: 'purpose', slot: 2, values: (r) => [(r.rels.purpose as Ref | null)?.id] };
+/** Client-given barcodes are guarded for uniqueness; generated ones are unique by construction (the labware id). */
+const externalBarcodeGuard: IndexDef = {
+  scope: 'barcode-guard',
+  values: (r) => [labwareAttrs(r).barcode?.external ? labwareAttrs(r).barcode.human_barcode : undefined],
+  normalize: canonicalBarcode,
+  unique: { field: 'barcode', pointer: '/data/attributes/barcode' },
+};
+
+/** `purpose_name` → the ids of purposes with those names (purpose names are one name space). */
+const purposeNameFilter: FilterDef = {
+  index: 'purpose',
+  translate: async (_ctx, names) => (await Promise.all(names.map((n) => findTerms('purposes.name', lowerCase(n))))).flat().map((hit) => String(hit.id)),
+};
+
+export const labwareIndexes = { barcode: barcodeIndex, purpose: purposeIndex, barcode_guard: externalBarcodeGuard };
+export const labwareFilters: Record<string, FilterDef> = { uuid: uuidFilter, barcode: { index: 'barcode' }, purpose_id: { index: 'purpose' }, purpose_name: purposeNameFilter };
+
+export const labwareAttributes: Record<string, AttributeDef> = {
+  ...uuidAttribute,
+  name: attr('R'),
+  labware_barcode: attr('R', undefined, { get: renderBarcode }),
+  state: attr('R'),
+  ...timestamps,
+};
+
+export const labwareRelationships = (purposeType: string): Record<string, RelationshipDef> => ({
+  purpose: toOne(purposeType, 'WO', { required: true }),
+  parents: toMany('labware', 'R'),
+  children: toMany('labware', 'R'),
+  ancestors: { ...toMany('labware', 'R'), resolve: (ctx, records) => lineage(ctx, records, 'parents') },
+  descendants: { ...toMany('labware', 'R'), resolve: (ctx, records) => lineage(ctx, records, 'children') },
+  custom_metadatum_collection: toOne('custom_metadatum_collections', 'R'),
+});
+
+/** A barcode given on create: any text, but not in the format this service generates (that would clash later). */
+export const barcodeInput = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'may contain letters, digits, ".", "_", ":" and "-"')
+  .refine((v) => !decodeBarcode(v), 'is in the format of the barcodes this service generates; leave it out to have one generated');
+
+/** Creates a labware record: id from the labware family, barcode given or made from the purpose's prefix and the id. */
+export async function createLabware(
+  ctx: WriteContext,
+  type: string,
+  input: WriteInput,
+  { barcodePrefix, ...attrs }: Omit<LabwareAttrs, 'barcode' | 'aliquotCount' | 'name'> & { name?: string | null; barcodePrefix?: string },
+): Promise<StoredRecord> {
+  const purpose = input.relationships.purpose as StoredRecord | undefined;
+  const [id] = await ctx.uow.allocateIds('labware', 1);
+  const given = input.attributes.barcode as string | undefined;
+  if (!given && id! > MAX_BARCODE_NUMBER) throw errors.invalidValue('/data/attributes/barcode', `barcode - generated barcodes are exhausted (labware id ${id}); give a barcode`);
+  const barcode = given ? externalBarcode(given) : generatedBarcode(barcodePrefix ?? String(purpose!.attrs.barcode_prefix), id!);
+  const stored: LabwareAttrs = { name: null, ...attrs, barcode, aliquotCount: 0 };
+  return ctx.uow.create(type, {
+    id: id!,
+    uuid: labwareUuid(),
+    attrs: stored as unknown as Record<string, unknown>,
+    rels: { purpose: purpose ? refOf(purpose) : null, parents: [], children: [], custom_metadatum_collection: null, ...(type === 'tubes' ? { tube_rack: null } : {}) },
+  });
+}
+
+const gridAttributes = {
+  size: attr('R'),
+  number_of_rows: attr('R', undefined, { get: (r) => layoutForSize(Number(r.attrs.size))?.rows ?? null }),
+  number_of_columns: attr('R', undefined, { get: (r) => layoutForSize(Number(r.attrs.size))?.columns ?? null }),
+};
+
+/** traction-ui asks for this field; retention is not tracked yet, so it is always null. */
+const retentionInstruction = { retention_instruction: attr('R', undefined, { get: () => null }) };
+
+export const plates: ResourceDef = {
+  type: 'plates',
+  family: 'labware',
+  supertypes: ['labware'],
+  methods: ['list', 'read', 'create'],
+  attributes: { ...labwareAttributes, ...gridAttributes, ...retentionInstruction, barcode: attr('W', barcodeInput, { transient: true, acceptOnCreate: true }) },
+  relationships: {
+    ...labwareRelationships('plate_purposes'),
+    wells: computed('many', 'wells', receptacleRefs),
+    receptacles: computed('many', 'wells', receptacleRefs),
+    child_plates: computed('many', 'plates', (r) => (r.rels.children as Ref[]).filter((c) => c.type === 'plates')),
+  },
+  indexes: labwareIndexes,
+  filters: labwareFilters,
+  create: (ctx, input) => {
+    const size = Number((input.relationships.purpose as StoredRecord).attrs.size ?? 96);
+    return createLabware(ctx, 'plates', input, { size, state: 'pending', receptacles: Array.from({ length: size }, () => []) });
+  },
+};
+
+export const tubes: ResourceDef = {
+  type: 'tubes',
+  family: 'labware',
+  supertypes: ['labware'],
+  methods: ['list', 'read', 'create'],
+  attributes: {
+    ...labwareAttributes,
+    ...retentionInstruction,
+    name: attr('R', z.string().min(1), { acceptOnCreate: true }),
+    barcode: attr('W', barcodeInput, { transient: true, acceptOnCreate: true }),
+  },
+  relationships: {
+    ...labwareRelationships('tube_purposes'),
+    receptacle: computed('one', 'receptacles', (r) => ({ type: 'receptacles', id: slotId(r.id, 1) })),
+    receptacles: computed('many', 'receptacles', receptacleRefs),
+    aliquots: computed('many', 'aliquots', (r) => aliquotRefs(r)),
+    tube_rack: toOne('tube_racks', 'R'),
+    racked_tube: computed('one', 'racked_tubes', (r) => {
+      const rack = r.rels.tube_rack as Ref | null | undefined;
+      const slot = labwareAttrs(r).rackSlot;
+      return rack && slot ? { type: 'racked_tubes', id: slotId(rack.id, slot) } : null;
+    }),
+  },
+  indexes: labwareIndexes,
+  filters: labwareFilters,
+  create: (ctx, input) =>
+    createLabware(ctx, 'tubes', input, { name: (input.attributes.name as string | undefined) ?? null, state: 'pending', receptacles: [[]], rackSlot: null }),
+};
+
+/** Labware of any kind: items render as plates, tubes or tube_racks. */
+export const labware: ResourceDef = {
+  type: 'labware',
+  family: 'labware',
+  members: LABWARE_TYPES,
+  methods: ['list', 'read'],
+  attributes: {},
+  relationships: {},
+  indexes: { barcode: barcodeIndex },
+  filters: { uuid: uuidFilter, barcode: { index: 'barcode' } },
+};

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { aliquotId, labwareOfSlot, parseSlotUuid, slotId, slotOf } from '#lib/domain/labware-ids.ts';
+import { errors, show } from '#lib/jsonapi/errors.ts';
+import { attr, toMany, toOne, uuidAttribute, type FilterDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
+import { findByUuid, type Ref, type StoredRecord, type TermHit } from '#lib/store/records.ts';
+import { computed } from '#lib/resources/labware.ts';
+import { aliquotViews, labwareAttrs, labwareOfAliquot, receptacleType, receptacleViews, type StoredAliquot } from '#lib/resources/labware-model.ts';
+
+/** Receptacle uuids name their labware's uuid and their slot (lib/domain/labware-ids.ts). */
+const receptacleUuidFilter: FilterDef = {
+  lookup: async (_ctx, values) => {
+    const hits = await Promise.all(
+      values.map(async (value): Promise<TermHit | undefined> => {
+        const parsed = parseSlotUuid(value);
+        const labware = parsed && (await findByUuid(parsed.labwareUuid));
+        return labware && parsed ? { ref: '-', family: 'receptacles', type: receptacleType(labware.type), id: slotId(labware.id, parsed.slot) } : undefined;
+      }),
+    );
+    return hits.filter((h): h is TermHit => h !== undefined);
+  },
+  matches: (record, values) => values.some((v) => v.toLowerCase() === record.uuid),
+};
+
+/** Relationships to types whose own issues are still to come: nothing can point there yet. */
+const none = (type: string) => computed('many', type, () => []);
+
+export const wells: ResourceDef = {
+  type: 'wells',
+  family: 'receptacles',
+  supertypes: ['receptacles'],
+  methods: ['list', 'read'],
+  embedded: { parentTypes: ['plates'], parentId: labwareOfSlot, extract: receptacleViews },
+  attributes: { ...uuidAttribute, position: attr('R'), state: attr('R') },
+  relationships: {
+    plate: toOne('plates', 'R'),
+    aliquots: toMany('aliquots', 'R'),
+    requests_as_source: none('requests'),
+    qc_results: none('qc_results'),
+    poly_metadata: none('poly_metadata'),
+  },
+  filters: { uuid: receptacleUuidFilter },
+};
+
+/** The receptacle of a tube; as a polymorphic type also every well (wells are receptacles). */
+export const receptacles: ResourceDef = {
+  type: 'receptacles',
+  family: 'receptacles',
+  members: ['receptacles', 'wells'],
+  methods: ['list', 'read'],
+  embedded: { parentTypes: ['tubes'], parentId: labwareOfSlot, extract: receptacleViews },
+  attributes: { ...uuidAttribute, state: attr('R') },
+  relationships: {
+    labware: toOne('labware', 'R'),
+    aliquots: toMany('aliquots', 'R'),
+    requests_as_source: none('requests'),
+    qc_results: none('qc_results'),
+  },
+  filters: { uuid: receptacleUuidFilter },
+};
+
+const tagKey = (a: Pick<StoredAliquot, 'tag' | 'tag2'>) => `${a.tag?.oligo ?? '-'}/${a.tag2?.oligo ?? '-'}`;
+
+export const aliquots: ResourceDef = {
+  type: 'aliquots',
+  family: 'aliquots',
+  methods: ['list', 'read', 'create'],
+  embedded: { parentTypes: ['plates', 'tubes'], parentId: labwareOfAliquot, extract: aliquotViews },
+  attributes: {
+    tag_oligo: attr('R'),
+    tag_index: attr('R'),
+    tag2_oligo: attr('R'),
+    tag2_index: attr('R'),
+    library_type: attr('WO', z.string().min(1)),
+  },
+  relationships: {
+    receptacle: toOne('receptacles', 'WO', { required: true }),
+    sample: toOne('samples', 'WO', { required: true }),
+    study: toOne('studies', 'WO'),
+    request: computed('one', 'requests', () => null),
+  },
+  filters: {},
+
+  /** Puts a sample into a well or tube: one rewrite of the labware, refused if it would clash (contract §2). */
+  create: async (ctx, input) => {
+    const receptacle = input.relationships.receptacle as StoredRecord;
+    const sample = input.relationships.sample as StoredRecord;
+    const study = input.relationships.study as StoredRecord | null | undefined;
+    const labware = (await ctx.loader.one((receptacle.rels.plate ?? receptacle.rels.labware) as Ref))!;
+    const attrs = labwareAttrs(labware);
+    const slot = slotOf(receptacle.id);
+    const aliquot: StoredAliquot = { n: attrs.aliquotCount + 1, sample: sample.id, study: study?.id ?? null, tag: null, tag2: null, library_type: (input.attributes.library_type as string | undefined) ?? null };
+    const clash = attrs.receptacles[slot - 1]!.find((a) => tagKey(a) === tagKey(aliquot));
+    if (clash) {
+      throw errors.invalidValue(
+        '/data/relationships/sample',
+        clash.sample === sample.id
+          ? `sample - ${receptacle.type} ${receptacle.id} already holds sample ${sample.id} with the same tags`
+          : `sample - tag clash: ${receptacle.type} ${receptacle.id} already holds sample ${clash.sample} with the same tags (${show(tagKey(aliquot))})`,
+      );
+    }
+    const receptaclesAfter = attrs.receptacles.map((list, i) => (i === slot - 1 ? [...list, aliquot] : list));
+    const updated = ctx.uow.update(labware, { attrs: { receptacles: receptaclesAfter, aliquotCount: aliquot.n } });
+    return aliquotViews(updated).find((v) => v.id === aliquotId(labware.id, aliquot.n))!;
+  },
+};
