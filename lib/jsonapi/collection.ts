@@ -2,7 +2,7 @@ import type { RequestContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, show } from '#lib/jsonapi/errors.ts';
 import { buildQuery, type ParsedQuery } from '#lib/jsonapi/query.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
-import type { FilterDef, ResourceDef } from '#lib/jsonapi/resource.ts';
+import { own, type FilterDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import type { Fieldsets } from '#lib/jsonapi/render.ts';
 import { familyCounts, findByLookup, findTerms, listPage, padId, recordKey, type ListPosition, type StoredRecord, type TermHit } from '#lib/store/records.ts';
 
@@ -75,7 +75,7 @@ export function parseFieldsets(registry: Registry, fields: Map<string, string[]>
       problems.push(errors.invalidField(`fields[${type}]`, `${show(type)} is not a valid resource type`));
       continue;
     }
-    const known = (name: string) => defs.some((d) => (d.attributes[name] && d.attributes[name].access !== 'W') || d.relationships[name]);
+    const known = (name: string) => defs.some((d) => (own(d.attributes, name) && own(d.attributes, name)!.access !== 'W') || own(d.relationships, name));
     for (const name of names) {
       if (!known(name)) problems.push(errors.invalidField(`fields[${type}]`, `${show(name)} is not a valid field for ${type}`));
     }
@@ -86,7 +86,7 @@ export function parseFieldsets(registry: Registry, fields: Map<string, string[]>
 }
 
 export function checkFilterNames(def: ResourceDef, filters: Map<string, string[]>): void {
-  const problems = [...filters.keys()].filter((name) => !def.filters[name]).map((name) => errors.filterNotAllowed(`filter[${name}]`, name, def.type));
+  const problems = [...filters.keys()].filter((name) => !own(def.filters, name)).map((name) => errors.filterNotAllowed(`filter[${name}]`, name, def.type));
   if (problems.length > 0) throw JsonApiError.all(problems);
 }
 
@@ -130,13 +130,16 @@ export async function listRecords(ctx: RequestContext, def: ResourceDef, filters
     // A polymorphic type lists its member types merged in order; each member query reads at most one page.
     const byUpdated = sort.field === 'updated_at';
     const skip = page.cursor ? 0 : (page.number - 1) * page.size;
-    const [pages, counts] = await Promise.all([
+    const counted = familyCounts(ctx.registry.familyOf(def.type)).then((counts) => counts[def.type] ?? 0);
+    // A bare page past the end reads nothing more (and never asks DynamoDB for a Limit beyond its range).
+    if (skip > 0 && skip >= (await counted)) return { records: [], count: await counted };
+    const [pages, count] = await Promise.all([
       Promise.all(
         [...types].map((type) =>
           listPage(type, { byUpdated, limit: skip + page.size + 1, descending: sort.descending, ...(page.cursor ? { after: page.cursor.after } : {}) }),
         ),
       ),
-      familyCounts(ctx.registry.familyOf(def.type)),
+      counted,
     ]);
     const order = (a: ListPosition, b: ListPosition) =>
       (byUpdated && a.updatedAt !== b.updatedAt ? (a.updatedAt! < b.updatedAt! ? -1 : 1) : a.id - b.id) * (sort.descending ? -1 : 1);
@@ -145,7 +148,7 @@ export async function listRecords(ctx: RequestContext, def: ResourceDef, filters
     const last = pageHits.at(-1);
     return {
       records: await loadHits(ctx, pageHits),
-      count: counts[def.type] ?? 0,
+      count,
       ...(hits.length > skip + page.size && last ? { nextAfter: { id: last.id, ...(byUpdated ? { updatedAt: last.updatedAt } : {}) } } : {}),
     };
   }

@@ -1,6 +1,6 @@
-import { errors, JsonApiError, show } from '#lib/jsonapi/errors.ts';
+import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
-import type { ResourceDef } from '#lib/jsonapi/resource.ts';
+import { own, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import type { Ref } from '#lib/store/records.ts';
 
 /**
@@ -55,15 +55,15 @@ function accessProblem(access: string, mode: WriteMode, acceptOnCreate: boolean 
   return undefined;
 }
 
-function parseLinkage(registry: Registry, name: string, pointer: string, value: unknown, accepted: readonly string[], aliases: readonly string[]): Ref {
-  if (!isObject(value) || !('type' in value) || !('id' in value)) throw errors.invalidLinkage(pointer, name, `linkage must be an object with type and id, got ${show(value)}`);
+function parseLinkage(registry: Registry, name: string, at: string, value: unknown, accepted: readonly string[], aliases: readonly string[]): Ref {
+  if (!isObject(value) || !('type' in value) || !('id' in value)) throw errors.invalidLinkage(at, name, `linkage must be an object with type and id, got ${show(value)}`);
   const { type } = value;
-  if (typeof type !== 'string') throw errors.invalidLinkage(pointer, name, `linkage type must be a string, got ${show(type)}`);
+  if (typeof type !== 'string') throw errors.invalidLinkage(at, name, `linkage type must be a string, got ${show(type)}`);
   const id = parseId(value.id);
-  if (id === undefined) throw errors.invalidId(value.id, { pointer: `${pointer}/id` });
+  if (id === undefined) throw errors.invalidId(value.id, { pointer: `${at}/id` });
   if (aliases.includes(type)) return { type: accepted[0]!, id };
   if (!accepted.includes(type) && !accepted.some((t) => registry.concreteTypes(t).includes(type))) {
-    throw errors.typeMismatch(`${pointer}/type`, name, type, accepted);
+    throw errors.typeMismatch(`${at}/type`, name, type, accepted);
   }
   return { type, id };
 }
@@ -81,30 +81,30 @@ export function parseWriteDocument(
   const result: ParsedWrite = { attributes: {}, links: {} };
 
   for (const [name, value] of Object.entries(attributes)) {
-    const pointer = `/data/attributes/${name}`;
-    const attribute = def.attributes[name];
+    const at = pointer('data', 'attributes', name);
+    const attribute = own(def.attributes, name);
     const why = attribute ? accessProblem(attribute.access, mode, attribute.acceptOnCreate) : `it is not an attribute of ${def.type}`;
-    if (why) problems.push(errors.paramNotAllowed(pointer, name, why));
+    if (why) problems.push(errors.paramNotAllowed(at, name, why));
     else result.attributes[name] = value;
   }
 
   for (const [name, value] of Object.entries(relationships)) {
-    const pointer = `/data/relationships/${name}`;
-    const relationship = def.relationships[name];
+    const at = pointer('data', 'relationships', name);
+    const relationship = own(def.relationships, name);
     const why = relationship ? accessProblem(relationship.access, mode, relationship.acceptOnCreate) : `it is not a relationship of ${def.type}`;
     if (why) {
-      problems.push(errors.paramNotAllowed(pointer, name, why));
+      problems.push(errors.paramNotAllowed(at, name, why));
       continue;
     }
     try {
-      if (!isObject(value) || !('data' in value)) throw errors.invalidLinkage(pointer, name, `a relationship must be an object with a data member, got ${show(value)}`);
+      if (!isObject(value) || !('data' in value)) throw errors.invalidLinkage(at, name, `a relationship must be an object with a data member, got ${show(value)}`);
       const data = value.data;
       const aliases = relationship!.aliases ?? [];
       if (relationship!.kind === 'many') {
-        if (!Array.isArray(data)) throw errors.invalidLinkage(`${pointer}/data`, name, `a to-many relationship takes an array of linkage, got ${show(data)}`);
-        result.links[name] = data.map((d, i) => parseLinkage(registry, name, `${pointer}/data/${i}`, d, relationship!.types, aliases));
+        if (!Array.isArray(data)) throw errors.invalidLinkage(`${at}/data`, name, `a to-many relationship takes an array of linkage, got ${show(data)}`);
+        result.links[name] = data.map((d, i) => parseLinkage(registry, name, `${at}/data/${i}`, d, relationship!.types, aliases));
       } else {
-        result.links[name] = data === null ? null : parseLinkage(registry, name, `${pointer}/data`, data, relationship!.types, aliases);
+        result.links[name] = data === null ? null : parseLinkage(registry, name, `${at}/data`, data, relationship!.types, aliases);
       }
     } catch (error) {
       if (!(error instanceof JsonApiError)) throw error;

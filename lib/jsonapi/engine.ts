@@ -4,7 +4,7 @@ import { parseId, parseWriteDocument, type WriteMode } from '#lib/jsonapi/docume
 import { errors } from '#lib/jsonapi/errors.ts';
 import { parseIncludes, refsOf, resolveIncludes, resolveRelationship, type IncludeTree } from '#lib/jsonapi/include.ts';
 import { parseQuery, type ParsedQuery } from '#lib/jsonapi/query.ts';
-import type { ResourceDef } from '#lib/jsonapi/resource.ts';
+import { own, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import { linkage, renderResource, resourceUrl, type Fieldsets } from '#lib/jsonapi/render.ts';
 import { defaultCreate, defaultUpdate, recordEvents, requestHash, resolveInput, validateValues } from '#lib/jsonapi/write.ts';
 import { store } from '#lib/store/entities.ts';
@@ -134,7 +134,7 @@ async function get(ctx: RequestContext, def: ResourceDef, target: Target, reques
     const { render, included } = await compound(ctx, [owner], readOptions(ctx, query, [owner.type]));
     return json(200, { data: render(owner), ...included, links: { self: resourceUrl(ctx, owner.type, owner.id) } });
   }
-  if (!ctx.registry.require(owner.type).relationships[target.relationship]) {
+  if (!own(ctx.registry.require(owner.type).relationships, target.relationship)) {
     throw errors.notFound(`${target.relationship} is not a relationship of ${owner.type}`);
   }
   if (!target.linkageOnly) return getRelated(ctx, owner, target.relationship, request, query);
@@ -143,7 +143,9 @@ async function get(ctx: RequestContext, def: ResourceDef, target: Target, reques
   return json(200, { data: linkage(value), links: { self: `${self}/relationships/${target.relationship}`, related: `${self}/${target.relationship}` } });
 }
 
-const MAX_ATTEMPTS = 5;
+/** Concurrent writers of one id family all contend for its counter, so losers retry with backoff before a 409. */
+const MAX_ATTEMPTS = 10;
+const MAX_BACKOFF_MS = 500;
 
 async function write(ctx: RequestContext, def: ResourceDef, target: Target, request: ApiRequest, mode: WriteMode): Promise<ApiResponse> {
   const id = mode === 'update' ? urlId(target.id!) : undefined;
@@ -191,8 +193,8 @@ async function write(ctx: RequestContext, def: ResourceDef, target: Target, requ
     } catch (error) {
       if (error instanceof IdempotencyRace) return (await replay()) ?? response;
       if (!(error instanceof ConflictError)) throw error;
-      // Another request changed what this one read: start again from fresh reads, after a short jittered pause.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+      // Another request changed what this one read: start again from fresh reads, after an exponential, fully jittered pause.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_BACKOFF_MS, 10 * 2 ** attempt)));
     }
   }
   throw errors.concurrentUpdate();

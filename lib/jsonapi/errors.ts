@@ -42,6 +42,10 @@ function error(status: number, code: string, title: string, detail: string, sour
   return new JsonApiError([{ status: String(status), code, title, detail, ...(source ? { source } : {}) }], headers);
 }
 
+/** An RFC 6901 JSON pointer: `~` and `/` inside a segment are escaped as `~0` and `~1`. */
+export const pointer = (...segments: (string | number)[]): string =>
+  segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
 /** Renders a value for a detail message: strings quoted, everything else as JSON, long values cut. */
 export function show(value: unknown): string {
   let text: string;

@@ -1,7 +1,7 @@
 import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
-import type { RelationshipDef } from '#lib/jsonapi/resource.ts';
+import { own, type RelationshipDef } from '#lib/jsonapi/resource.ts';
 import type { Ref, RelValue, StoredRecord } from '#lib/store/records.ts';
 
 export type IncludeTree = Map<string, IncludeTree>;
@@ -28,7 +28,7 @@ export function parseIncludes(registry: Registry, rootTypes: readonly string[], 
     let types = rootTypes.flatMap((t) => [...registry.concreteTypes(t)]);
     let node = tree;
     for (const segment of segments) {
-      const relationships = types.map((t) => registry.get(t)?.relationships[segment]).filter((r): r is RelationshipDef => r !== undefined);
+      const relationships = types.map((t) => own(registry.get(t)?.relationships, segment)).filter((r): r is RelationshipDef => r !== undefined);
       if (relationships.length === 0) throw errors.invalidInclude(path, segment, types.join(' / '));
       types = [...new Set(relationships.flatMap((r) => targetTypes(registry, r)))];
       let child = node.get(segment);
@@ -44,7 +44,7 @@ export async function resolveRelationship(ctx: RequestContext, name: string, rec
   const result = new Map<StoredRecord, RelValue>();
   const byType = new Map<string, StoredRecord[]>();
   for (const record of records) {
-    if (!ctx.registry.get(record.type)?.relationships[name]) continue;
+    if (!own(ctx.registry.get(record.type)?.relationships, name)) continue;
     byType.set(record.type, [...(byType.get(record.type) ?? []), record]);
   }
   await Promise.all(

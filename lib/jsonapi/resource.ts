@@ -123,6 +123,14 @@ export interface ResourceDef {
   update?: (ctx: WriteContext, current: StoredRecord, input: WriteInput) => Promise<StoredRecord>;
 }
 
+/**
+ * A definition's own entry for a name the client chose. Definitions are plain objects, so an unguarded
+ * `defs[name]` would also find `constructor`, `toString` or `__proto__`.
+ */
+export function own<T>(entries: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
+  return entries && Object.hasOwn(entries, name) ? entries[name] : undefined;
+}
+
 /** Helpers that keep resource files short. */
 export const attr = (access: Access, schema?: z.ZodType, options: Omit<AttributeDef, 'access' | 'schema'> = {}): AttributeDef => ({
   access,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
-import { errors, JsonApiError, show } from '#lib/jsonapi/errors.ts';
+import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import type { ParsedWrite, WriteMode } from '#lib/jsonapi/document.ts';
 import type { ResourceDef, WriteInput } from '#lib/jsonapi/resource.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
@@ -11,8 +11,8 @@ export const MAX_STRING_LENGTH = 4096;
 /** Finds strings longer than the limit anywhere in a value; returns the path of the first. */
 function overlongString(value: unknown, path: string): string | undefined {
   if (typeof value === 'string') return value.length > MAX_STRING_LENGTH ? path : undefined;
-  if (Array.isArray(value)) return value.map((v, i) => overlongString(v, `${path}/${i}`)).find(Boolean);
-  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => overlongString(v, `${path}/${k}`)).find(Boolean);
+  if (Array.isArray(value)) return value.map((v, i) => overlongString(v, path + pointer(i))).find(Boolean);
+  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => overlongString(v, path + pointer(k))).find(Boolean);
   return undefined;
 }
 
@@ -21,9 +21,8 @@ export function validateValues(def: ResourceDef, parsed: ParsedWrite): Record<st
   const problems: JsonApiError[] = [];
   const values: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(parsed.attributes)) {
-    const pointer = `/data/attributes/${name}`;
     const attribute = def.attributes[name]!;
-    const long = overlongString(raw, pointer);
+    const long = overlongString(raw, pointer('data', 'attributes', name));
     if (long) {
       problems.push(errors.invalidValue(long, `${name} - strings may be at most ${MAX_STRING_LENGTH} characters`));
       continue;
@@ -38,7 +37,7 @@ export function validateValues(def: ResourceDef, parsed: ParsedWrite): Record<st
       continue;
     }
     for (const issue of result.error.issues) {
-      const at = issue.path.length > 0 ? `${pointer}/${issue.path.join('/')}` : pointer;
+      const at = pointer('data', 'attributes', name, ...issue.path.map(String));
       const detail = `${[name, ...issue.path].join('.')} - ${issue.message}, got ${show(raw)}`;
       problems.push(issue.code === 'invalid_type' ? errors.wrongType(at, detail) : errors.invalidValue(at, detail));
     }
@@ -59,14 +58,14 @@ export async function resolveInput(ctx: WriteContext, def: ResourceDef, parsed: 
   const loaded = await ctx.loader.load(refs);
   for (const [name, value] of Object.entries(parsed.links)) {
     input.sent.add(name);
-    const pick = (ref: { type: string; id: number }, pointer: string) => {
+    const pick = (ref: { type: string; id: number }, at: string) => {
       const record = loaded.get(`${ref.type}:${ref.id}`);
-      if (!record) problems.push(errors.notFound(`${name} - no ${ref.type} with id ${ref.id}`, { pointer }));
+      if (!record) problems.push(errors.notFound(`${name} - no ${ref.type} with id ${ref.id}`, { pointer: at }));
       return record;
     };
-    const pointer = `/data/relationships/${name}/data`;
+    const at = pointer('data', 'relationships', name, 'data');
     input.relationships[name] =
-      value === null ? null : Array.isArray(value) ? value.map((r, i) => pick(r, `${pointer}/${i}`)).filter((r): r is StoredRecord => !!r) : (pick(value, pointer) ?? null);
+      value === null ? null : Array.isArray(value) ? value.map((r, i) => pick(r, at + pointer(i))).filter((r): r is StoredRecord => !!r) : (pick(value, at) ?? null);
   }
 
   for (const [name, value] of Object.entries(values)) {

@@ -1,5 +1,5 @@
 import type { Registry } from '#lib/jsonapi/registry.ts';
-import type { ResourceDef } from '#lib/jsonapi/resource.ts';
+import { own, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import { findTerms, getRecords, recordKey, type Ref, type RelValue } from '#lib/store/records.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 
@@ -61,8 +61,8 @@ function validate(registry: Registry, document: unknown): Planned[] {
       const attrs: Record<string, unknown> = {};
       const rels: Record<string, unknown> = {};
       for (const [name, value] of Object.entries(record)) {
-        const attribute = def.attributes[name];
-        if (def.relationships[name]) rels[name] = value;
+        const attribute = own(def.attributes, name);
+        if (own(def.relationships, name)) rels[name] = value;
         else if (!attribute?.schema) problems.push(`${where}.${name}: not a loadable attribute of ${type}`);
         else {
           const parsed = attribute.schema.safeParse(value);

@@ -204,13 +204,18 @@ export class UnitOfWork {
     const taken: JsonApiError[] = [];
     let conflict = false;
     let race = false;
+    const unexpected: string[] = [];
     reasons.forEach((reason, i) => {
       if (!reason.rejected) return;
       const onReject = staged[i]?.onReject;
-      if (reason.code !== 'ConditionalCheckFailed' || onReject === 'conflict') conflict = true;
+      if (reason.code === 'TransactionConflict') conflict = true;
+      else if (reason.code !== 'ConditionalCheckFailed') unexpected.push(reason.code);
+      else if (onReject === 'conflict') conflict = true;
       else if (onReject === 'idempotency') race = true;
       else if (onReject) taken.push(onReject);
     });
+    // Anything but a lost race or a taken value is a fault of ours (e.g. a validation error): a 500, not a retry.
+    if (unexpected.length > 0) throw new Error(`transaction cancelled: ${unexpected.join(', ')}`);
     if (race) throw new IdempotencyRace();
     if (taken.length > 0 && !conflict) throw JsonApiError.all(taken);
     throw new ConflictError('transaction cancelled by a concurrent change');

@@ -2,6 +2,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { errors } from '#lib/jsonapi/errors.ts';
 import { allowedMethods, parsePath } from '#lib/jsonapi/engine.ts';
+import { own } from '#lib/jsonapi/resource.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import type { LtsContext } from '#lib/http/request.ts';
 
@@ -16,7 +17,7 @@ export function route(registry: Registry, served: readonly string[]): middy.Midd
       const target = parsePath(request.path);
       const def = target && served.includes(target.type) ? registry.get(target.type) : undefined;
       if (!target || !def) throw errors.routeNotFound(request.path);
-      if (target.relationship !== undefined && !def.relationships[target.relationship] && !def.members) throw errors.routeNotFound(request.path);
+      if (target.relationship !== undefined && !own(def.relationships, target.relationship) && !def.members) throw errors.routeNotFound(request.path);
       const allow = allowedMethods(def, target);
       if (!allow.includes(request.method)) throw errors.methodNotAllowed(request.method, request.path, allow);
       if (request.method !== 'GET' && context.lts.apiKey?.scope === 'read') {
