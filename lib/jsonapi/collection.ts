@@ -201,7 +201,9 @@ async function listEmbedded(ctx: RequestContext, def: ResourceDef, types: Set<st
         .filter((d) => types.has(d.type))
         .flatMap((d) => d.embedded!.extract(parent))
         .sort((a, b) => (a.id - b.id) * (sort.descending ? -1 : 1));
-      children.push(...own.filter((c) => !last || (sort.descending ? c.id < last.id : c.id > last.id)));
+      // Only the last record's own parent was partly returned; other parents (in update-time order) may have any ids.
+      const resumed = last && parent.id === parentId(last.id);
+      children.push(...own.filter((c) => !resumed || (sort.descending ? c.id < last.id : c.id > last.id)));
     }
     if (children.length > skip + page.size) break;
     const tail = batch.at(-1)!;

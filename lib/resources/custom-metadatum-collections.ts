@@ -10,7 +10,8 @@ import type { StoredRecord } from '#lib/store/records.ts';
  * whole on PATCH (clients merge and resend it).
  */
 const integerId = z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d*$/, 'must be a positive integer').transform(Number)]);
-const metadata = z.record(z.string().trim().min(1, 'keys must not be empty'), z.string().refine((v) => v.trim() !== '', 'values must not be empty'));
+// Keys are kept as sent: trimming them here would merge `" a "` and `"a"` into one key, silently dropping a value.
+const metadata = z.record(z.string().refine((k) => k.trim() !== '', 'keys must not be empty'), z.string().refine((v) => v.trim() !== '', 'values must not be empty'));
 
 function duplicateKeys(values: Record<string, string>): JsonApiError[] {
   const seen = new Map<string, string>();
@@ -46,8 +47,11 @@ export const customMetadatumCollections: ResourceDef = {
   filters: { uuid: uuidFilter },
 
   validate: async (ctx, input, current) => {
-    const problems = duplicateKeys((input.attributes.metadata as Record<string, string> | undefined) ?? {});
-    if (current) return problems;
+    const values = input.attributes.metadata as Record<string, string> | null | undefined;
+    // Clients merge into the map they read back, so it is never null (send {} to empty it).
+    const problems = values === null ? [errors.wrongType('/data/attributes/metadata', 'metadata - must be an object of string values, got null')] : duplicateKeys(values ?? {});
+    // A missing id is already a 422 (required): there is nothing to look up.
+    if (current || input.attributes.user_id == null || input.attributes.asset_id == null) return problems;
     const { user, asset } = await owners(ctx, input);
     const missing = [
       ...(user ? [] : [errors.notFound(`user_id - no user with id ${input.attributes.user_id}`, { pointer: '/data/attributes/user_id' })]),

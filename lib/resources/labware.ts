@@ -18,24 +18,24 @@ export const computed = (kind: 'one' | 'many', types: string | readonly string[]
   resolve: async (_ctx, records) => new Map(records.map((r) => [r, fn(r)])),
 });
 
-/** Ancestors or descendants: the parent (or child) links followed generation by generation, one batched read each. */
+/**
+ * Ancestors or descendants: the parent (or child) links followed generation by generation, one batched
+ * read per generation for all the records together, so the calls do not grow with the number of records.
+ */
 async function lineage(ctx: RequestContext, records: StoredRecord[], direction: 'parents' | 'children'): Promise<Map<StoredRecord, RelValue>> {
-  const result = new Map<StoredRecord, RelValue>();
   const MAX_GENERATIONS = 50;
-  await Promise.all(
-    records.map(async (record) => {
-      const seen = new Map<string, Ref>();
-      let frontier = (record.rels[direction] as Ref[] | undefined) ?? [];
-      for (let generation = 0; frontier.length > 0 && generation < MAX_GENERATIONS; generation++) {
-        const fresh = frontier.filter((r) => !seen.has(refKey(r)));
-        for (const ref of fresh) seen.set(refKey(ref), ref);
-        const loaded = await ctx.loader.load(fresh);
-        frontier = [...loaded.values()].flatMap((r) => (r.rels[direction] as Ref[] | undefined) ?? []);
-      }
-      result.set(record, [...seen.values()].sort((a, b) => a.id - b.id));
-    }),
-  );
-  return result;
+  const links = (record: StoredRecord | undefined) => ((record?.rels[direction] as Ref[] | undefined) ?? []);
+  const seen = new Map(records.map((r) => [r, new Map<string, Ref>()]));
+  let frontiers = new Map(records.map((r) => [r, links(r)]));
+  for (let generation = 0; generation < MAX_GENERATIONS; generation++) {
+    const fresh = new Map([...frontiers].map(([record, frontier]) => [record, frontier.filter((ref) => !seen.get(record)!.has(refKey(ref)))]));
+    for (const [record, refs] of fresh) for (const ref of refs) seen.get(record)!.set(refKey(ref), ref);
+    const all = [...fresh.values()].flat();
+    if (all.length === 0) break;
+    const loaded = await ctx.loader.load(all);
+    frontiers = new Map([...fresh].map(([record, refs]) => [record, refs.flatMap((ref) => links(loaded.get(refKey(ref))))]));
+  }
+  return new Map([...seen].map(([record, refs]) => [record, [...refs.values()].sort((a, b) => a.id - b.id)]));
 }
 
 export const barcodeIndex: IndexDef = { scope: 'barcode', slot: 1, values: (r) => [labwareAttrs(r).barcode?.human_barcode], normalize: canonicalBarcode };
@@ -171,5 +171,6 @@ export const labware: ResourceDef = {
   attributes: {},
   relationships: {},
   indexes: { barcode: barcodeIndex },
-  filters: { uuid: uuidFilter, barcode: { index: 'barcode' } },
+  // The purpose filters too: related collections of labware (`/plates/{id}/ancestors?filter[purpose_name]=…`) filter as labware.
+  filters: labwareFilters,
 };

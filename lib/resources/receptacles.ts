@@ -8,12 +8,16 @@ import { aliquotViews, labwareAttrs, labwareOfAliquot, receptacleType, receptacl
 
 /** Receptacle uuids name their labware's uuid and their slot (lib/domain/labware-ids.ts). */
 const receptacleUuidFilter: FilterDef = {
-  lookup: async (_ctx, values) => {
+  lookup: async (ctx, values) => {
     const hits = await Promise.all(
       values.map(async (value): Promise<TermHit | undefined> => {
         const parsed = parseSlotUuid(value);
-        const labware = parsed && (await findByUuid(parsed.labwareUuid));
-        return labware && parsed ? { ref: '-', family: 'receptacles', type: receptacleType(labware.type), id: slotId(labware.id, parsed.slot) } : undefined;
+        const hit = parsed && (await findByUuid(parsed.labwareUuid));
+        // Only slots the labware has (a 96-well plate has no slot 200, a rack none): else the count would include a record that is not there.
+        const labware = hit?.family === 'labware' ? await ctx.loader.one({ type: hit.type, id: hit.id }) : undefined;
+        return labware && parsed!.slot <= labwareAttrs(labware).receptacles.length
+          ? { ref: '-', family: 'receptacles', type: receptacleType(labware.type), id: slotId(labware.id, parsed!.slot) }
+          : undefined;
       }),
     );
     return hits.filter((h): h is TermHit => h !== undefined);

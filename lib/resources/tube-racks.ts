@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { columnOrder, layoutForSize, positionIndex, type Layout } from '#lib/domain/geometry.ts';
 import { labwareOfSlot, slotId } from '#lib/domain/labware-ids.ts';
-import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
-import { errors, JsonApiError, show } from '#lib/jsonapi/errors.ts';
+import { refKey, refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, toOne, type ResourceDef } from '#lib/jsonapi/resource.ts';
-import type { Ref, StoredRecord } from '#lib/store/records.ts';
+import { findByUuid, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { computed, createLabware, labwareAttributes, labwareFilters, labwareIndexes, labwareRelationships } from '#lib/resources/labware.ts';
 import { labwareAttrs } from '#lib/resources/labware-model.ts';
 
@@ -42,28 +42,32 @@ function rackState(tubes: StoredRecord[]): string {
 
 /** Validates `tube_locations` and finds its tubes: 422 for bad coordinates and repeats, 404 for unknown tubes. */
 async function placements(ctx: WriteContext, layout: Layout, locations: Record<string, { uuid: string }>, rackId?: number): Promise<{ coordinate: string; tube: StoredRecord }[]> {
-  const pointer = (key: string) => `/data/attributes/tube_locations/${key}`;
+  const at = (key: string, ...rest: string[]) => pointer('data', 'attributes', 'tube_locations', key, ...rest);
   const problems: JsonApiError[] = [];
   const seen = new Map<string, string>();
   const entries = Object.entries(locations).map(([key, { uuid }]) => ({ key, uuid: uuid.toLowerCase(), coordinate: columnOrder(layout).find((c) => c === key.toUpperCase()) }));
   for (const { key, uuid, coordinate } of entries) {
-    if (!coordinate) problems.push(errors.invalidValue(pointer(key), `tube_locations - ${show(key)} is not a coordinate of a ${layout.size}-tube rack (A1 to ${columnOrder(layout).at(-1)})`));
-    if (seen.has(uuid)) problems.push(errors.invalidValue(`${pointer(key)}/uuid`, `tube_locations - tube ${uuid} is placed twice (${seen.get(uuid)} and ${key})`));
+    if (!coordinate) problems.push(errors.invalidValue(at(key), `tube_locations - ${show(key)} is not a coordinate of a ${layout.size}-tube rack (A1 to ${columnOrder(layout).at(-1)})`));
+    if (seen.has(uuid)) problems.push(errors.invalidValue(at(key, 'uuid'), `tube_locations - tube ${uuid} is placed twice (${seen.get(uuid)} and ${key})`));
     seen.set(uuid, key);
   }
   const byCoordinate = new Map<string, string>();
   for (const { key, coordinate } of entries) {
-    if (coordinate && byCoordinate.has(coordinate)) problems.push(errors.invalidValue(pointer(key), `tube_locations - ${coordinate} is given twice`));
+    if (coordinate && byCoordinate.has(coordinate)) problems.push(errors.invalidValue(at(key), `tube_locations - ${coordinate} is given twice`));
     if (coordinate) byCoordinate.set(coordinate, key);
   }
   if (problems.length > 0) throw JsonApiError.all(problems);
 
-  const tubes = await Promise.all(entries.map(({ uuid }) => ctx.loader.byUuid(uuid, ['tubes'])));
-  const missing = entries.filter((_, i) => !tubes[i]).map(({ key, uuid }) => errors.notFound(`tube_locations - no tube with uuid ${show(uuid)}`, { pointer: `${pointer(key)}/uuid` }));
+  // One uuid lookup per tube (a uuid names no key), then the tubes in one batched read rather than one each.
+  const hits = await Promise.all(entries.map(({ uuid }) => findByUuid(uuid)));
+  const refs = hits.map((hit) => (hit && ctx.registry.satisfies(hit.type, ['tubes']) ? { type: hit.type, id: hit.id } : undefined));
+  const loaded = await ctx.loader.load(refs.filter((r): r is Ref => r !== undefined));
+  const tubes = refs.map((ref) => ref && loaded.get(refKey(ref)));
+  const missing = entries.filter((_, i) => !tubes[i]).map(({ key, uuid }) => errors.notFound(`tube_locations - no tube with uuid ${show(uuid)}`, { pointer: at(key, 'uuid') }));
   if (missing.length > 0) throw JsonApiError.all(missing);
   entries.forEach(({ key }, i) => {
     const rack = tubes[i]!.rels.tube_rack as Ref | null | undefined;
-    if (rack && rack.id !== rackId) problems.push(errors.invalidValue(`${pointer(key)}/uuid`, `tube_locations - tube ${tubes[i]!.uuid} is already in tube rack ${rack.id}`));
+    if (rack && rack.id !== rackId) problems.push(errors.invalidValue(at(key, 'uuid'), `tube_locations - tube ${tubes[i]!.uuid} is already in tube rack ${rack.id}`));
   });
   if (problems.length > 0) throw JsonApiError.all(problems);
   return entries.map(({ coordinate }, i) => ({ coordinate: coordinate!, tube: tubes[i]! }));
@@ -94,6 +98,7 @@ export const tubeRacks: ResourceDef = {
 
   validate: (_ctx, input, current) => {
     if (!current || input.attributes.size === undefined) return [];
+    if (input.attributes.size === null) return [errors.missingRequired('/data/attributes/size', 'size')];
     const layout = layoutForSize(input.attributes.size as number)!;
     const outside = racked(current).filter((t) => positionIndex(layout, t.coordinate) === undefined);
     return outside.length === 0

@@ -298,6 +298,11 @@ export class UnitOfWork {
         ttl,
         ...(this.idempotency ? { requestHash: this.idempotency.requestHash, response: this.idempotency.response } : {}),
       };
+      // All events of the write travel in this one item, so it must fit an item too.
+      const size = Buffer.byteLength(JSON.stringify(request));
+      if (size > ITEM_SIZE_LIMIT) {
+        throw errors.tooLarge('/data', `the ${this.events.length} events this request would record take ${size} bytes; one request may record at most ${ITEM_SIZE_LIMIT} bytes`);
+      }
       ops.push({ op: (e) => e.request.create(request).commit(), onReject: this.idempotency ? 'idempotency' : 'conflict' });
     }
     return ops;

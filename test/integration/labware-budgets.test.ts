@@ -1,0 +1,263 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Loader, type RequestContext } from '#lib/jsonapi/context.ts';
+import { parsePath, serve, type ApiResponse } from '#lib/jsonapi/engine.ts';
+import { JsonApiError } from '#lib/jsonapi/errors.ts';
+import type { StoredAliquot } from '#lib/resources/labware-model.ts';
+import { registry } from '#lib/resources/index.ts';
+import { countCalls, totalCalls, type CallCount } from '#lib/store/client.ts';
+import { familyCounts, getRecords, type StoredRecord } from '#lib/store/records.ts';
+import { ITEM_SIZE_LIMIT, UnitOfWork } from '#lib/store/unit-of-work.ts';
+import { call, doc, idOf } from '../support/api.ts';
+import { freshStore } from '../support/store.ts';
+
+/**
+ * The budgets the labware model is designed for (issue 3, architecture "Data in DynamoDB"):
+ * (a) DynamoDB calls: creating a 384-well plate is one transaction, and reading it with
+ *     include=wells.aliquots.sample.sample_metadata costs the plate's read plus one batched read per
+ *     include level that leaves the plate (⌈distinct samples / 100⌉ BatchGetItem calls each) — wells and
+ *     aliquots live inside the plate item and cost nothing more, however many wells are filled;
+ * (b) item size: the fullest realistic aggregate (a tube pooled from four 384-well plates: 1,536 tagged
+ *     aliquots) fits well under the item limit, and a record past the limit is a clear 422 that writes nothing.
+ */
+
+beforeAll(freshStore);
+
+let plate384: string;
+let stockTube: string;
+let studyA: string;
+
+beforeAll(async () => {
+  plate384 = await idOf('plate_purposes', 'name', 'Stock Plate 384');
+  stockTube = await idOf('tube_purposes', 'name', 'Stock Tube');
+  studyA = await idOf('studies', 'name', 'Study A');
+});
+
+/** Serves one request through the engine (past authentication: no key lookup) and counts its calls by operation. */
+async function direct(method: string, pathAndQuery: string, body?: unknown): Promise<{ response: ApiResponse; document: any; counts: CallCount }> {
+  const [path = '', query = ''] = pathAndQuery.split(/\?(.*)/s);
+  const target = parsePath(path)!;
+  const ctx: RequestContext = {
+    registry,
+    baseUrl: 'https://lts.test',
+    requestId: `direct-${Math.random()}`,
+    now: new Date().toISOString(),
+    apiKey: { name: 'test-write', scope: 'write' },
+    loader: new Loader(registry),
+  };
+  const request = { method, path, query, headers: { 'content-type': 'application/vnd.api+json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) };
+  const { counts, result } = countCalls(() => serve(ctx, registry.require(target.type), target, request));
+  const response = await result;
+  return { response, document: response.body ? JSON.parse(response.body) : undefined, counts };
+}
+
+const batches = (n: number) => Math.ceil(n / 100);
+
+/** Column order on a 384 plate (16 rows × 24 columns): A1, B1, … P1, A2, … */
+const position384 = (slot: number) => `${String.fromCharCode(65 + ((slot - 1) % 16))}${Math.floor((slot - 1) / 16) + 1}`;
+
+let sampleSeq = 0;
+/**
+ * Samples are created one after the other: every sample advances the samples and sample_metadata
+ * counters, so parallel creations collide and retry (measured for 374 samples: 28 s one at a time,
+ * 31 s two at a time, 61 s eight at a time).
+ */
+const SAMPLE_BATCH = 1;
+async function createSamples(n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let start = 0; start < n; start += SAMPLE_BATCH) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(SAMPLE_BATCH, n - start) }, async () => {
+        const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: `budget-${process.pid}-${++sampleSeq}` }) });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        return res.body.data.id as string;
+      }),
+    );
+    ids.push(...batch);
+  }
+  return ids;
+}
+
+async function loadLabware(id: string | number): Promise<StoredRecord> {
+  const found = await getRecords([{ family: 'labware', id: Number(id) }]);
+  const record = found.get(`labware:${id}`);
+  expect(record).toBeDefined();
+  return record!;
+}
+
+describe('(a) call budget of a 384-well plate', () => {
+  let plateId: string;
+  let samples: string[];
+
+  it('creating a 384-well plate is one TransactWriteItems and a small constant number of calls', async () => {
+    const { response, document, counts } = await direct('POST', '/api/v2/plates', doc('plates', {}, { purpose: { data: { type: 'plate_purposes', id: plate384 } } }));
+    expect(response.status, response.body).toBe(201);
+    plateId = document.data.id;
+    expect(document.data.attributes).toMatchObject({ size: 384, number_of_rows: 16, number_of_columns: 24 });
+    // Observed: the purpose (BatchGetItem), the labware counter (GetItem), the commit — 3 calls.
+    expect(counts).toEqual({ BatchGetItem: 1, GetItem: 1, TransactWriteItems: 1 });
+
+    // Through the HTTP handler: the same plus the API key lookup — 4 calls.
+    const res = await call('POST', '/api/v2/plates', { body: doc('plates', {}, { purpose: { data: { type: 'plate_purposes', id: plate384 } } }) });
+    expect(res.status).toBe(201);
+    expect(res.calls).toBe(4);
+
+    const wells = await call('GET', `/api/v2/plates/${plateId}/wells?page[size]=500`);
+    expect(wells.body.meta.record_count).toBe(384);
+    expect(wells.body.data.map((w: any) => w.attributes.position.name)).toEqual(Array.from({ length: 384 }, (_, i) => position384(i + 1)));
+  });
+
+  it('include=wells.aliquots.sample.sample_metadata: 10 wells filled → 1 key + 1 plate + 1 + 1 calls', async () => {
+    samples = await createSamples(10);
+    for (let slot = 1; slot <= 10; slot++) {
+      const res = await call('POST', '/api/v2/aliquots', {
+        body: doc('aliquots', {}, { receptacle: { data: { type: 'wells', id: String(Number(plateId) * 1000 + slot) } }, sample: { data: { type: 'samples', id: samples[slot - 1]! } }, study: { data: { type: 'studies', id: studyA } } }),
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    const path = `/api/v2/plates/${plateId}?include=wells.aliquots.sample.sample_metadata`;
+    const res = await call('GET', path);
+    expect(res.status).toBe(200);
+    const included = res.body.included as any[];
+    const count = (type: string) => included.filter((r) => r.type === type).length;
+    expect([count('wells'), count('aliquots'), count('samples'), count('sample_metadata')]).toEqual([384, 10, 10, 10]);
+    // Observed: 4 = GetItem (key) + BatchGetItem (plate) + ⌈10/100⌉ (samples) + ⌈10/100⌉ (sample_metadata).
+    expect(res.calls).toBe(1 + 1 + batches(10) + batches(10));
+    const { counts } = await direct('GET', path);
+    expect(counts).toEqual({ BatchGetItem: 1 + batches(10) + batches(10) });
+  });
+
+  it('include=wells.aliquots.sample.sample_metadata: all 384 wells filled → 1 key + 1 plate + 4 + 4 calls', async () => {
+    const wellsOnly = await call('GET', `/api/v2/plates/${plateId}?include=wells.aliquots`);
+    samples.push(...(await createSamples(374)));
+    expect(new Set(samples).size).toBe(384);
+    // Fill the other 374 wells in one write of the plate, as the aliquots resource stores them.
+    const plate = await loadLabware(plateId);
+    const receptacles = (plate.attrs.receptacles as StoredAliquot[][]).map((list, i) =>
+      i < 10 ? list : [{ n: i + 1, sample: Number(samples[i]), study: Number(studyA), tag: null, tag2: null, library_type: null }],
+    );
+    const uow = new UnitOfWork(registry, new Date().toISOString());
+    uow.update(plate, { attrs: { receptacles, aliquotCount: 384 } });
+    await uow.commit();
+
+    const path = `/api/v2/plates/${plateId}?include=wells.aliquots.sample.sample_metadata`;
+    const res = await call('GET', path);
+    expect(res.status).toBe(200);
+    const included = res.body.included as any[];
+    const count = (type: string) => included.filter((r) => r.type === type).length;
+    expect([count('wells'), count('aliquots'), count('samples'), count('sample_metadata')]).toEqual([384, 384, 384, 384]);
+    expect(new Set(included.map((r) => `${r.type}:${r.id}`)).size).toBe(included.length);
+    const well = included.find((r) => r.type === 'wells' && r.attributes.position.name === 'P24');
+    expect(well.relationships.aliquots.data).toHaveLength(1);
+    const aliquot = included.find((r) => r.type === 'aliquots' && r.id === well.relationships.aliquots.data[0].id);
+    expect(aliquot.relationships.sample.data).toEqual({ type: 'samples', id: samples[383] });
+    const sample = included.find((r) => r.type === 'samples' && r.id === samples[383]);
+    expect(sample.relationships.sample_metadata.data.type).toBe('sample_metadata');
+    expect(included.some((r) => r.type === 'sample_metadata' && r.id === sample.relationships.sample_metadata.data.id)).toBe(true);
+
+    // Observed: 10 = GetItem (key) + BatchGetItem (plate) + ⌈384/100⌉ = 4 (samples) + 4 (sample_metadata).
+    expect(res.calls).toBe(1 + 1 + batches(384) + batches(384));
+    const { counts } = await direct('GET', path);
+    expect(counts).toEqual({ BatchGetItem: 1 + batches(384) + batches(384) });
+
+    // The plate, its wells and their aliquots are one item: the same 2 calls with 10 or 384 wells filled.
+    const filled = await call('GET', `/api/v2/plates/${plateId}?include=wells.aliquots`);
+    expect(filled.body.included).toHaveLength(384 + 384);
+    expect(wellsOnly.calls).toBe(2);
+    expect(filled.calls).toBe(wellsOnly.calls);
+    const empty = await call('POST', '/api/v2/plates', { body: doc('plates', {}, { purpose: { data: { type: 'plate_purposes', id: plate384 } } }) });
+    expect((await call('GET', `/api/v2/plates/${empty.body.data.id}?include=wells.aliquots`)).calls).toBe(2);
+  }, 180_000);
+});
+
+describe('(b) item size of the fullest realistic aggregate', () => {
+  const BASES = 'ACGT';
+  /** A 10-base oligo (the longest of the 8–10 of real index tags), distinct per index. */
+  const oligo = (index: number, salt: number) => Array.from({ length: 10 }, (_, i) => BASES[(Math.floor(index / 4 ** (i % 5)) + salt * i) % 4]).join('');
+  /**
+   * Aliquots of a tube pooled from four 384-well plates: each its own sample (8-digit ids, larger than any
+   * this test table holds, to measure conservatively), a study, i7/i5 tags of 10 bases with their indexes.
+   */
+  const pooled = (count: number): StoredAliquot[] =>
+    Array.from({ length: count }, (_, i) => ({
+      n: i + 1,
+      sample: 10_000_000 + i,
+      study: Number(studyA),
+      tag: { oligo: oligo(i % 384, 1), index: (i % 384) + 1 },
+      tag2: { oligo: oligo(Math.floor(i / 384), 3), index: Math.floor(i / 384) + 1 },
+      library_type: 'Standard',
+    }));
+
+  let tubeId: string;
+
+  it('a tube of 1,536 aliquots fits with a wide margin, commits, and reads back with include=aliquots', async () => {
+    const created = await call('POST', '/api/v2/tubes', { body: doc('tubes', {}, { purpose: { data: { type: 'tube_purposes', id: stockTube } } }) });
+    expect(created.status).toBe(201);
+    tubeId = created.body.data.id;
+    const tube = await loadLabware(tubeId);
+    const emptySize = Buffer.byteLength(JSON.stringify(tube));
+
+    const uow = new UnitOfWork(registry, new Date().toISOString());
+    const after = uow.update(tube, { attrs: { receptacles: [pooled(1536)], aliquotCount: 1536 } });
+    const size = Buffer.byteLength(JSON.stringify(after));
+    // Measured (JSON bytes, the measure UnitOfWork checks): the empty tube record 565 bytes; with 1,536
+    // aliquots 223,237 bytes (145 bytes an aliquot), 59 % of ITEM_SIZE_LIMIT (380,000): the limit leaves
+    // room for ~2,600 such aliquots. DynamoDB's own measure of the same item is smaller (~175 KB by its
+    // sizing rules; a 2,600-aliquot record of 378 KB JSON ≈ 296 KB also commits to DynamoDB Local).
+    expect(emptySize).toBeLessThan(1_000);
+    expect(size).toBeGreaterThan(210_000);
+    expect(size).toBeLessThan(235_000);
+    expect(size).toBeLessThan(ITEM_SIZE_LIMIT * 0.65);
+    await uow.commit();
+
+    const stored = await loadLabware(tubeId);
+    expect(stored.version).toBe(tube.version + 1);
+    expect((stored.attrs.receptacles as StoredAliquot[][])[0]).toHaveLength(1536);
+
+    const res = await call('GET', `/api/v2/tubes/${tubeId}?include=aliquots`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.relationships.aliquots.data).toHaveLength(1536);
+    const aliquots = (res.body.included as any[]).filter((r) => r.type === 'aliquots');
+    expect(aliquots).toHaveLength(1536);
+    expect(new Set(aliquots.map((a) => a.id)).size).toBe(1536);
+    const last = aliquots.find((a) => a.id === String(Number(tubeId) * 1_000_000 + 1536));
+    expect(last.attributes).toEqual({ tag_oligo: oligo(1535 % 384, 1), tag_index: (1535 % 384) + 1, tag2_oligo: oligo(3, 3), tag2_index: 4, library_type: 'Standard' });
+    expect(last.relationships.sample.links.related).toBe(`https://lts.test/api/v2/aliquots/${last.id}/sample`);
+    // One read of the tube item serves all 1,536 (GetItem key + BatchGetItem tube).
+    expect(res.calls).toBe(2);
+  }, 60_000);
+
+  it('a record past the limit (6,000 aliquots) → 422 too_large naming the record and the limit; nothing is written', async () => {
+    const tube = await loadLabware(tubeId);
+    const countsBefore = await familyCounts('labware');
+    const aliquotsBefore = (await call('GET', '/api/v2/aliquots?page[size]=1')).body.meta.record_count;
+
+    const uow = new UnitOfWork(registry, new Date().toISOString());
+    const after = uow.update(tube, { attrs: { receptacles: [pooled(6000)], aliquotCount: 6000 } });
+    const size = Buffer.byteLength(JSON.stringify(after));
+    // Measured: 876,229 bytes, 2.3 times the limit.
+    expect(size).toBeGreaterThan(ITEM_SIZE_LIMIT);
+
+    const { counts, result } = countCalls(() => uow.commit());
+    const error = await result.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(JsonApiError);
+    const apiError = error as JsonApiError;
+    expect(apiError.status).toBe(422);
+    expect(apiError.errors).toHaveLength(1);
+    expect(apiError.errors[0]).toMatchObject({ status: '422', code: 'too_large', title: 'Too large' });
+    expect(apiError.errors[0]!.detail).toContain(`tubes ${tubeId}`);
+    expect(apiError.errors[0]!.detail).toContain(String(size));
+    expect(apiError.errors[0]!.detail).toContain(String(ITEM_SIZE_LIMIT));
+    // Refused before any write was sent.
+    expect(counts.TransactWriteItems ?? 0).toBe(0);
+    expect(totalCalls(counts)).toBeLessThanOrEqual(1);
+
+    const unchanged = await loadLabware(tubeId);
+    expect(unchanged).toEqual(tube);
+    expect(await familyCounts('labware')).toEqual(countsBefore);
+    expect((await call('GET', '/api/v2/aliquots?page[size]=1')).body.meta.record_count).toBe(aliquotsBefore);
+    expect((await call('GET', `/api/v2/tubes/${tubeId}/aliquots?page[size]=1`)).body.meta.record_count).toBe(1536);
+  }, 60_000);
+});
