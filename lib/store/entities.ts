@@ -104,6 +104,8 @@ function build() {
         name: { type: 'string', required: true },
         value: { type: 'number', required: true },
         counts: { type: 'any', required: true },
+        /** The latest creation time handed out with an id, so creation times never go backwards within a family. */
+        createdAt: { type: 'string' },
         version: { type: 'number', required: true },
       },
       indexes: { byName: { pk: { field: pk, composite: ['name'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } } },

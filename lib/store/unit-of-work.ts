@@ -64,6 +64,7 @@ interface StagedOp {
 interface Counter {
   value: number;
   counts: Record<string, number>;
+  createdAt: string;
   version: number;
   exists: boolean;
   used: number;
@@ -106,8 +107,8 @@ export class UnitOfWork {
     if (!counter) {
       const { data } = await store().entities.counter.get({ name: family }).go({ consistent: true });
       counter = data
-        ? { value: data.value, counts: data.counts as Record<string, number>, version: data.version, exists: true, used: 0 }
-        : { value: 0, counts: {}, version: 0, exists: false, used: 0 };
+        ? { value: data.value, counts: data.counts as Record<string, number>, createdAt: data.createdAt ?? '', version: data.version, exists: true, used: 0 }
+        : { value: 0, counts: {}, createdAt: '', version: 0, exists: false, used: 0 };
       this.counters.set(family, counter);
     }
     return counter;
@@ -124,13 +125,17 @@ export class UnitOfWork {
   async create(type: string, init: { attrs: Record<string, unknown>; rels: Record<string, RelValue>; id?: number; uuid?: string }): Promise<StoredRecord> {
     const family = this.model.familyOf(type);
     const id = init.id ?? (await this.allocateIds(family, 1))[0]!;
+    // A later id never gets an earlier creation time than the family's last (so created_at order is id order).
+    const counter = await this.counter(family);
+    const createdAt = counter.createdAt > this.now ? counter.createdAt : this.now;
+    counter.createdAt = createdAt;
     const record: StoredRecord = {
       family,
       id,
       type,
       uuid: init.uuid ?? randomUUID(),
-      createdAt: this.now,
-      updatedAt: this.now,
+      createdAt,
+      updatedAt: createdAt,
       version: 1,
       attrs: init.attrs,
       rels: init.rels,
@@ -278,7 +283,7 @@ export class UnitOfWork {
       if (!counter.used && !delta) continue;
       const counts = { ...counter.counts };
       for (const [type, n] of delta ?? []) counts[type] = (counts[type] ?? 0) + n;
-      const next = { value: counter.value + counter.used, counts, version: counter.version + 1 };
+      const next = { value: counter.value + counter.used, counts, version: counter.version + 1, ...(counter.createdAt ? { createdAt: counter.createdAt } : {}) };
       ops.push({
         op: (e) =>
           e.counter
