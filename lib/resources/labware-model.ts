@@ -1,5 +1,5 @@
 import { decodeBarcode, encodeBarcode } from '#lib/domain/barcode.ts';
-import { aliquotId, labwareOfAliquot, labwareOfSlot, slotId, slotUuid } from '#lib/domain/labware-ids.ts';
+import { aliquotId, slotId, slotUuid } from '#lib/domain/labware-ids.ts';
 import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
 
@@ -125,4 +125,3 @@ export function aliquotViews(labware: StoredRecord): StoredRecord[] {
   );
 }
 
-export { labwareOfAliquot, labwareOfSlot };

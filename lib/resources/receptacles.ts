@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { aliquotId, labwareOfSlot, parseSlotUuid, slotId, slotOf } from '#lib/domain/labware-ids.ts';
+import { aliquotId, labwareOfAliquot, labwareOfSlot, parseSlotUuid, slotId, slotOf } from '#lib/domain/labware-ids.ts';
 import { errors, show } from '#lib/jsonapi/errors.ts';
 import { attr, toMany, toOne, uuidAttribute, type FilterDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import { findByUuid, type Ref, type StoredRecord, type TermHit } from '#lib/store/records.ts';
 import { computed } from '#lib/resources/labware.ts';
-import { aliquotViews, labwareAttrs, labwareOfAliquot, receptacleType, receptacleViews, type StoredAliquot } from '#lib/resources/labware-model.ts';
+import { aliquotViews, labwareAttrs, receptacleType, receptacleViews, type StoredAliquot } from '#lib/resources/labware-model.ts';
 
 /** Receptacle uuids name their labware's uuid and their slot (lib/domain/labware-ids.ts). */
 const receptacleUuidFilter: FilterDef = {

@@ -22,8 +22,6 @@ import { tableDefinition } from '#lib/store/table.ts';
 const pk = tableDefinition.partitionKey;
 const sk = tableDefinition.sortKey;
 const [byUuid, byType, byTypeUpdated, byLookup1, byLookup2] = tableDefinition.indexes;
-/** The lookup slots, by the number an IndexDef names. */
-export const lookupIndexes = { 1: 'byLookup1', 2: 'byLookup2' } as const;
 /** Ids sort as text in keys, so they are zero-padded there. */
 const idPadding = { length: 12, char: '0' };
 

@@ -36,5 +36,3 @@ export const tableDefinition = {
     { name: 'byLookup2', partitionKey: 'gsi5pk', sortKey: 'gsi5sk', projected: listed },
   ],
 } as const;
-
-export const defaultTableName = 'lts';
