@@ -93,8 +93,14 @@ export class Loader {
 
   /** The record with this uuid if it is of one of the given types. */
   async byUuid(uuid: string, types: readonly string[]): Promise<StoredRecord | undefined> {
-    const hit = await findByUuid(uuid.toLowerCase());
-    if (!hit || !this.registry.satisfies(hit.type, types)) return undefined;
-    return this.one({ type: hit.type, id: hit.id });
+    return (await this.byUuids([uuid], types))[0];
+  }
+
+  /** The records with these uuids (in order; undefined where none of the given types): lookups in parallel, one batched read. */
+  async byUuids(uuids: readonly string[], types: readonly string[]): Promise<(StoredRecord | undefined)[]> {
+    const hits = await Promise.all(uuids.map((uuid) => findByUuid(uuid.toLowerCase())));
+    const refs = hits.map((hit) => (hit && this.registry.satisfies(hit.type, types) ? { type: hit.type, id: hit.id } : undefined));
+    const loaded = await this.load(refs.filter((r): r is Ref => r !== undefined));
+    return refs.map((ref) => ref && loaded.get(refKey(ref)));
   }
 }

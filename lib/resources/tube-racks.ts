@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { columnOrder, layoutForSize, positionIndex, type Layout } from '#lib/domain/geometry.ts';
 import { labwareOfSlot, slotId } from '#lib/domain/labware-ids.ts';
-import { refKey, refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, toOne, type ResourceDef } from '#lib/jsonapi/resource.ts';
-import { findByUuid, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import type { Ref, StoredRecord } from '#lib/store/records.ts';
 import { computed, createLabware, labwareAttributes, labwareFilters, labwareIndexes, labwareRelationships } from '#lib/resources/labware.ts';
 import { labwareAttrs } from '#lib/resources/labware-model.ts';
 
@@ -58,11 +58,7 @@ async function placements(ctx: WriteContext, layout: Layout, locations: Record<s
   }
   if (problems.length > 0) throw JsonApiError.all(problems);
 
-  // One uuid lookup per tube (a uuid names no key), then the tubes in one batched read rather than one each.
-  const hits = await Promise.all(entries.map(({ uuid }) => findByUuid(uuid)));
-  const refs = hits.map((hit) => (hit && ctx.registry.satisfies(hit.type, ['tubes']) ? { type: hit.type, id: hit.id } : undefined));
-  const loaded = await ctx.loader.load(refs.filter((r): r is Ref => r !== undefined));
-  const tubes = refs.map((ref) => ref && loaded.get(refKey(ref)));
+  const tubes = await ctx.loader.byUuids(entries.map((e) => e.uuid), ['tubes']);
   const missing = entries.filter((_, i) => !tubes[i]).map(({ key, uuid }) => errors.notFound(`tube_locations - no tube with uuid ${show(uuid)}`, { pointer: at(key, 'uuid') }));
   if (missing.length > 0) throw JsonApiError.all(missing);
   entries.forEach(({ key }, i) => {
