@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, doc, idOf } from '../support/api.ts';
+import { createSample as newSample, rels } from '../support/fixtures.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -11,14 +12,10 @@ let studyA: string;
 let studyB: string;
 let created = 0;
 
-const studyLinks = (...ids: string[]) => ({ studies: { data: ids.map((id) => ({ type: 'studies', id })) } });
+const studyLinks = (...ids: string[]) => ({ studies: rels('studies', ids) });
 
-async function createSample(studies: string[]): Promise<string> {
-  created += 1;
-  const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: `budget-${created}` }, studyLinks(...studies)) });
-  expect(res.status).toBe(201);
-  return res.body.data.id;
-}
+/** A sample in the given studies; its id. */
+const createSample = async (studies: string[]): Promise<string> => (await newSample({}, studyLinks(...studies))).id;
 
 beforeAll(async () => {
   await freshStore();

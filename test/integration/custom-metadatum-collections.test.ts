@@ -1,8 +1,9 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dynamo } from '#lib/store/client.ts';
 import { call, doc, idOf, type CallResult } from '../support/api.ts';
+import { create, createPlate, createRack, createTube, rel } from '../support/fixtures.ts';
+import { expectError, typedIdsOf } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
+import { refused as refusedAnyStatus } from '../support/table.ts';
 
 /**
  * custom_metadatum_collections (interface.md, contract §2, client-usage.md §1.8 and W8): POST with
@@ -12,10 +13,7 @@ import { freshStore } from '../support/store.ts';
  * leave the table exactly as it was.
  */
 
-let table: string;
-beforeAll(async () => {
-  ({ tableName: table } = await freshStore());
-});
+beforeAll(freshStore);
 
 const BASE = 'https://lts.test/api/v2';
 const TYPE = 'custom_metadatum_collections';
@@ -24,81 +22,25 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
 
-function stable(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stable).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stable((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/** Every item of this file's table (a Scan is fine in a test). */
-async function snapshot(): Promise<string[]> {
-  const items: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(new ScanCommand({ TableName: table, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }));
-    items.push(...(page.Items ?? []).map(stable));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items.sort();
-}
-
-/** A write that must be refused: checks that it wrote nothing at all. */
+/** A write that must be refused with a client error (4xx): checks that it wrote nothing at all. */
 async function refused(method: 'POST' | 'PATCH', path: string, body: unknown): Promise<CallResult> {
-  const before = await snapshot();
-  const res = await call(method, path, { body });
-  expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(400);
+  const res = await refusedAnyStatus(method, path, body);
   expect(res.status).toBeLessThan(500);
-  expect(await snapshot()).toEqual(before);
   return res;
 }
 
 const refusedPost = (attributes: Record<string, unknown>) => refused('POST', `/api/v2/${TYPE}`, doc(TYPE, attributes));
 const refusedPatch = (id: string, attributes: Record<string, unknown>) => refused('PATCH', `/api/v2/${TYPE}/${id}`, doc(TYPE, attributes, undefined, id));
 
-function expectError(res: CallResult, status: number, code?: string, pointer?: string): any {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.headers['Content-Type']).toBe('application/vnd.api+json');
-  const error = pointer ? res.body.errors.find((e: any) => e.source?.pointer === pointer) : res.body.errors[0];
-  expect(error, `no error at ${pointer}: ${JSON.stringify(res.body.errors)}`).toBeDefined();
-  expect(error.status).toBe(String(status));
-  if (code) expect(error.code).toBe(code);
-  return error;
-}
-
-const rel = (type: string, id: string) => ({ data: { type, id } });
-
 let admin: string;
 let tech1: string;
-let stockPlate: string;
-let stockTube: string;
-let rackPurpose: string;
 
 beforeAll(async () => {
   admin = await idOf('users', 'login', 'admin');
   tech1 = await idOf('users', 'login', 'tech1');
-  stockPlate = await idOf('plate_purposes', 'name', 'Stock Plate');
-  stockTube = await idOf('tube_purposes', 'name', 'Stock Tube');
-  rackPurpose = await idOf('tube_rack_purposes', 'name', 'Tube Rack 96');
 });
 
-async function create(type: 'plates' | 'tubes' | 'tube_racks'): Promise<any> {
-  const purpose =
-    type === 'plates' ? { purpose: rel('plate_purposes', stockPlate) } : type === 'tubes' ? { purpose: rel('tube_purposes', stockTube) } : { purpose: rel('tube_rack_purposes', rackPurpose) };
-  const res = await call('POST', `/api/v2/${type}`, { body: doc(type, type === 'tube_racks' ? { size: 96 } : {}, purpose) });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data;
-}
-
-async function createCollection(attributes: Record<string, unknown>): Promise<any> {
-  const res = await call('POST', `/api/v2/${TYPE}`, { body: doc(TYPE, attributes) });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data;
-}
+const createCollection = (attributes: Record<string, unknown>) => create(TYPE, attributes);
 
 async function patch(id: string, attributes: Record<string, unknown>): Promise<CallResult> {
   return call('PATCH', `/api/v2/${TYPE}/${id}`, { body: doc(TYPE, attributes, undefined, id) });
@@ -110,7 +52,7 @@ const metadataOf = async (id: string) => (await call('GET', `/api/v2/${TYPE}/${i
 
 describe('POST /custom_metadatum_collections', () => {
   it('creates a collection from integer ids and renders uuid, user_id, asset_id and the flat metadata map', async () => {
-    const plate = await create('plates');
+    const plate = await createPlate();
     const metadata = { created_with_robot: 'robot-bed-1', stock_barcode: plate.attributes.labware_barcode.human_barcode };
     const res = await call('POST', `/api/v2/${TYPE}`, { body: doc(TYPE, { user_id: Number(admin), asset_id: Number(plate.id), metadata }) });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -127,11 +69,11 @@ describe('POST /custom_metadatum_collections', () => {
     expect(read.body.data).toEqual(collection);
     expect((await call('GET', `/api/v2/${TYPE}/${collection.id}/user`)).body.data).toMatchObject({ type: 'users', id: admin, attributes: { login: 'admin' } });
     expect((await call('GET', `/api/v2/${TYPE}/${collection.id}/asset`)).body.data).toMatchObject({ type: 'plates', id: plate.id });
-    expect(typedIds(await call('GET', `/api/v2/${TYPE}?filter[uuid]=${collection.attributes.uuid}`))).toEqual([`${TYPE}/${collection.id}`]);
+    expect(typedIdsOf(await call('GET', `/api/v2/${TYPE}?filter[uuid]=${collection.attributes.uuid}`))).toEqual([`${TYPE}/${collection.id}`]);
   });
 
   it('accepts the ids as numeric strings and renders them as integers', async () => {
-    const tube = await create('tubes');
+    const tube = await createTube();
     const collection = await createCollection({ user_id: String(tech1), asset_id: String(tube.id), metadata: { a: 'b' } });
     expect(collection.attributes.user_id).toBe(Number(tech1));
     expect(collection.attributes.asset_id).toBe(Number(tube.id));
@@ -139,13 +81,13 @@ describe('POST /custom_metadatum_collections', () => {
   });
 
   it('gives an empty map when no metadata is sent', async () => {
-    const plate = await create('plates');
+    const plate = await createPlate();
     const collection = await createCollection({ user_id: admin, asset_id: plate.id });
     expect(collection.attributes.metadata).toEqual({});
   });
 
   it('keeps metadata keys exactly as sent (case, surrounding spaces), losing no entry', async () => {
-    const plate = await create('plates');
+    const plate = await createPlate();
     const metadata = { Robot: 'r1', ' padded ': 'p1', padded: 'p2', 'stock_barcode_q0': 'DN1S' };
     const collection = await createCollection({ user_id: admin, asset_id: plate.id, metadata });
     expect(collection.attributes.metadata).toEqual(metadata);
@@ -153,7 +95,7 @@ describe('POST /custom_metadatum_collections', () => {
   });
 
   it('requires user_id and asset_id (422 at each), writing nothing', async () => {
-    const plate = await create('plates');
+    const plate = await createPlate();
     const noUser = await refusedPost({ asset_id: plate.id, metadata: { a: 'b' } });
     expect(expectError(noUser, 422, 'required', '/data/attributes/user_id').detail).toContain('user_id');
     expect(noUser.body.errors).toHaveLength(1);
@@ -170,7 +112,7 @@ describe('POST /custom_metadatum_collections', () => {
   });
 
   it('refuses ids that are not positive integers (422), writing nothing', async () => {
-    const plate = await create('plates');
+    const plate = await createPlate();
     for (const bad of [0, -1, 1.5, '01', 'abc', '', '1e3']) {
       expectError(await refusedPost({ user_id: bad, asset_id: plate.id }), 422, undefined, '/data/attributes/user_id');
       expectError(await refusedPost({ user_id: admin, asset_id: bad }), 422, undefined, '/data/attributes/asset_id');
@@ -180,7 +122,7 @@ describe('POST /custom_metadatum_collections', () => {
   });
 
   it('answers 404 with a pointer for an unknown user or labware, writing nothing', async () => {
-    const plate = await create('plates');
+    const plate = await createPlate();
     const user = expectError(await refusedPost({ user_id: 999999, asset_id: plate.id, metadata: { a: 'b' } }), 404, 'record_not_found', '/data/attributes/user_id');
     expect(user.detail).toContain('999999');
     const asset = expectError(await refusedPost({ user_id: admin, asset_id: '999999', metadata: { a: 'b' } }), 404, 'record_not_found', '/data/attributes/asset_id');
@@ -193,7 +135,7 @@ describe('POST /custom_metadatum_collections', () => {
   });
 
   it('refuses a second collection for the same labware (422 not_unique), writing nothing', async () => {
-    const plate = await create('plates');
+    const plate = await createPlate();
     const first = await createCollection({ user_id: admin, asset_id: plate.id, metadata: { a: 'b' } });
     const res = await refusedPost({ user_id: tech1, asset_id: Number(plate.id), metadata: { c: 'd' } });
     const error = expectError(res, 422, 'not_unique', '/data/attributes/asset_id');
@@ -204,7 +146,7 @@ describe('POST /custom_metadatum_collections', () => {
   });
 
   it('refuses keys equal ignoring case (422 at the later key), writing nothing', async () => {
-    const plate = await create('plates');
+    const plate = await createPlate();
     const res = await refusedPost({ user_id: admin, asset_id: plate.id, metadata: { Robot: 'a', robot: 'b' } });
     const error = expectError(res, 422, 'invalid_value', '/data/attributes/metadata/robot');
     expect(error.detail).toContain('Robot');
@@ -215,7 +157,7 @@ describe('POST /custom_metadatum_collections', () => {
   });
 
   it('refuses empty keys and empty or blank values (422 at the entry), writing nothing', async () => {
-    const plate = await create('plates');
+    const plate = await createPlate();
     expectError(await refusedPost({ user_id: admin, asset_id: plate.id, metadata: { a: '' } }), 422, 'invalid_value', '/data/attributes/metadata/a');
     expectError(await refusedPost({ user_id: admin, asset_id: plate.id, metadata: { ok: 'fine', blank: '   ' } }), 422, 'invalid_value', '/data/attributes/metadata/blank');
     expect((await refusedPost({ user_id: admin, asset_id: plate.id, metadata: { '': 'x' } })).status).toBe(422);
@@ -223,7 +165,7 @@ describe('POST /custom_metadatum_collections', () => {
   });
 
   it('refuses values that are not strings, and metadata that is not a map (422 invalid_type), writing nothing', async () => {
-    const plate = await create('plates');
+    const plate = await createPlate();
     for (const value of [1, 0, true, false, null, { nested: 'x' }, ['x']]) {
       const res = await refusedPost({ user_id: admin, asset_id: plate.id, metadata: { ok: 'fine', bad: value } });
       expectError(res, 422, 'invalid_type', '/data/attributes/metadata/bad');
@@ -235,7 +177,7 @@ describe('POST /custom_metadatum_collections', () => {
   });
 
   it('refuses read-only, unknown and relationship members (400 param_not_allowed), and a client id (403), writing nothing', async () => {
-    const plate = await create('plates');
+    const plate = await createPlate();
     expectError(await refusedPost({ user_id: admin, asset_id: plate.id, uuid: '00000000-0000-4000-8000-000000000000' }), 400, 'param_not_allowed', '/data/attributes/uuid');
     expectError(await refusedPost({ user_id: admin, asset_id: plate.id, colour: 'red' }), 400, 'param_not_allowed', '/data/attributes/colour');
     const viaRelationship = await refused('POST', `/api/v2/${TYPE}`, doc(TYPE, { metadata: { a: 'b' } }, { user: rel('users', admin), asset: rel('plates', plate.id) }));
@@ -250,7 +192,7 @@ describe('PATCH /custom_metadatum_collections/{id}', () => {
   let collection: any;
 
   beforeAll(async () => {
-    plate = await create('plates');
+    plate = await createPlate();
     collection = await createCollection({ user_id: admin, asset_id: plate.id, metadata: { a: '1', b: '2', stock_barcode: 'X' } });
   });
 
@@ -275,7 +217,7 @@ describe('PATCH /custom_metadatum_collections/{id}', () => {
   });
 
   it('refuses user_id, asset_id and uuid (400 param_not_allowed at each), writing nothing', async () => {
-    const other = await create('plates');
+    const other = await createPlate();
     const res = await refusedPatch(collection.id, { user_id: tech1, asset_id: other.id, metadata: { z: 'z' } });
     expect(res.status).toBe(400);
     expect(res.body.errors.map((e: any) => [e.code, e.source.pointer]).sort()).toEqual([
@@ -304,7 +246,7 @@ describe('PATCH /custom_metadatum_collections/{id}', () => {
 
 describe('reaching a collection from its labware', () => {
   it('is reachable from a plate: related link, relationship endpoint, include (limber W8 browser) and /labware', async () => {
-    const plate = await create('plates');
+    const plate = await createPlate();
     const none = await call('GET', `/api/v2/plates/${plate.id}/custom_metadatum_collection`);
     expect(none.status).toBe(200);
     expect(none.body.data).toBeNull();
@@ -332,8 +274,8 @@ describe('reaching a collection from its labware', () => {
   });
 
   it('is reachable from a tube and from a tube rack', async () => {
-    const tube = await create('tubes');
-    const rack = await create('tube_racks');
+    const tube = await createTube();
+    const rack = await createRack();
     const onTube = await createCollection({ user_id: admin, asset_id: tube.id, metadata: { tube_key: 'v' } });
     const onRack = await createCollection({ user_id: admin, asset_id: rack.id, metadata: { created_with_robot: 'r' } });
     expect((await call('GET', `/api/v2/tubes/${tube.id}/custom_metadatum_collection`)).body.data).toEqual(onTube);
@@ -344,7 +286,7 @@ describe('reaching a collection from its labware', () => {
   });
 
   it('supports the limber robot workflow (W8): look up, POST when absent, then PATCH the merged map', async () => {
-    const plate = await create('plates');
+    const plate = await createPlate();
     const userUuid = (await call('GET', '/api/v2/users?filter[login]=tech1')).body.data[0].attributes.uuid;
     const user = (await call('GET', `/api/v2/users?filter[uuid]=${userUuid}`)).body.data[0];
     const found = (await call('GET', `/api/v2/labware?filter[barcode]=${plate.attributes.labware_barcode.machine_barcode}`)).body.data[0];
@@ -376,7 +318,3 @@ describe('reaching a collection from its labware', () => {
     expect(new Set(assets).size).toBe(assets.length);
   });
 });
-
-function typedIds(res: CallResult): string[] {
-  return res.body.data.map((r: any) => `${r.type}/${r.id}`);
-}

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, doc, idOf } from '../support/api.ts';
+import { addAliquot, createPlate, createRack, createSample, createTube, inBatches } from '../support/fixtures.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -16,41 +17,22 @@ beforeAll(freshStore);
 const BASE = 'https://lts.test';
 const PAGE = 7;
 
-const rel = (type: string, id: string) => ({ data: { type, id } });
-
 /** What exists, by listing: `type:id` in id order. */
 const expected: Record<'racked_tubes' | 'wells' | 'aliquots' | 'receptacles', string[]> = { racked_tubes: [], wells: [], aliquots: [], receptacles: [] };
 
 beforeAll(async () => {
-  const [stockPlate, stockTube, rack96, rack48, studyA] = await Promise.all([
-    idOf('plate_purposes', 'name', 'Stock Plate'),
-    idOf('tube_purposes', 'name', 'Stock Tube'),
-    idOf('tube_rack_purposes', 'name', 'Tube Rack 96'),
-    idOf('tube_rack_purposes', 'name', 'Tube Rack 48'),
-    idOf('studies', 'name', 'Study A'),
-  ]);
-  const post = async (type: string, attributes: Record<string, unknown>, relationships?: Record<string, unknown>) => {
-    const res = await call('POST', `/api/v2/${type}`, { body: doc(type, attributes, relationships) });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body.data;
-  };
-  const plate = () => post('plates', {}, { purpose: rel('plate_purposes', stockPlate) });
-  const tube = () => post('tubes', {}, { purpose: rel('tube_purposes', stockTube) });
-  const tubesOf = async (n: number) => {
-    const made = [];
-    for (let i = 0; i < n; i++) made.push(await tube());
-    return made;
-  };
-  const rack = async (size: number, purpose: string, placements: [string, any][]) =>
-    post('tube_racks', { size, tube_locations: Object.fromEntries(placements.map(([c, t]) => [c, { uuid: t.attributes.uuid }])) }, { purpose: rel('tube_rack_purposes', purpose) });
-  const samples = [await post('samples', { name: `listing-${process.pid}-1` }), await post('samples', { name: `listing-${process.pid}-2` })];
+  const studyA = await idOf('studies', 'name', 'Study A');
+  const tubesOf = (n: number) => inBatches(n, 1, () => createTube());
+  const rack = (size: 48 | 96, placements: [string, any][]) =>
+    createRack(`Tube Rack ${size}`, { size, tube_locations: Object.fromEntries(placements.map(([c, t]) => [c, { uuid: t.attributes.uuid }])) });
+  const samples = [await createSample(), await createSample()];
   const aliquot = async (receptacleType: string, receptacleId: number, i: number) =>
-    post('aliquots', {}, { receptacle: rel(receptacleType, String(receptacleId)), sample: rel('samples', samples[i % 2].id), study: rel('studies', studyA) });
+    addAliquot({ type: receptacleType, id: String(receptacleId) }, samples[i % 2].id, { study: studyA });
 
   // Labware created interleaved, so that parents with and without children alternate in id order.
-  const p1 = await plate();
+  const p1 = await createPlate();
   const firstTubes = await tubesOf(6);
-  const r1 = await rack(96, rack96, [
+  const r1 = await rack(96, [
     ['A1', firstTubes[0]],
     ['B3', firstTubes[1]],
     ['H12', firstTubes[2]],
@@ -58,10 +40,10 @@ beforeAll(async () => {
     ['A2', firstTubes[4]],
     ['D7', firstTubes[5]],
   ]);
-  const emptyRack = await rack(48, rack48, []);
-  const p2 = await plate();
+  const emptyRack = await rack(48, []);
+  const p2 = await createPlate();
   const moreTubes = await tubesOf(5);
-  const r2 = await rack(48, rack48, [
+  const r2 = await rack(48, [
     ['F8', moreTubes[0]],
     ['A1', moreTubes[1]],
     ['C2', moreTubes[2]],
@@ -71,10 +53,10 @@ beforeAll(async () => {
   // More parents without children than the listing reads in one batch of parents (25).
   const gapTubes = await tubesOf(26);
   const emptyRacks = [];
-  for (let i = 0; i < 26; i++) emptyRacks.push(await rack(i % 2 ? 96 : 48, i % 2 ? rack96 : rack48, []));
+  for (let i = 0; i < 26; i++) emptyRacks.push(await rack(i % 2 ? 96 : 48, []));
   const looseTubes = await tubesOf(3);
   const lastTubes = await tubesOf(4);
-  const r3 = await rack(96, rack96, [
+  const r3 = await rack(96, [
     ['A12', lastTubes[0]],
     ['A1', lastTubes[1]],
     ['H1', lastTubes[2]],

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { call, doc, idOf, type CallResult } from '../support/api.ts';
+import { create, rels } from '../support/fixtures.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -19,11 +20,7 @@ beforeAll(async () => {
   await freshStore();
   studyA = await idOf('studies', 'name', 'Study A');
   studyB = await idOf('studies', 'name', 'Study B');
-  const created = await call('POST', '/api/v2/samples', {
-    body: doc('samples', { site_sample_id: 'fuzz-target' }, { studies: { data: [{ type: 'studies', id: studyA }] } }),
-  });
-  expect(created.status).toBe(201);
-  sampleId = created.body.data.id;
+  sampleId = (await create('samples', { site_sample_id: 'fuzz-target' }, { studies: rels('studies', [studyA]) })).id;
   const read = await call('GET', `/api/v2/samples/${sampleId}?include=sample_metadata`);
   metadataId = read.body.data.relationships.sample_metadata.data.id;
 });

@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Loader, type RequestContext } from '#lib/jsonapi/context.ts';
-import { parsePath, serve, type ApiResponse } from '#lib/jsonapi/engine.ts';
 import { JsonApiError } from '#lib/jsonapi/errors.ts';
 import type { StoredAliquot } from '#lib/resources/labware-model.ts';
 import { registry } from '#lib/resources/index.ts';
-import { countCalls, totalCalls, type CallCount } from '#lib/store/client.ts';
+import { countCalls, totalCalls } from '#lib/store/client.ts';
 import { familyCounts, getRecords, type StoredRecord } from '#lib/store/records.ts';
 import { ITEM_SIZE_LIMIT, UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { call, doc, idOf } from '../support/api.ts';
+import { direct } from '../support/engine.ts';
+import { addAliquot, createSample, createTube, inBatches } from '../support/fixtures.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -23,59 +23,25 @@ import { freshStore } from '../support/store.ts';
 beforeAll(freshStore);
 
 let plate384: string;
-let stockTube: string;
 let studyA: string;
 
 beforeAll(async () => {
   plate384 = await idOf('plate_purposes', 'name', 'Stock Plate 384');
-  stockTube = await idOf('tube_purposes', 'name', 'Stock Tube');
   studyA = await idOf('studies', 'name', 'Study A');
 });
-
-/** Serves one request through the engine (past authentication: no key lookup) and counts its calls by operation. */
-async function direct(method: string, pathAndQuery: string, body?: unknown): Promise<{ response: ApiResponse; document: any; counts: CallCount }> {
-  const [path = '', query = ''] = pathAndQuery.split(/\?(.*)/s);
-  const target = parsePath(path)!;
-  const ctx: RequestContext = {
-    registry,
-    baseUrl: 'https://lts.test',
-    requestId: `direct-${Math.random()}`,
-    now: new Date().toISOString(),
-    apiKey: { name: 'test-write', scope: 'write' },
-    loader: new Loader(registry),
-  };
-  const request = { method, path, query, headers: { 'content-type': 'application/vnd.api+json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) };
-  const { counts, result } = countCalls(() => serve(ctx, registry.require(target.type), target, request));
-  const response = await result;
-  return { response, document: response.body ? JSON.parse(response.body) : undefined, counts };
-}
 
 const batches = (n: number) => Math.ceil(n / 100);
 
 /** Column order on a 384 plate (16 rows × 24 columns): A1, B1, … P1, A2, … */
 const position384 = (slot: number) => `${String.fromCharCode(65 + ((slot - 1) % 16))}${Math.floor((slot - 1) / 16) + 1}`;
 
-let sampleSeq = 0;
 /**
  * Samples are created one after the other: every sample advances the samples and sample_metadata
  * counters, so parallel creations collide and retry (measured for 374 samples: 28 s one at a time,
  * 31 s two at a time, 61 s eight at a time).
  */
 const SAMPLE_BATCH = 1;
-async function createSamples(n: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let start = 0; start < n; start += SAMPLE_BATCH) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(SAMPLE_BATCH, n - start) }, async () => {
-        const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: `budget-${process.pid}-${++sampleSeq}` }) });
-        expect(res.status, JSON.stringify(res.body)).toBe(201);
-        return res.body.data.id as string;
-      }),
-    );
-    ids.push(...batch);
-  }
-  return ids;
-}
+const createSamples = (n: number): Promise<string[]> => inBatches(n, SAMPLE_BATCH, async () => (await createSample()).id);
 
 async function loadLabware(id: string | number): Promise<StoredRecord> {
   const found = await getRecords([{ family: 'labware', id: Number(id) }]);
@@ -109,10 +75,7 @@ describe('(a) call budget of a 384-well plate', () => {
   it('include=wells.aliquots.sample.sample_metadata: 10 wells filled → 1 key + 1 plate + 1 + 1 calls', async () => {
     samples = await createSamples(10);
     for (let slot = 1; slot <= 10; slot++) {
-      const res = await call('POST', '/api/v2/aliquots', {
-        body: doc('aliquots', {}, { receptacle: { data: { type: 'wells', id: String(Number(plateId) * 1000 + slot) } }, sample: { data: { type: 'samples', id: samples[slot - 1]! } }, study: { data: { type: 'studies', id: studyA } } }),
-      });
-      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      await addAliquot({ type: 'wells', id: String(Number(plateId) * 1000 + slot) }, samples[slot - 1]!, { study: studyA });
     }
     const path = `/api/v2/plates/${plateId}?include=wells.aliquots.sample.sample_metadata`;
     const res = await call('GET', path);
@@ -190,9 +153,7 @@ describe('(b) item size of the fullest realistic aggregate', () => {
   let tubeId: string;
 
   it('a tube of 1,536 aliquots fits with a wide margin, commits, and reads back with include=aliquots', async () => {
-    const created = await call('POST', '/api/v2/tubes', { body: doc('tubes', {}, { purpose: { data: { type: 'tube_purposes', id: stockTube } } }) });
-    expect(created.status).toBe(201);
-    tubeId = created.body.data.id;
+    tubeId = (await createTube()).id;
     const tube = await loadLabware(tubeId);
     const emptySize = Buffer.byteLength(JSON.stringify(tube));
 

@@ -1,12 +1,14 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeBarcode, encodeBarcode } from '#lib/domain/barcode.ts';
 import { registry } from '#lib/resources/index.ts';
-import { dynamo } from '#lib/store/client.ts';
 import { getRecords, type Ref } from '#lib/store/records.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
-import { call, doc, idOf, type CallResult } from '../support/api.ts';
+import { call, doc, idOf } from '../support/api.ts';
+import { addAliquot, create, createPlate, createRack, createTube, purposeId, rel } from '../support/fixtures.ts';
+import { columnOrder, sanger } from '../support/oracles.ts';
+import { expectError, idsOf, pathOf, typedIdsOf } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
+import { refused } from '../support/table.ts';
 
 /**
  * Labware through the API (issue 3; contract §3, reference-behaviour.md §5): POST plates and tubes with
@@ -16,10 +18,7 @@ import { freshStore } from '../support/store.ts';
  * is checked to leave the table exactly as it was.
  */
 
-let table: string;
-beforeAll(async () => {
-  ({ tableName: table } = await freshStore());
-});
+beforeAll(freshStore);
 
 const BASE = 'https://lts.test/api/v2';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -28,126 +27,25 @@ const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
 
-/** JSON with object keys sorted, so two scans of the same items compare equal whatever the attribute order. */
-function stable(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stable).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stable((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/** Every item of this file's table (a Scan is fine in a test). */
-async function tableItems(): Promise<string[]> {
-  const items: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(new ScanCommand({ TableName: table, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }));
-    items.push(...(page.Items ?? []).map(stable));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items.sort();
-}
-
-/** Runs a request that must be refused and checks that it wrote nothing at all (no record, counter, index entry or event). */
-async function refused(method: string, path: string, body: unknown): Promise<CallResult> {
-  const before = await tableItems();
-  const res = await call(method, path, { body });
-  expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(400);
-  expect(await tableItems()).toEqual(before);
-  return res;
-}
-
-function expectError(res: CallResult, status: number, code?: string, pointer?: string): any {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.headers['Content-Type']).toBe('application/vnd.api+json');
-  expect(res.body.errors.length).toBeGreaterThan(0);
-  const error = pointer ? res.body.errors.find((e: any) => e.source?.pointer === pointer) : res.body.errors[0];
-  expect(error, `no error at ${pointer}: ${JSON.stringify(res.body.errors)}`).toBeDefined();
-  expect(error.status).toBe(String(status));
-  if (code) expect(error.code).toBe(code);
-  return error;
-}
-
-/**
- * The Sanger barcode of a prefix and number, computed here from reference-behaviour.md §5 (independently of
- * lib/domain/barcode.ts): check letter = (Σ byte × 1-based position of the reversed text) mod 23 + 65;
- * machine = numeric prefix (3) · number (7) · letter code (2) · EAN-13 check digit (weights 3,1 from the right).
- */
-function sanger(prefix: string, number: number): { human: string; machine: string } {
-  const reversed = [...`${prefix}${number}`].reverse();
-  const letter = String.fromCharCode((reversed.reduce((sum, c, i) => sum + c.charCodeAt(0) * (i + 1), 0) % 23) + 65);
-  const numericPrefix = (prefix.charCodeAt(0) - 64) * 27 + (prefix.charCodeAt(1) - 64);
-  const first12 = `${String(numericPrefix).padStart(3, '0')}${String(number).padStart(7, '0')}${letter.charCodeAt(0)}`;
-  const weighted = [...first12].reverse().reduce((sum, d, i) => sum + Number(d) * (i % 2 === 0 ? 3 : 1), 0);
-  return { human: `${prefix}${number}${letter}`, machine: `${first12}${(10 - (weighted % 10)) % 10}` };
-}
-
-/** Column-order position names of a rows × columns grid: A1, B1, …, then A2, … */
-function columnOrder(rows: number, columns: number): string[] {
-  const names: string[] = [];
-  for (let c = 1; c <= columns; c++) for (let r = 0; r < rows; r++) names.push(`${String.fromCharCode(65 + r)}${c}`);
-  return names;
-}
-
-const rel = (type: string, id: string) => ({ data: { type, id } });
-const idsOf = (res: CallResult): string[] => res.body.data.map((r: any) => r.id);
-const typedIdsOf = (res: CallResult): string[] => res.body.data.map((r: any) => `${r.type}/${r.id}`);
-/** A `links.*` URL of a response as a path the test helper can call. */
-const pathOf = (url: string): string => url.slice('https://lts.test'.length);
-
 const purposes: Record<string, string> = {};
 let adminUuid: string;
 
 beforeAll(async () => {
-  for (const name of ['Stock Plate', 'Stock Plate 384', 'Working Dilution', 'Library Plate', 'Tag Plate']) purposes[name] = await idOf('plate_purposes', 'name', name);
-  for (const name of ['Stock Tube', 'Library Tube', 'MX Tube']) purposes[name] = await idOf('tube_purposes', 'name', name);
-  for (const name of ['Tube Rack 96', 'Tube Rack 48']) purposes[name] = await idOf('tube_rack_purposes', 'name', name);
+  for (const name of ['Stock Plate', 'Stock Plate 384', 'Working Dilution', 'Library Plate', 'Tag Plate']) purposes[name] = await purposeId('plate_purposes', name);
+  for (const name of ['Stock Tube', 'Library Tube', 'MX Tube']) purposes[name] = await purposeId('tube_purposes', name);
+  for (const name of ['Tube Rack 96', 'Tube Rack 48']) purposes[name] = await purposeId('tube_rack_purposes', name);
   adminUuid = (await call('GET', '/api/v2/users?filter[login]=admin')).body.data[0].attributes.uuid;
 });
 
-async function createPlate(purpose = 'Stock Plate', attributes: Record<string, unknown> = {}): Promise<any> {
-  const res = await call('POST', '/api/v2/plates', { body: doc('plates', attributes, { purpose: rel('plate_purposes', purposes[purpose]!) }) });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data;
-}
-
-async function createTube(purpose = 'Stock Tube', attributes: Record<string, unknown> = {}): Promise<any> {
-  const res = await call('POST', '/api/v2/tubes', { body: doc('tubes', attributes, { purpose: rel('tube_purposes', purposes[purpose]!) }) });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data;
-}
-
-async function createRack(purpose = 'Tube Rack 96', attributes: Record<string, unknown> = { size: 96 }): Promise<any> {
-  const res = await call('POST', '/api/v2/tube_racks', { body: doc('tube_racks', attributes, { purpose: rel('tube_rack_purposes', purposes[purpose]!) }) });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data;
-}
-
+/** A sample of a name, with its metadata's sample_common_name set when given. */
 async function createSample(name: string, commonName?: string): Promise<any> {
-  const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name }) });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const sample = await create('samples', { name });
   if (commonName) {
-    const metadata = (await call('GET', `/api/v2/samples/${res.body.data.id}/sample_metadata`)).body.data;
+    const metadata = (await call('GET', `/api/v2/samples/${sample.id}/sample_metadata`)).body.data;
     const patched = await call('PATCH', `/api/v2/sample_metadata/${metadata.id}`, { body: doc('sample_metadata', { sample_common_name: commonName }, undefined, metadata.id) });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
   }
-  return res.body.data;
-}
-
-async function addAliquot(receptacle: { type: string; id: string }, sample: string, study?: string, libraryType?: string): Promise<any> {
-  const res = await call('POST', '/api/v2/aliquots', {
-    body: doc('aliquots', libraryType ? { library_type: libraryType } : {}, {
-      receptacle: { data: receptacle },
-      sample: rel('samples', sample),
-      ...(study ? { study: rel('studies', study) } : {}),
-    }),
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data;
+  return sample;
 }
 
 /** Links labware as parent → child directly in the store: no API creates these links yet. */
@@ -633,9 +531,9 @@ describe('the polymorphic labware type', () => {
     const a1 = { type: 'wells', id: String(Number(plate.id) * 1000 + 1) };
     const b1 = { type: 'wells', id: String(Number(plate.id) * 1000 + 2) };
     const tubeReceptacle = { type: 'receptacles', id: String(Number(tube.id) * 1000 + 1) };
-    const x1 = await addAliquot(a1, s1.id, study, 'Standard');
+    const x1 = await addAliquot(a1, s1.id, { study, library_type: 'Standard' });
     const x2 = await addAliquot(b1, s2.id);
-    const x3 = await addAliquot(tubeReceptacle, s2.id, study);
+    const x3 = await addAliquot(tubeReceptacle, s2.id, { study });
     const query =
       `filter[barcode]=${plate.attributes.labware_barcode.human_barcode},${tube.attributes.labware_barcode.machine_barcode}` +
       '&include=receptacles.aliquots.sample.sample_metadata,receptacles.aliquots.study' +

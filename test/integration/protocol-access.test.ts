@@ -3,6 +3,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '#lib/config.ts';
 import { FALLBACK, handlerFor } from '#lib/routes.ts';
 import { call, doc, type CallResult } from '../support/api.ts';
+import { recordCount } from '../support/fixtures.ts';
+import { header } from '../support/responses.ts';
 import { freshStore, READ_KEY, WRITE_KEY } from '../support/store.ts';
 
 /** Contract §1.1–1.2: paths, methods, media types and authentication, in the contract's order of checks. */
@@ -13,9 +15,6 @@ const JSON_API = 'application/vnd.api+json';
 const HEADER = 'X-Sequencescape-Client-Id';
 /** Passed in `headers` to remove a default header the helper would send. */
 const ABSENT = undefined as unknown as string;
-
-const header = (res: CallResult, name: string): string | undefined =>
-  Object.entries(res.headers).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
 
 /** Every error is a JSON:API error object of the response status with a stable snake_case code (§1.7). */
 function expectError(res: CallResult, status: number, code: string) {
@@ -30,8 +29,6 @@ function expectError(res: CallResult, status: number, code: string) {
   }
   return res.body.errors[0];
 }
-
-const sampleCount = async (): Promise<number> => (await call('GET', '/api/v2/samples?page[size]=1')).body.meta.record_count;
 
 let uniq = 0;
 const sampleDoc = () => doc('samples', { name: `access-${++uniq}` });
@@ -81,10 +78,10 @@ describe('authentication (§1.2)', () => {
     const id = created.body.data.id;
     expect((await call('GET', `/api/v2/samples/${id}`, { key: READ_KEY })).body.data.id).toBe(id);
 
-    const before = await sampleCount();
+    const before = await recordCount('samples');
     expectError(await call('POST', '/api/v2/samples', { key: READ_KEY, body: sampleDoc() }), 403, 'forbidden');
     expectError(await call('PATCH', `/api/v2/samples/${id}`, { key: READ_KEY, body: doc('samples', { site_sample_id: 'x' }, undefined, id) }), 403, 'forbidden');
-    expect(await sampleCount()).toBe(before);
+    expect(await recordCount('samples')).toBe(before);
     expect((await call('GET', `/api/v2/samples/${id}`)).body.data.attributes.site_sample_id).toBeNull();
   });
 
@@ -213,9 +210,9 @@ describe('routing (§1.1, §1.6)', () => {
 
 describe('media types (§1.1)', () => {
   const expect415 = async (headers: Record<string, string>, body: unknown = sampleDoc()) => {
-    const before = await sampleCount();
+    const before = await recordCount('samples');
     expectError(await call('POST', '/api/v2/samples', { body, headers }), 415, 'unsupported_media_type');
-    expect(await sampleCount()).toBe(before);
+    expect(await recordCount('samples')).toBe(before);
   };
 
   it('answers 415 to a POST or PATCH in another media type or without Content-Type', async () => {
@@ -244,9 +241,9 @@ describe('media types (§1.1)', () => {
       expect(res.status, accept).toBe(406);
       expectError(res, 406, 'not_acceptable');
     }
-    const before = await sampleCount();
+    const before = await recordCount('samples');
     expectError(await call('POST', '/api/v2/samples', { body: sampleDoc(), headers: { accept: 'text/html' } }), 406, 'not_acceptable');
-    expect(await sampleCount()).toBe(before);
+    expect(await recordCount('samples')).toBe(before);
   });
 
   it('accepts Accept absent, */*, application/*, and lists naming the JSON:API type', async () => {

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, doc, idOf, type CallResult } from '../support/api.ts';
+import { idsOf } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
 
 /** Contract §1.4–1.5: collections (pagination, sorting, filters) and compound documents (include, fields). */
@@ -20,7 +21,6 @@ function expectError(res: CallResult, status: number, code: string, parameter?: 
   return res.body.errors[0];
 }
 
-const ids = (res: CallResult): string[] => res.body.data.map((r: Resource) => r.id);
 const byNumber = (a: string, b: string) => Number(a) - Number(b);
 const pageParams = (link: string) => {
   const url = new URL(link);
@@ -39,7 +39,7 @@ async function walk(first: string) {
   let res = await call('GET', first);
   for (;;) {
     expect(res.status).toBe(200);
-    seen.push(...ids(res));
+    seen.push(...idsOf(res));
     const next: string | undefined = res.body.links.next;
     if (!next) return { seen, nexts, last: res };
     expectValidLink(next);
@@ -67,7 +67,7 @@ beforeAll(async () => {
 describe('pagination (§1.5)', () => {
   it('defaults to page 1 of 100 with first and last links only', async () => {
     const res = await call('GET', '/api/v2/samples');
-    expect(ids(res)).toEqual(all);
+    expect(idsOf(res)).toEqual(all);
     expect(res.body.meta).toEqual({ record_count: 12 });
     expect(res.body.links).toEqual({
       first: `${BASE}/samples?page%5Bnumber%5D=1&page%5Bsize%5D=100`,
@@ -77,18 +77,18 @@ describe('pagination (§1.5)', () => {
 
   it('links first, prev, next and last exactly when they apply', async () => {
     const p1 = await call('GET', '/api/v2/samples?page[size]=5');
-    expect(ids(p1)).toEqual(all.slice(0, 5));
+    expect(idsOf(p1)).toEqual(all.slice(0, 5));
     expect(Object.keys(p1.body.links).sort()).toEqual(['first', 'last', 'next']);
     expect(pageParams(p1.body.links.last)).toMatchObject({ number: '3', size: '5' });
 
     const p2 = await call('GET', '/api/v2/samples?page[number]=2&page[size]=5');
-    expect(ids(p2)).toEqual(all.slice(5, 10));
+    expect(idsOf(p2)).toEqual(all.slice(5, 10));
     expect(Object.keys(p2.body.links).sort()).toEqual(['first', 'last', 'next', 'prev']);
     expect(p2.body.links.prev).toBe(`${BASE}/samples?page%5Bnumber%5D=1&page%5Bsize%5D=5`);
     expect(pageParams(p2.body.links.next)).toMatchObject({ number: '3', size: '5' });
 
     const p3 = await call('GET', '/api/v2/samples?page[number]=3&page[size]=5');
-    expect(ids(p3)).toEqual(all.slice(10));
+    expect(idsOf(p3)).toEqual(all.slice(10));
     expect(Object.keys(p3.body.links).sort()).toEqual(['first', 'last', 'prev']);
     expect(p3.body.meta.record_count).toBe(12);
 
@@ -104,7 +104,7 @@ describe('pagination (§1.5)', () => {
     const res = await call('GET', '/api/v2/samples?filter[site_sample_id]=odd&include=studies&fields[samples]=name,studies&page[size]=2&sort=-id');
     expect(res.body.meta.record_count).toBe(6);
     const odd = all.filter((_, i) => i % 2 === 0).reverse();
-    expect(ids(res)).toEqual(odd.slice(0, 2));
+    expect(idsOf(res)).toEqual(odd.slice(0, 2));
     for (const name of ['first', 'next', 'last'] as const) {
       const link: string = res.body.links[name];
       expectValidLink(link);
@@ -133,15 +133,15 @@ describe('pagination (§1.5)', () => {
 
   it('continues a cursor walk where it left off when records are added meanwhile', async () => {
     const first = await call('GET', '/api/v2/samples?page[size]=5&sort=-id');
-    const before = ids(first);
+    const before = idsOf(first);
     const added = await call('POST', '/api/v2/samples', { body: doc('samples', { name: 'coll-added' }) });
     expect(added.status).toBe(201);
     const second = await call('GET', first.body.links.next.slice('https://lts.test'.length));
-    expect(ids(second)).toEqual([...all].reverse().slice(5, 10));
-    expect(ids(second).filter((id) => before.includes(id))).toEqual([]);
+    expect(idsOf(second)).toEqual([...all].reverse().slice(5, 10));
+    expect(idsOf(second).filter((id) => before.includes(id))).toEqual([]);
     // A bare page number still works, and counts the new record.
     const bare = await call('GET', '/api/v2/samples?page[number]=2&page[size]=5&sort=-id');
-    expect(ids(bare)).toEqual([added.body.data.id, ...all].sort(byNumber).reverse().slice(5, 10));
+    expect(idsOf(bare)).toEqual([added.body.data.id, ...all].sort(byNumber).reverse().slice(5, 10));
     expect(bare.body.meta.record_count).toBe(13);
     all = [...all, added.body.data.id].sort(byNumber);
   });
@@ -162,7 +162,7 @@ describe('pagination (§1.5)', () => {
     }
     expectError(await call('GET', '/api/v2/barcode_printers?page[size]=0'), 400, 'invalid_page', 'page[size]');
     const max = await call('GET', '/api/v2/samples?page[size]=500&page[page]=3&page[per_page]=1');
-    expect(ids(max)).toEqual(all);
+    expect(idsOf(max)).toEqual(all);
   });
 
   it('answers a page far past the end with no data', async () => {
@@ -178,20 +178,20 @@ describe('pagination (§1.5)', () => {
 
 describe('sorting (§1.5)', () => {
   it('sorts by id, created_at and updated_at, ascending or descending', async () => {
-    expect(ids(await call('GET', '/api/v2/samples?sort=id'))).toEqual(all);
-    expect(ids(await call('GET', '/api/v2/samples?sort=-id'))).toEqual([...all].reverse());
-    expect(ids(await call('GET', '/api/v2/samples?sort=created_at'))).toEqual(all);
-    expect(ids(await call('GET', '/api/v2/samples?sort=-created_at'))).toEqual([...all].reverse());
+    expect(idsOf(await call('GET', '/api/v2/samples?sort=id'))).toEqual(all);
+    expect(idsOf(await call('GET', '/api/v2/samples?sort=-id'))).toEqual([...all].reverse());
+    expect(idsOf(await call('GET', '/api/v2/samples?sort=created_at'))).toEqual(all);
+    expect(idsOf(await call('GET', '/api/v2/samples?sort=-created_at'))).toEqual([...all].reverse());
     const touched = all[3]!;
     await new Promise((resolve) => setTimeout(resolve, 5));
     const patched = await call('PATCH', `/api/v2/samples/${touched}`, { body: doc('samples', { control: false }, undefined, touched) });
     expect(patched.status).toBe(200);
     const recent = await call('GET', '/api/v2/samples?sort=-updated_at');
-    expect(ids(recent)[0]).toBe(touched);
-    expect(ids(recent).sort(byNumber)).toEqual(all);
-    expect(ids(await call('GET', '/api/v2/samples?sort=updated_at')).at(-1)).toBe(touched);
+    expect(idsOf(recent)[0]).toBe(touched);
+    expect(idsOf(recent).sort(byNumber)).toEqual(all);
+    expect(idsOf(await call('GET', '/api/v2/samples?sort=updated_at')).at(-1)).toBe(touched);
     const walked = await walk('/api/v2/samples?sort=-updated_at&page[size]=5');
-    expect(walked.seen).toEqual(ids(recent));
+    expect(walked.seen).toEqual(idsOf(recent));
   });
 
   it('rejects any other sort field', async () => {
@@ -221,16 +221,16 @@ describe('filters (§1.5)', () => {
 
   it('matches any of a comma list or repeated keys, with raw or encoded brackets', async () => {
     const [a, b, c] = ['coll-01', 'coll-02', 'coll-03'];
-    expect(ids(await call('GET', `/api/v2/samples?filter[name]=${a},${b}`))).toEqual(all.slice(0, 2));
-    expect(ids(await call('GET', `/api/v2/samples?filter[name][]=${a}&filter[name][]=${c}`))).toEqual([all[0], all[2]]);
-    expect(ids(await call('GET', `/api/v2/samples?filter%5Bname%5D=${c}`))).toEqual([all[2]]);
-    expect(ids(await call('GET', `/api/v2/samples?filter%5Bname%5D%5B%5D=${a}&filter%5Bname%5D%5B%5D=${b}`))).toEqual(all.slice(0, 2));
+    expect(idsOf(await call('GET', `/api/v2/samples?filter[name]=${a},${b}`))).toEqual(all.slice(0, 2));
+    expect(idsOf(await call('GET', `/api/v2/samples?filter[name][]=${a}&filter[name][]=${c}`))).toEqual([all[0], all[2]]);
+    expect(idsOf(await call('GET', `/api/v2/samples?filter%5Bname%5D=${c}`))).toEqual([all[2]]);
+    expect(idsOf(await call('GET', `/api/v2/samples?filter%5Bname%5D%5B%5D=${a}&filter%5Bname%5D%5B%5D=${b}`))).toEqual(all.slice(0, 2));
     const uuids = (await call('GET', `/api/v2/samples?filter[name]=${a},${c}`)).body.data.map((r: Resource) => r.attributes.uuid);
-    expect(ids(await call('GET', `/api/v2/samples?filter[uuid][]=${uuids[0]}&filter[uuid][]=${uuids[1]}`))).toEqual([all[0], all[2]]);
-    expect(ids(await call('GET', `/api/v2/samples?filter[uuid]=${uuids[0]},${uuids[1]}&filter[name]=${a}`))).toEqual([all[0]]);
+    expect(idsOf(await call('GET', `/api/v2/samples?filter[uuid][]=${uuids[0]}&filter[uuid][]=${uuids[1]}`))).toEqual([all[0], all[2]]);
+    expect(idsOf(await call('GET', `/api/v2/samples?filter[uuid]=${uuids[0]},${uuids[1]}&filter[name]=${a}`))).toEqual([all[0]]);
     // Filters combine with paging and sorting.
     const odd = await call('GET', '/api/v2/samples?filter[site_sample_id]=odd&page[size]=2&page[number]=2&sort=-id');
-    expect(ids(odd)).toEqual(all.slice(0, 12).filter((_, i) => i % 2 === 0).reverse().slice(2, 4));
+    expect(idsOf(odd)).toEqual(all.slice(0, 12).filter((_, i) => i % 2 === 0).reverse().slice(2, 4));
   });
 
   it('filters read-only types by their lookups, spaces as + or %20', async () => {
@@ -338,9 +338,9 @@ describe('related and relationship endpoints (§1.4)', () => {
     expect(res.body.meta.record_count).toBe(2);
     expect(pageParams(res.body.links.first)).toMatchObject({ number: '1', size: '100' });
     const filtered = await call('GET', `/api/v2/samples/${all[0]}/studies?filter[name]=Study%20B`);
-    expect(ids(filtered)).toEqual([studyB]);
+    expect(idsOf(filtered)).toEqual([studyB]);
     const paged = await call('GET', `/api/v2/samples/${all[0]}/studies?page[size]=1&sort=-id`);
-    expect(ids(paged)).toEqual([[studyA, studyB].sort(byNumber)[1]]);
+    expect(idsOf(paged)).toEqual([[studyA, studyB].sort(byNumber)[1]]);
     expect(pageParams(paged.body.links.next)).toMatchObject({ number: '2', size: '1' });
     expect((await call('GET', `/api/v2/samples/${all[8]}/studies`)).body.data).toEqual([]);
   });
@@ -378,12 +378,12 @@ describe('default page size (§1.5)', () => {
     }
     all.sort(byNumber);
     const first = await call('GET', '/api/v2/samples');
-    expect(ids(first)).toEqual(all.slice(0, 100));
+    expect(idsOf(first)).toEqual(all.slice(0, 100));
     expect(first.body.meta.record_count).toBe(101);
     expect(pageParams(first.body.links.next)).toMatchObject({ number: '2', size: '100' });
     expect(pageParams(first.body.links.last)).toMatchObject({ number: '2', size: '100' });
     const second = await call('GET', first.body.links.next.slice('https://lts.test'.length));
-    expect(ids(second)).toEqual(all.slice(100));
+    expect(idsOf(second)).toEqual(all.slice(100));
     expect(second.body.links.next).toBeUndefined();
   }, 60_000);
 });

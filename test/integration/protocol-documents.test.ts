@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, doc, idOf, type CallResult } from '../support/api.ts';
+import { createSample } from '../support/fixtures.ts';
+import { header } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
 
 /** Contract §1.3, §1.4, §1.6, §1.7: write documents, identifiers and error objects. */
@@ -8,8 +10,6 @@ import { freshStore } from '../support/store.ts';
 beforeAll(freshStore);
 
 const JSON_API = 'application/vnd.api+json';
-const header = (res: CallResult, name: string): string | undefined =>
-  Object.entries(res.headers).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
 
 /** §1.7: string status equal to the response's, snake_case code, title and detail. */
 function expectWellFormedErrors(res: CallResult) {
@@ -49,9 +49,7 @@ let studyB: string;
 beforeAll(async () => {
   studyA = await idOf('studies', 'name', 'Study A');
   studyB = await idOf('studies', 'name', 'Study B');
-  const created = await call('POST', '/api/v2/samples', { body: doc('samples', { name: 'doc-1' }) });
-  expect(created.status).toBe(201);
-  sampleId = created.body.data.id;
+  sampleId = (await createSample({ name: 'doc-1' })).id;
 });
 
 describe('document structure (§1.6)', () => {

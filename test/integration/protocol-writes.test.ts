@@ -1,59 +1,20 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dynamo } from '#lib/store/client.ts';
 import { call, doc, type CallResult } from '../support/api.ts';
+import { recordCount } from '../support/fixtures.ts';
+import { header } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
+import { outboxEvents, type Envelope } from '../support/table.ts';
 
 /** Contract §1.6 (writes, idempotency, no lost updates) and §4 (the outbox written with every change). */
 
-let table: string;
-beforeAll(async () => {
-  ({ tableName: table } = await freshStore());
-});
+beforeAll(freshStore);
 
 const BASE = 'https://lts.test/api/v2';
-const header = (res: CallResult, name: string): string | undefined =>
-  Object.entries(res.headers).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
-const sampleCount = async (): Promise<number> => (await call('GET', '/api/v2/samples?page[size]=1')).body.meta.record_count;
-
-interface Envelope {
-  id: string;
-  type: string;
-  occurred_at: string;
-  resource: { type: string; id: string; uuid: string };
-  data: { type: string; id: string; attributes: Record<string, unknown> };
-  actor: unknown;
-}
-
-/**
- * The outbox: every event stored in this file's table (a Scan is fine in a test). Events are stored in the
- * write's own transaction, together in the request's item (entity `request`, `events`).
- */
-async function outbox(): Promise<Envelope[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: table,
-        FilterExpression: '#entity = :request',
-        ExpressionAttributeNames: { '#entity': '__edb_e__' },
-        ExpressionAttributeValues: { ':request': 'request' },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items.flatMap((item) => item.events as Envelope[]);
-}
-
 /** Events written while `action` ran. */
 async function eventsOf(action: () => Promise<unknown>): Promise<Envelope[]> {
-  const before = new Set((await outbox()).map((e) => e.id));
+  const before = new Set((await outboxEvents()).map((e) => e.id));
   await action();
-  return (await outbox()).filter((e) => !before.has(e.id));
+  return (await outboxEvents()).filter((e) => !before.has(e.id));
 }
 
 let uniq = 0;
@@ -94,7 +55,7 @@ describe('Idempotency-Key (§1.6)', () => {
   it('replays the first response to a repeat without acting again', async () => {
     const body = doc('samples', { name: name('idem') });
     const headers = { 'idempotency-key': `key-${uniq}` };
-    const before = await sampleCount();
+    const before = await recordCount('samples');
     const first = await call('POST', '/api/v2/samples', { body, headers });
     expect(first.status).toBe(201);
     const events = await eventsOf(async () => {
@@ -104,36 +65,36 @@ describe('Idempotency-Key (§1.6)', () => {
       expect(header(again, 'location')).toBe(header(first, 'location'));
     });
     expect(events).toEqual([]);
-    expect(await sampleCount()).toBe(before + 1);
+    expect(await recordCount('samples')).toBe(before + 1);
   });
 
   it('answers 422 to the same key with a different body', async () => {
     const headers = { 'idempotency-key': 'reused-key' };
     expect((await call('POST', '/api/v2/samples', { body: doc('samples', { name: name('idem') }), headers })).status).toBe(201);
-    const before = await sampleCount();
+    const before = await recordCount('samples');
     const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: name('idem') }), headers });
     expect(res.status).toBe(422);
     expect(res.body.errors[0]).toMatchObject({ status: '422', code: 'idempotency_key_reused', source: { header: 'Idempotency-Key' } });
-    expect(await sampleCount()).toBe(before);
+    expect(await recordCount('samples')).toBe(before);
   });
 
   it('creates one record per distinct key', async () => {
     const body = doc('samples', { site_sample_id: 'same-body' });
-    const before = await sampleCount();
+    const before = await recordCount('samples');
     const a = await call('POST', '/api/v2/samples', { body, headers: { 'idempotency-key': 'distinct-a' } });
     const b = await call('POST', '/api/v2/samples', { body, headers: { 'idempotency-key': 'distinct-b' } });
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(a.body.data.id).not.toBe(b.body.data.id);
-    expect(await sampleCount()).toBe(before + 2);
+    expect(await recordCount('samples')).toBe(before + 2);
   });
 
   it('acts once for concurrent requests with the same key', async () => {
     const body = doc('samples', { name: name('idem-race') });
-    const before = await sampleCount();
+    const before = await recordCount('samples');
     const results = await Promise.all(Array.from({ length: 5 }, () => call('POST', '/api/v2/samples', { body, headers: { 'idempotency-key': 'race-key' } })));
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
     expect(new Set(results.map((r) => r.body.data.id)).size).toBe(1);
-    expect(await sampleCount()).toBe(before + 1);
+    expect(await recordCount('samples')).toBe(before + 1);
   });
 });
 
@@ -160,22 +121,22 @@ describe('concurrent writes (§1.6: no lost updates)', () => {
   });
 
   it('creates every one of concurrent POSTs with distinct ids', async () => {
-    const before = await sampleCount();
+    const before = await recordCount('samples');
     const results = await Promise.all(Array.from({ length: 10 }, () => call('POST', '/api/v2/samples', { body: doc('samples', { name: name('burst') }) })));
     expect(results.map((r) => r.status)).toEqual(results.map(() => 201));
     expect(new Set(results.map((r) => r.body.data.id)).size).toBe(10);
-    expect(await sampleCount()).toBe(before + 10);
+    expect(await recordCount('samples')).toBe(before + 10);
     const listed = await call('GET', `/api/v2/samples?filter[name]=${results.map((r) => r.body.data.attributes.name).join(',')}`);
     expect(listed.body.data.map((r: { id: string }) => r.id).sort()).toEqual(results.map((r) => r.body.data.id).sort());
   });
 
   it('lets exactly one of concurrent POSTs with the same name win', async () => {
-    const before = await sampleCount();
+    const before = await recordCount('samples');
     const taken = name('unique');
     const results = await Promise.all(Array.from({ length: 4 }, () => call('POST', '/api/v2/samples', { body: doc('samples', { name: taken }) })));
     expect(results.map((r) => r.status).sort()).toEqual([201, 422, 422, 422]);
     for (const r of results.filter((r) => r.status === 422)) expect(r.body.errors[0]).toMatchObject({ code: 'not_unique', source: { pointer: '/data/attributes/name' } });
-    expect(await sampleCount()).toBe(before + 1);
+    expect(await recordCount('samples')).toBe(before + 1);
   });
 });
 
@@ -212,7 +173,7 @@ describe('events (§4)', () => {
   it('writes no event for a rejected write', async () => {
     const taken = name('event');
     expect((await call('POST', '/api/v2/samples', { body: doc('samples', { name: taken }) })).status).toBe(201);
-    const before = await sampleCount();
+    const before = await recordCount('samples');
     const events = await eventsOf(async () => {
       expect((await call('POST', '/api/v2/samples', { body: doc('samples', { name: taken }) })).status).toBe(422);
       expect((await call('POST', '/api/v2/samples', { body: doc('samples', { name: name('event'), control: 'no' }) })).status).toBe(422);
@@ -220,6 +181,6 @@ describe('events (§4)', () => {
       expect((await call('POST', '/api/v2/samples', { body: doc('samples', { name: name('event') }, { studies: { data: [{ type: 'studies', id: '99999' }] } }) })).status).toBe(404);
     });
     expect(events).toEqual([]);
-    expect(await sampleCount()).toBe(before);
+    expect(await recordCount('samples')).toBe(before);
   });
 });

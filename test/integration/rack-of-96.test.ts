@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Loader, type RequestContext } from '#lib/jsonapi/context.ts';
-import { parsePath, serve, type ApiResponse } from '#lib/jsonapi/engine.ts';
-import { registry } from '#lib/resources/index.ts';
-import { countCalls, totalCalls, type CallCount } from '#lib/store/client.ts';
+import { totalCalls } from '#lib/store/client.ts';
 import { TRANSACTION_ITEM_LIMIT } from '#lib/store/unit-of-work.ts';
 import { call, doc, idOf } from '../support/api.ts';
+import { direct } from '../support/engine.ts';
+import { createTube, inBatches, recordCount, rel, tubeOf, type Tube } from '../support/fixtures.ts';
+import { columnOrder } from '../support/oracles.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -16,75 +16,27 @@ import { freshStore } from '../support/store.ts';
 
 beforeAll(freshStore);
 
-interface Tube {
-  id: string;
-  uuid: string;
-}
-
-let stockTube: string;
 let rack96: string;
 
 /** Column order on the 96 grid: A1, B1, … H1, A2, … H12. */
-const COORDINATES = Array.from({ length: 96 }, (_, i) => `${String.fromCharCode(65 + (i % 8))}${Math.floor(i / 8) + 1}`);
+const COORDINATES = columnOrder(8, 12);
 
 /**
  * Tubes in small parallel batches: every creation advances the one labware counter, so wide batches only
  * collide and retry (and past 5 attempts a creation would be a 409).
  */
 const BATCH = 4;
-async function createTubes(n: number, name?: (i: number) => string): Promise<Tube[]> {
-  const tubes: Tube[] = [];
-  for (let start = 0; start < n; start += BATCH) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(BATCH, n - start) }, async () => {
-        const i = tubes.length;
-        const res = await call('POST', '/api/v2/tubes', { body: doc('tubes', name ? { name: name(i) } : {}, { purpose: { data: { type: 'tube_purposes', id: stockTube } } }) });
-        expect(res.status, JSON.stringify(res.body)).toBe(201);
-        return { id: res.body.data.id as string, uuid: res.body.data.attributes.uuid as string };
-      }),
-    );
-    tubes.push(...batch);
-  }
-  return tubes;
-}
+const createTubes = (n: number, name?: (i: number) => string): Promise<Tube[]> =>
+  inBatches(n, BATCH, async (i) => tubeOf(await createTube('Stock Tube', name ? { name: name(i) } : {})));
 
 const rackBody = (placements: [string, Tube][], name?: string) =>
   doc(
     'tube_racks',
     { size: 96, ...(name ? { name } : {}), tube_locations: Object.fromEntries(placements.map(([c, t]) => [c, { uuid: t.uuid }])) },
-    { purpose: { data: { type: 'tube_rack_purposes', id: rack96 } } },
+    { purpose: rel('tube_rack_purposes', rack96) },
   );
 
-/**
- * Serves one request through the engine (past authentication and routing, which cost one GetItem for the
- * key) inside countCalls, so the DynamoDB calls are known by operation.
- */
-async function direct(method: string, path: string, body?: unknown): Promise<{ response: ApiResponse; counts: CallCount }> {
-  const target = parsePath(path)!;
-  const def = registry.require(target.type);
-  const ctx: RequestContext = {
-    registry,
-    baseUrl: 'https://lts.test',
-    requestId: `direct-${Math.random()}`,
-    now: new Date().toISOString(),
-    apiKey: { name: 'test-write', scope: 'write' },
-    loader: new Loader(registry),
-  };
-  const request = {
-    method,
-    path,
-    query: '',
-    headers: { 'content-type': 'application/vnd.api+json' },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  };
-  const { counts, result } = countCalls(() => serve(ctx, def, target, request));
-  return { response: await result, counts };
-}
-
-const recordCount = async (type: string): Promise<number> => (await call('GET', `/api/v2/${type}?page[size]=1`)).body.meta.record_count;
-
 beforeAll(async () => {
-  stockTube = await idOf('tube_purposes', 'name', 'Stock Tube');
   rack96 = await idOf('tube_rack_purposes', 'name', 'Tube Rack 96');
 });
 

@@ -1,8 +1,9 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dynamo } from '#lib/store/client.ts';
 import { call, doc, idOf, type CallResult } from '../support/api.ts';
+import { aliquotDoc, createPlate as newPlate, createSample, createTube as newTube, rel, type Linkage } from '../support/fixtures.ts';
+import { expectError, idsOf, pathOf, typedIdsOf } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
+import { refused as refusedWrite, requestItems, type RequestItem } from '../support/table.ts';
 
 /**
  * The receptacle level (contract §3): wells and tube receptacles as records derived from their labware
@@ -12,73 +13,21 @@ import { freshStore } from '../support/store.ts';
  * nothing in the table.
  */
 
-let table: string;
-beforeAll(async () => {
-  ({ tableName: table } = await freshStore());
-});
+beforeAll(freshStore);
 
 const BASE = 'https://lts.test/api/v2';
 
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
 
-function stable(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stable).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stable((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
+/** An aliquot POST that must be refused: checks that it wrote nothing at all. */
+const refused = (body: unknown) => refusedWrite('POST', '/api/v2/aliquots', body);
 
-/** Every item of this file's table (a Scan is fine in a test). */
-async function scan(): Promise<Record<string, any>[]> {
-  const items: Record<string, any>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(new ScanCommand({ TableName: table, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
-
-const snapshot = async (): Promise<string[]> => (await scan()).map(stable).sort();
-
-/** A request that must be refused: checks that it wrote nothing at all. */
-async function refused(body: unknown): Promise<CallResult> {
-  const before = await snapshot();
-  const res = await call('POST', '/api/v2/aliquots', { body });
-  expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(400);
-  expect(await snapshot()).toEqual(before);
-  return res;
-}
-
-function expectError(res: CallResult, status: number, code?: string, pointer?: string): any {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.headers['Content-Type']).toBe('application/vnd.api+json');
-  const error = pointer ? res.body.errors.find((e: any) => e.source?.pointer === pointer) : res.body.errors[0];
-  expect(error, `no error at ${pointer}: ${JSON.stringify(res.body.errors)}`).toBeDefined();
-  expect(error.status).toBe(String(status));
-  if (code) expect(error.code).toBe(code);
-  return error;
-}
-
-const rel = (type: string, id: string | number) => ({ data: { type, id: String(id) } });
-const idsOf = (res: CallResult): string[] => res.body.data.map((r: any) => r.id);
-const typedIdsOf = (res: CallResult): string[] => res.body.data.map((r: any) => `${r.type}/${r.id}`);
-const pathOf = (url: string): string => url.slice('https://lts.test'.length);
 const wellId = (plate: any, slot: number) => String(Number(plate.id) * 1000 + slot);
 const receptacleId = (tube: any) => String(Number(tube.id) * 1000 + 1);
 const slotUuid = (labware: any, slot: number) => `${labware.attributes.uuid.slice(0, 32)}${slot.toString(16).padStart(4, '0')}`;
 
-let stockPlate: string;
-let stockPlate384: string;
-let stockTube: string;
 let study: string;
-let sampleSeq = 0;
 
 /** Everything this file created, to compute the expected lists. */
 const plates: any[] = [];
@@ -86,65 +35,36 @@ const tubes: any[] = [];
 const aliquots: any[] = [];
 
 beforeAll(async () => {
-  stockPlate = await idOf('plate_purposes', 'name', 'Stock Plate');
-  stockPlate384 = await idOf('plate_purposes', 'name', 'Stock Plate 384');
-  stockTube = await idOf('tube_purposes', 'name', 'Stock Tube');
   study = await idOf('studies', 'name', 'Study A');
 });
 
-async function createPlate(purpose = stockPlate): Promise<any> {
-  const res = await call('POST', '/api/v2/plates', { body: doc('plates', {}, { purpose: rel('plate_purposes', purpose) }) });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  plates.push(res.body.data);
-  return res.body.data;
+/** A plate (of a purpose, by name), kept in `plates`. */
+async function createPlate(purpose?: string): Promise<any> {
+  const plate = await newPlate(purpose);
+  plates.push(plate);
+  return plate;
 }
 
+/** A Stock Tube, kept in `tubes`. */
 async function createTube(): Promise<any> {
-  const res = await call('POST', '/api/v2/tubes', { body: doc('tubes', {}, { purpose: rel('tube_purposes', stockTube) }) });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  tubes.push(res.body.data);
-  return res.body.data;
+  const tube = await newTube();
+  tubes.push(tube);
+  return tube;
 }
 
-async function createSample(): Promise<any> {
-  const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: `rcp-${process.pid}-${++sampleSeq}` }) });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data;
-}
-
-function aliquotDoc(receptacle: { type: string; id: string } | undefined, sample: string | undefined, extra: { study?: string; library_type?: string } = {}) {
-  return doc('aliquots', extra.library_type !== undefined ? { library_type: extra.library_type } : {}, {
-    ...(receptacle ? { receptacle: { data: receptacle } } : {}),
-    ...(sample ? { sample: rel('samples', sample) } : {}),
-    ...(extra.study ? { study: rel('studies', extra.study) } : {}),
-  });
-}
-
-async function addAliquot(receptacle: { type: string; id: string }, sample: string, extra: { study?: string; library_type?: string } = {}): Promise<CallResult> {
+/** Puts a sample into a receptacle, keeping the aliquot in `aliquots`; the whole response, for its headers. */
+async function addAliquot(receptacle: Linkage, sample: string, extra: { study?: string; library_type?: string } = {}): Promise<CallResult> {
   const res = await call('POST', '/api/v2/aliquots', { body: aliquotDoc(receptacle, sample, extra) });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   aliquots.push(res.body.data);
   return res;
 }
 
-interface Envelope {
-  id: string;
-  type: string;
-  resource: { type: string; id: string; uuid: string | null };
-  data: any;
-}
-
-/** Request items (one per committed write) of the outbox, by key. */
-async function requestItems(): Promise<Map<string, { events: Envelope[] }>> {
-  const items = (await scan()).filter((item) => item.__edb_e__ === 'request');
-  return new Map(items.map((item) => [String(item.key), item as unknown as { events: Envelope[] }]));
-}
-
-/** Request items written while `action` ran. */
-async function requestsOf(action: () => Promise<unknown>): Promise<{ events: Envelope[] }[]> {
-  const before = await requestItems();
+/** Request items (outbox) written while `action` ran. */
+async function requestsOf(action: () => Promise<unknown>): Promise<RequestItem[]> {
+  const before = new Set((await requestItems()).map((item) => item.key));
   await action();
-  return [...(await requestItems())].filter(([key]) => !before.has(key)).map(([, item]) => item);
+  return (await requestItems()).filter((item) => !before.has(item.key));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -476,7 +396,7 @@ describe('outbox', () => {
 describe('lists: /aliquots, /wells, /receptacles', () => {
   beforeAll(async () => {
     // A 384-well plate and one more tube, so the lists cross several parents of each kind.
-    await createPlate(stockPlate384);
+    await createPlate('Stock Plate 384');
     await createTube();
   });
 

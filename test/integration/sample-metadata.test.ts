@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, doc, idOf, type CallResult } from '../support/api.ts';
+import { call, doc, idOf } from '../support/api.ts';
+import { create, createSample, rel, SAMPLE_METADATA_FIELDS, sampleCounts, uniqueName } from '../support/fixtures.ts';
+import { expectError } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -12,19 +14,6 @@ import { freshStore } from '../support/store.ts';
 beforeAll(freshStore);
 
 const BASE = 'https://lts.test/api/v2';
-const FIELDS = [
-  'cohort',
-  'collected_by',
-  'concentration',
-  'date_of_sample_collection',
-  'donor_id',
-  'gender',
-  'sample_common_name',
-  'sample_description',
-  'supplier_name',
-  'volume',
-] as const;
-
 const ALL_VALUES = {
   cohort: 'Cohort 7',
   collected_by: 'Sanger Field Team',
@@ -38,43 +27,9 @@ const ALL_VALUES = {
   volume: '50',
 };
 
-const EMPTY = Object.fromEntries(FIELDS.map((f) => [f, null]));
+const EMPTY = Object.fromEntries(SAMPLE_METADATA_FIELDS.map((f) => [f, null]));
 
-let seq = 0;
-const uniqueName = () => `SM-${process.pid}-${++seq}`;
-const rel = (type: string, id: string) => ({ data: { type, id } });
-
-async function recordCount(type: string): Promise<number> {
-  const res = await call('GET', `/api/v2/${type}?page[size]=1`);
-  expect(res.status).toBe(200);
-  expect(typeof res.body.meta.record_count).toBe('number');
-  return res.body.meta.record_count;
-}
-
-async function counts(): Promise<{ samples: number; sample_metadata: number }> {
-  return { samples: await recordCount('samples'), sample_metadata: await recordCount('sample_metadata') };
-}
-
-function expectError(res: CallResult, status: number, code?: string, pointer?: string): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.headers['Content-Type']).toBe('application/vnd.api+json');
-  const error = pointer ? res.body.errors.find((e: any) => e.source?.pointer === pointer) : res.body.errors[0];
-  expect(error, `no error at ${pointer}: ${JSON.stringify(res.body.errors)}`).toBeDefined();
-  expect(error.status).toBe(String(status));
-  if (code) expect(error.code).toBe(code);
-}
-
-async function createSample(): Promise<any> {
-  const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName() }) });
-  expect(res.status).toBe(201);
-  return res.body.data;
-}
-
-async function createMetadata(attributes: Record<string, unknown> = {}, relationships?: Record<string, unknown>): Promise<any> {
-  const res = await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', attributes, relationships) });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data;
-}
+const createMetadata = (attributes: Record<string, unknown> = {}, relationships?: Record<string, unknown>) => create('sample_metadata', attributes, relationships);
 
 async function getMetadata(id: string): Promise<any> {
   const res = await call('GET', `/api/v2/sample_metadata/${id}`);
@@ -92,7 +47,7 @@ const patch = (id: string, attributes: Record<string, unknown>) => call('PATCH',
 
 describe('POST /sample_metadata', () => {
   it('creates a record with all ten attributes and renders them', async () => {
-    const before = await counts();
+    const before = await sampleCounts();
     const res = await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', ALL_VALUES) });
     expect(res.status).toBe(201);
     const data = res.body.data;
@@ -102,7 +57,7 @@ describe('POST /sample_metadata', () => {
     expect(data.links.self).toBe(`${BASE}/sample_metadata/${data.id}`);
     expect(res.headers.Location).toBe(`${BASE}/sample_metadata/${data.id}`);
     expect(data.relationships.sample.links).toEqual({ self: `${BASE}/sample_metadata/${data.id}/relationships/sample`, related: `${BASE}/sample_metadata/${data.id}/sample` });
-    expect(await counts()).toEqual({ samples: before.samples, sample_metadata: before.sample_metadata + 1 });
+    expect(await sampleCounts()).toEqual({ samples: before.samples, sample_metadata: before.sample_metadata + 1 });
 
     expect((await getMetadata(data.id)).attributes).toEqual(ALL_VALUES);
     // Created without a sample: an orphan.
@@ -120,26 +75,26 @@ describe('POST /sample_metadata', () => {
   });
 
   it('rejects unknown attributes and a client id with 400/403, writing nothing', async () => {
-    const before = await counts();
+    const before = await sampleCounts();
     expectError(await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { reference_genome: 'GRCh38' }) }), 400, 'param_not_allowed', '/data/attributes/reference_genome');
     expectError(await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'x' }, undefined, '5') }), 403, 'client_generated_id');
     expectError(await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadatas', { cohort: 'x' }) }), 409, 'conflict');
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
   });
 
   it('rejects values of the wrong JSON type (422), writing nothing', async () => {
-    const before = await counts();
+    const before = await sampleCounts();
     const res = await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 5, volume: { ul: 5 }, gender: true }) });
     expect(res.status).toBe(422);
     expect(res.body.errors.map((e: any) => e.source.pointer).sort()).toEqual(['/data/attributes/cohort', '/data/attributes/gender', '/data/attributes/volume']);
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
   });
 
   it('rejects strings over 4096 characters (422), writing nothing', async () => {
-    const before = await counts();
+    const before = await sampleCounts();
     const res = await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { sample_description: 'x'.repeat(4097) }) });
     expectError(res, 422, 'invalid_value', '/data/attributes/sample_description');
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
     const ok = await createMetadata({ sample_description: 'y'.repeat(4096) });
     expect(ok.attributes.sample_description).toHaveLength(4096);
   });
@@ -187,7 +142,7 @@ describe('PATCH /sample_metadata/{id}', () => {
     const related = await call('GET', created.body.data.relationships.sample_metadata.links.related.replace('https://lts.test', ''));
     expect(related.status).toBe(200);
     const id = related.body.data.id;
-    const before = await counts();
+    const before = await sampleCounts();
 
     const res = await call('PATCH', `/api/v2/sample_metadata/${id}`, {
       body: { data: { id, type: 'sample_metadata', attributes: { supplier_name: 'Control supplier', cohort: 'Controls', sample_description: 'PCR positive control' } } },
@@ -197,7 +152,7 @@ describe('PATCH /sample_metadata/{id}', () => {
 
     const read = await call('GET', `/api/v2/samples/${created.body.data.id}?include=sample_metadata`);
     expect(read.body.included[0]).toMatchObject({ type: 'sample_metadata', id, attributes: { supplier_name: 'Control supplier', cohort: 'Controls', sample_description: 'PCR positive control' } });
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
   });
 
   it('accepts the id as a number in the body', async () => {
@@ -282,11 +237,11 @@ describe('gender', () => {
   });
 
   it.each(['F', 'M', 'other', 'males', 'not-applicable', 'Femalee', 'n/a'])('rejects %j (422) on POST and PATCH, writing nothing', async (gender) => {
-    const before = await counts();
+    const before = await sampleCounts();
     const res = await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { gender, cohort: 'x' }) });
     expectError(res, 422, 'invalid_value', '/data/attributes/gender');
     expect(res.body.errors[0].detail).toContain('gender');
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
 
     const existing = await createMetadata({ gender: 'Female', cohort: 'before' });
     const patched = await patch(existing.id, { gender, cohort: 'after' });
@@ -316,11 +271,11 @@ describe('date_of_sample_collection', () => {
     '2024-05-01T25:00:00Z',
     '20240501T1030',
   ])('rejects %j (422) on POST and PATCH, writing nothing', async (value) => {
-    const before = await counts();
+    const before = await sampleCounts();
     const res = await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { date_of_sample_collection: value }) });
     expectError(res, 422, 'invalid_value', '/data/attributes/date_of_sample_collection');
     expect(res.body.errors[0].detail).toContain('date_of_sample_collection');
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
 
     const existing = await createMetadata({ date_of_sample_collection: '2020-01-01' });
     expectError(await patch(existing.id, { date_of_sample_collection: value }), 422, 'invalid_value', '/data/attributes/date_of_sample_collection');
@@ -332,7 +287,7 @@ describe('POST /sample_metadata with a sample relationship', () => {
   it("replaces the sample's empty record: the old one is gone and the sample points at the new one", async () => {
     const sample = await createSample();
     const old = await metadataOfSample(sample.id);
-    const before = await counts();
+    const before = await sampleCounts();
 
     const res = await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'Replacement', gender: 'mixed' }, { sample: rel('samples', sample.id) }) });
     expect(res.status).toBe(201);
@@ -353,7 +308,7 @@ describe('POST /sample_metadata with a sample relationship', () => {
     expect(found.body.meta.record_count).toBe(1);
 
     // One created, one deleted.
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
     // The deleted record cannot be linked any more.
     const relink = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName() }, { sample_metadata: rel('sample_metadata', old.id) }) });
     expectError(relink, 404, 'record_not_found');
@@ -381,13 +336,13 @@ describe('POST /sample_metadata with a sample relationship', () => {
     const sample = await createSample();
     const current = await metadataOfSample(sample.id);
     expect((await patch(current.id, { donor_id: 'HELD' })).status).toBe(200);
-    const before = await counts();
+    const before = await sampleCounts();
 
     const res = await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'Intruder' }, { sample: rel('samples', sample.id) }) });
     expectError(res, 422, 'invalid_value', '/data/relationships/sample');
     expect(res.body.errors[0].detail).toContain('sample');
 
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
     const still = await metadataOfSample(sample.id);
     expect(still.id).toBe(current.id);
     expect(still.attributes).toEqual({ ...EMPTY, donor_id: 'HELD' });
@@ -396,11 +351,11 @@ describe('POST /sample_metadata with a sample relationship', () => {
   });
 
   it('answers 404 for an unknown sample and 400 for a wrong linkage type, writing nothing', async () => {
-    const before = await counts();
+    const before = await sampleCounts();
     expectError(await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'x' }, { sample: rel('samples', '999999') }) }), 404, 'record_not_found', '/data/relationships/sample/data');
     expectError(await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'x' }, { sample: rel('studies', '1') }) }), 400, 'type_mismatch');
     expectError(await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'x' }, { sample: { data: [{ type: 'samples', id: '1' }] } }) }), 400, 'invalid_linkage');
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
   });
 
   it('an explicit null sample creates an orphan record', async () => {

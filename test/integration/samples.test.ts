@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, doc, idOf, type CallResult } from '../support/api.ts';
+import { call, doc, idOf } from '../support/api.ts';
+import { createSample, rel, rels, SAMPLE_METADATA_FIELDS, sampleCounts, uniqueName } from '../support/fixtures.ts';
+import { expectError, idsOf } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -12,43 +14,9 @@ beforeAll(freshStore);
 
 const BASE = 'https://lts.test/api/v2';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const METADATA_FIELDS = [
-  'cohort',
-  'collected_by',
-  'concentration',
-  'date_of_sample_collection',
-  'donor_id',
-  'gender',
-  'sample_common_name',
-  'sample_description',
-  'supplier_name',
-  'volume',
-];
 
+/** Numbers the names and keys some tests make up themselves. */
 let seq = 0;
-/** A name no other test uses. */
-const uniqueName = (prefix = 'S') => `${prefix}-${process.pid}-${++seq}`;
-
-const rel = (type: string, id: string) => ({ data: { type, id } });
-const rels = (type: string, ids: string[]) => ({ data: ids.map((id) => ({ type, id })) });
-
-async function recordCount(type: string): Promise<number> {
-  const res = await call('GET', `/api/v2/${type}?page[size]=1`);
-  expect(res.status).toBe(200);
-  expect(typeof res.body.meta.record_count).toBe('number');
-  return res.body.meta.record_count;
-}
-
-/** Totals of both types, to show a rejected write changed nothing. */
-async function counts(): Promise<{ samples: number; sample_metadata: number }> {
-  return { samples: await recordCount('samples'), sample_metadata: await recordCount('sample_metadata') };
-}
-
-async function createSample(attributes: Record<string, unknown> = {}, relationships?: Record<string, unknown>): Promise<any> {
-  const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName(), ...attributes }, relationships) });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data;
-}
 
 async function getSample(id: string, query = ''): Promise<any> {
   const res = await call('GET', `/api/v2/samples/${id}${query}`);
@@ -70,17 +38,6 @@ async function metadataForSample(sampleId: string): Promise<any[]> {
   return res.body.data;
 }
 
-function expectError(res: CallResult, status: number, code?: string, pointer?: string): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.headers['Content-Type']).toBe('application/vnd.api+json');
-  expect(Array.isArray(res.body.errors)).toBe(true);
-  expect(res.body.errors.length).toBeGreaterThan(0);
-  const error = pointer ? res.body.errors.find((e: any) => e.source?.pointer === pointer) : res.body.errors[0];
-  expect(error, `no error at ${pointer}: ${JSON.stringify(res.body.errors)}`).toBeDefined();
-  expect(error.status).toBe(String(status));
-  if (code) expect(error.code).toBe(code);
-}
-
 let studyA: string;
 let studyB: string;
 
@@ -91,7 +48,7 @@ beforeAll(async () => {
 
 describe('POST /samples', () => {
   it('creates a sample and renders every attribute, with absolute links and no linkage unless included', async () => {
-    const before = await counts();
+    const before = await sampleCounts();
     const name = uniqueName('Full');
     const res = await call('POST', '/api/v2/samples', {
       body: doc('samples', { name, site_sample_id: 'SITE-0001', control: true, control_type: 'pcr positive' }),
@@ -108,7 +65,7 @@ describe('POST /samples', () => {
       expect(relationship.links).toEqual({ self: `${BASE}/samples/${data.id}/relationships/${relName}`, related: `${BASE}/samples/${data.id}/${relName}` });
       expect(relationship).not.toHaveProperty('data');
     }
-    expect(await counts()).toEqual({ samples: before.samples + 1, sample_metadata: before.sample_metadata + 1 });
+    expect(await sampleCounts()).toEqual({ samples: before.samples + 1, sample_metadata: before.sample_metadata + 1 });
 
     const read = await getSample(data.id);
     expect(read.data.attributes).toEqual(data.attributes);
@@ -127,8 +84,8 @@ describe('POST /samples', () => {
     expect(related.status).toBe(200);
     const metadata = related.body.data;
     expect(metadata.type).toBe('sample_metadata');
-    expect(Object.keys(metadata.attributes).sort()).toEqual([...METADATA_FIELDS].sort());
-    for (const field of METADATA_FIELDS) expect(metadata.attributes[field]).toBeNull();
+    expect(Object.keys(metadata.attributes).sort()).toEqual([...SAMPLE_METADATA_FIELDS].sort());
+    for (const field of SAMPLE_METADATA_FIELDS) expect(metadata.attributes[field]).toBeNull();
     expect(related.body.links.self).toBe(`${BASE}/samples/${sample.id}/sample_metadata`);
 
     const included = await getSample(sample.id, '?include=sample_metadata');
@@ -170,9 +127,9 @@ describe('POST /samples', () => {
     const metadataId = orphan.body.data.id;
     expect(await call('GET', `/api/v2/sample_metadata/${metadataId}/sample`).then((r) => r.body.data)).toBeNull();
 
-    const before = await counts();
+    const before = await sampleCounts();
     const sample = await createSample({}, { sample_metadata: rel('sample_metadata', metadataId) });
-    expect(await counts()).toEqual({ samples: before.samples + 1, sample_metadata: before.sample_metadata });
+    expect(await sampleCounts()).toEqual({ samples: before.samples + 1, sample_metadata: before.sample_metadata });
 
     expect(await metadataIdOf(sample.id)).toBe(metadataId);
     const found = await metadataForSample(sample.id);
@@ -186,14 +143,14 @@ describe('POST /samples', () => {
   it('refuses a sample_metadata record linked to another sample (422) and writes nothing', async () => {
     const owner = await createSample();
     const taken = await metadataIdOf(owner.id);
-    const before = await counts();
+    const before = await sampleCounts();
     const name = uniqueName('Thief');
 
     const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name }, { sample_metadata: rel('sample_metadata', taken) }) });
     expectError(res, 422, 'invalid_value', '/data/relationships/sample_metadata');
     expect(res.body.errors[0].detail).toContain('sample_metadata');
 
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
     expect((await call('GET', `/api/v2/samples?filter[name]=${name}`)).body.data).toEqual([]);
     expect(await metadataIdOf(owner.id)).toBe(taken);
     expect((await metadataForSample(owner.id)).map((m) => m.id)).toEqual([taken]);
@@ -201,10 +158,10 @@ describe('POST /samples', () => {
   });
 
   it('answers 404 for an unknown sample_metadata record and writes nothing', async () => {
-    const before = await counts();
+    const before = await sampleCounts();
     const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName() }, { sample_metadata: rel('sample_metadata', '999999') }) });
     expectError(res, 404, 'record_not_found', '/data/relationships/sample_metadata/data');
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
   });
 
   it('links studies (to-many), rendered with include=studies and via /samples/{id}/studies', async () => {
@@ -239,7 +196,7 @@ describe('POST /samples', () => {
   });
 
   it('rejects studies linkage that does not resolve (404) or has the wrong type (400), writing nothing', async () => {
-    const before = await counts();
+    const before = await sampleCounts();
     const unknown = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName() }, { studies: rels('studies', [studyA, '999999']) }) });
     expectError(unknown, 404, 'record_not_found', '/data/relationships/studies/data/1');
 
@@ -251,7 +208,7 @@ describe('POST /samples', () => {
 
     const badId = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName() }, { studies: rels('studies', ['abc']) }) });
     expectError(badId, 400, 'invalid_id');
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
   });
 
   it('accepts component_samples linkage typed samples or component_samples and renders it as samples', async () => {
@@ -290,16 +247,16 @@ describe('POST /samples', () => {
   });
 
   it('rejects component_samples of another type (400) or unknown samples (404), writing nothing', async () => {
-    const before = await counts();
+    const before = await sampleCounts();
     const wrongType = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName() }, { component_samples: rels('studies', [studyA]) }) });
     expectError(wrongType, 400, 'type_mismatch', '/data/relationships/component_samples/data/0/type');
     const unknown = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName() }, { component_samples: rels('component_samples', ['999999']) }) });
     expectError(unknown, 404, 'record_not_found', '/data/relationships/component_samples/data/0');
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
   });
 
   it('rejects unknown, read-only and client-id members, writing nothing', async () => {
-    const before = await counts();
+    const before = await sampleCounts();
     // Real clients send sanger_sample_id; this service's field is site_sample_id (contract §2).
     const legacy = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName(), sanger_sample_id: 'X1' }) });
     expectError(legacy, 400, 'param_not_allowed', '/data/attributes/sanger_sample_id');
@@ -325,32 +282,32 @@ describe('POST /samples', () => {
     const readKey = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName() }), key: 'test-read-key-0123456789' });
     expectError(readKey, 403, 'forbidden');
 
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
   });
 
   it('rejects values of the wrong JSON type with 422, writing nothing', async () => {
-    const before = await counts();
+    const before = await sampleCounts();
     const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: 42, site_sample_id: ['a'], control: 'yes' }) });
     expect(res.status).toBe(422);
     const pointers = res.body.errors.map((e: any) => e.source.pointer).sort();
     expect(pointers).toEqual(['/data/attributes/control', '/data/attributes/name', '/data/attributes/site_sample_id']);
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
   });
 
   it('replays a POST repeated with the same Idempotency-Key without writing again; another body with that key is 422', async () => {
     const key = `idem-${process.pid}-${++seq}`;
     const body = doc('samples', { name: uniqueName('Idem'), site_sample_id: 'IDEM' });
-    const before = await counts();
+    const before = await sampleCounts();
     const first = await call('POST', '/api/v2/samples', { body, headers: { 'Idempotency-Key': key } });
     expect(first.status).toBe(201);
     const again = await call('POST', '/api/v2/samples', { body, headers: { 'Idempotency-Key': key } });
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
-    expect(await counts()).toEqual({ samples: before.samples + 1, sample_metadata: before.sample_metadata + 1 });
+    expect(await sampleCounts()).toEqual({ samples: before.samples + 1, sample_metadata: before.sample_metadata + 1 });
 
     const other = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName('Idem') }), headers: { 'Idempotency-Key': key } });
     expectError(other, 422, 'idempotency_key_reused');
-    expect(await counts()).toEqual({ samples: before.samples + 1, sample_metadata: before.sample_metadata + 1 });
+    expect(await sampleCounts()).toEqual({ samples: before.samples + 1, sample_metadata: before.sample_metadata + 1 });
   });
 
   it('leaves no gap in the id sequences after rejected writes', async () => {
@@ -369,36 +326,36 @@ describe('POST /samples', () => {
 describe('concurrent writes', () => {
   it('two simultaneous POSTs of one name: exactly one is created, the other is 422 not_unique', async () => {
     const name = `Race-${process.pid}-${++seq}`;
-    const before = await counts();
+    const before = await sampleCounts();
     const results = await Promise.all([0, 1].map(() => call('POST', '/api/v2/samples', { body: doc('samples', { name }) })));
     expect(results.map((r) => r.status).sort()).toEqual([201, 422]);
     expect(results.find((r) => r.status === 422)!.body.errors[0].code).toBe('not_unique');
-    expect(await counts()).toEqual({ samples: before.samples + 1, sample_metadata: before.sample_metadata + 1 });
+    expect(await sampleCounts()).toEqual({ samples: before.samples + 1, sample_metadata: before.sample_metadata + 1 });
     expect((await call('GET', `/api/v2/samples?filter[name]=${name}`)).body.data).toHaveLength(1);
   });
 
   it('two simultaneous POSTs naming one free sample_metadata record: one links it, the other is 422', async () => {
     const free = await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'Contested' }) });
     expect(free.status).toBe(201);
-    const before = await counts();
+    const before = await sampleCounts();
     const results = await Promise.all(
       [0, 1].map(() => call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName('Claim') }, { sample_metadata: rel('sample_metadata', free.body.data.id) }) })),
     );
     expect(results.map((r) => r.status).sort()).toEqual([201, 422]);
     const winner = results.find((r) => r.status === 201)!.body.data.id;
-    expect(await counts()).toEqual({ samples: before.samples + 1, sample_metadata: before.sample_metadata });
+    expect(await sampleCounts()).toEqual({ samples: before.samples + 1, sample_metadata: before.sample_metadata });
     expect((await metadataForSample(winner)).map((m) => m.id)).toEqual([free.body.data.id]);
     expect((await call('GET', `/api/v2/sample_metadata/${free.body.data.id}/sample`)).body.data).toMatchObject({ type: 'samples', id: winner });
   });
 
   it('simultaneous POSTs of different samples all get distinct ids (or a 409), with no lost record', async () => {
-    const before = await counts();
+    const before = await sampleCounts();
     const results = await Promise.all([0, 1, 2].map(() => call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName('Par') }) })));
     for (const r of results) expect([201, 409]).toContain(r.status);
     const created = results.filter((r) => r.status === 201).map((r) => r.body.data.id);
     expect(created.length).toBeGreaterThan(0);
     expect(new Set(created).size).toBe(created.length);
-    expect(await counts()).toEqual({ samples: before.samples + created.length, sample_metadata: before.sample_metadata + created.length });
+    expect(await sampleCounts()).toEqual({ samples: before.samples + created.length, sample_metadata: before.sample_metadata + created.length });
   });
 });
 
@@ -410,22 +367,22 @@ describe('name', () => {
   });
 
   it.each(['has space', 'semi;colon', 'dot.name', 'slash/name', 'ünïcode', 'tab\tname', 'star*'])('rejects %j (422) and writes nothing', async (name) => {
-    const before = await counts();
+    const before = await sampleCounts();
     const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name }) });
     expectError(res, 422, 'invalid_value', '/data/attributes/name');
     expect(res.body.errors[0].detail).toContain('name');
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
   });
 
   it('is unique case-insensitively: 422 not_unique at /data/attributes/name, nothing written', async () => {
     const name = `Dup-Name-${++seq}`;
     await createSample({ name });
     for (const variant of [name, name.toLowerCase(), name.toUpperCase()]) {
-      const before = await counts();
+      const before = await sampleCounts();
       const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: variant, site_sample_id: 'SHOULD-NOT-EXIST' }) });
       expectError(res, 422, 'not_unique', '/data/attributes/name');
       expect(res.body.errors[0].detail).toContain('name');
-      expect(await counts()).toEqual(before);
+      expect(await sampleCounts()).toEqual(before);
     }
     const matches = await call('GET', `/api/v2/samples?filter[name]=${name}`);
     expect(matches.body.data).toHaveLength(1);
@@ -500,18 +457,18 @@ describe('control and control_type', () => {
     ['control absent', { control_type: 'negative' }],
     ['control null', { control: null, control_type: 'pcr negative' }],
   ])('rejects control_type with %s (422) and writes nothing', async (_label, attributes) => {
-    const before = await counts();
+    const before = await sampleCounts();
     const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName(), ...attributes }) });
     expectError(res, 422, 'invalid_value', '/data/attributes/control_type');
     expect(res.body.errors[0].detail).toContain('control_type');
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
   });
 
   it.each(['other', 'Positive', 'pcr_positive', 'lysate positive', ''])('rejects control_type %j outside the list (422) and writes nothing', async (controlType) => {
-    const before = await counts();
+    const before = await sampleCounts();
     const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName(), control: true, control_type: controlType }) });
     expectError(res, 422, undefined, '/data/attributes/control_type');
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
   });
 
   it('rejects a PATCH that leaves control_type on a sample that is no longer a control', async () => {
@@ -549,21 +506,19 @@ describe('filters', () => {
     three = await createSample({ name: `${tag}-three`, site_sample_id: `${tag}-SITE-1` });
   });
 
-  const ids = (res: CallResult) => res.body.data.map((s: any) => s.id);
-
   it('filter[uuid] finds one sample; several by comma list or repeated keys', async () => {
     const single = await call('GET', `/api/v2/samples?filter[uuid]=${one.attributes.uuid}`);
-    expect(ids(single)).toEqual([one.id]);
+    expect(idsOf(single)).toEqual([one.id]);
     expect(single.body.meta.record_count).toBe(1);
 
     const upper = await call('GET', `/api/v2/samples?filter[uuid]=${one.attributes.uuid.toUpperCase()}`);
-    expect(ids(upper)).toEqual([one.id]);
+    expect(idsOf(upper)).toEqual([one.id]);
 
     const list = await call('GET', `/api/v2/samples?filter[uuid]=${one.attributes.uuid},${two.attributes.uuid}`);
-    expect(ids(list)).toEqual([one.id, two.id]);
+    expect(idsOf(list)).toEqual([one.id, two.id]);
 
     const repeated = await call('GET', `/api/v2/samples?filter%5Buuid%5D%5B%5D=${two.attributes.uuid}&filter%5Buuid%5D%5B%5D=${three.attributes.uuid}`);
-    expect(ids(repeated)).toEqual([two.id, three.id]);
+    expect(idsOf(repeated)).toEqual([two.id, three.id]);
 
     const none = await call('GET', '/api/v2/samples?filter[uuid]=00000000-0000-4000-8000-000000000000');
     expect(none.body.data).toEqual([]);
@@ -576,23 +531,23 @@ describe('filters', () => {
   });
 
   it('filter[name] finds by name, also case-insensitively and as a comma list', async () => {
-    expect(ids(await call('GET', `/api/v2/samples?filter[name]=${tag}-two`))).toEqual([two.id]);
-    expect(ids(await call('GET', `/api/v2/samples?filter[name]=${tag.toUpperCase()}-TWO`))).toEqual([two.id]);
-    expect(ids(await call('GET', `/api/v2/samples?filter[name]=${tag}-one,${tag}-three`))).toEqual([one.id, three.id]);
-    expect(ids(await call('GET', `/api/v2/samples?filter[name]=${tag}-none`))).toEqual([]);
+    expect(idsOf(await call('GET', `/api/v2/samples?filter[name]=${tag}-two`))).toEqual([two.id]);
+    expect(idsOf(await call('GET', `/api/v2/samples?filter[name]=${tag.toUpperCase()}-TWO`))).toEqual([two.id]);
+    expect(idsOf(await call('GET', `/api/v2/samples?filter[name]=${tag}-one,${tag}-three`))).toEqual([one.id, three.id]);
+    expect(idsOf(await call('GET', `/api/v2/samples?filter[name]=${tag}-none`))).toEqual([]);
   });
 
   it('filter[site_sample_id] finds every sample with that id; comma lists mean any of', async () => {
-    expect(ids(await call('GET', `/api/v2/samples?filter[site_sample_id]=${tag}-SITE-1`))).toEqual([one.id, three.id]);
-    expect(ids(await call('GET', `/api/v2/samples?filter[site_sample_id]=${tag}-SITE-1,${tag}-SITE-2`))).toEqual([one.id, two.id, three.id]);
+    expect(idsOf(await call('GET', `/api/v2/samples?filter[site_sample_id]=${tag}-SITE-1`))).toEqual([one.id, three.id]);
+    expect(idsOf(await call('GET', `/api/v2/samples?filter[site_sample_id]=${tag}-SITE-1,${tag}-SITE-2`))).toEqual([one.id, two.id, three.id]);
     const res = await call('GET', `/api/v2/samples?filter[site_sample_id]=${tag}-SITE-2`);
-    expect(ids(res)).toEqual([two.id]);
+    expect(idsOf(res)).toEqual([two.id]);
     expect(res.body.meta.record_count).toBe(1);
   });
 
   it('combines filters (all must match)', async () => {
     const res = await call('GET', `/api/v2/samples?filter[site_sample_id]=${tag}-SITE-1&filter[name]=${tag}-three,${tag}-two`);
-    expect(ids(res)).toEqual([three.id]);
+    expect(idsOf(res)).toEqual([three.id]);
   });
 
   it('rejects unknown filters (400) with source.parameter', async () => {
@@ -646,7 +601,7 @@ describe('PATCH /samples/{id}', () => {
     const old = await metadataIdOf(sample.id);
     const free = await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'Switch' }) });
     expect(free.status).toBe(201);
-    const before = await counts();
+    const before = await sampleCounts();
 
     const res = await call('PATCH', `/api/v2/samples/${sample.id}`, {
       body: { data: { type: 'samples', id: sample.id, relationships: { sample_metadata: rel('sample_metadata', free.body.data.id) } } },
@@ -656,7 +611,7 @@ describe('PATCH /samples/{id}', () => {
     expect((await metadataForSample(sample.id)).map((m) => m.id)).toEqual([free.body.data.id]);
     expect((await call('GET', `/api/v2/sample_metadata/${old}/sample`)).body.data).toBeNull();
     expect((await call('GET', `/api/v2/sample_metadata/${free.body.data.id}/sample`)).body.data).toMatchObject({ type: 'samples', id: sample.id });
-    expect(await counts()).toEqual(before);
+    expect(await sampleCounts()).toEqual(before);
   });
 
   it('refuses a sample_metadata record of another sample, or none at all (422), changing nothing', async () => {

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, doc, idOf, type CallResult } from '../support/api.ts';
+import { addAliquot, create, createSample, createTube, recordCount, rel, tubeOf, type Tube } from '../support/fixtures.ts';
+import { sanger } from '../support/oracles.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -29,30 +31,16 @@ beforeAll(async () => {
   stockPlate = await idOf('plate_purposes', 'name', 'Stock Plate');
 });
 
-interface Tube {
-  id: string;
-  uuid: string;
-}
-
-const rel = (type: string, id: string) => ({ data: { type, id } });
 const locations = (entries: Record<string, Tube | string>) =>
   Object.fromEntries(Object.entries(entries).map(([k, t]) => [k, { uuid: typeof t === 'string' ? t : t.uuid }]));
 
-async function createTube(): Promise<Tube> {
-  const res = await call('POST', '/api/v2/tubes', { body: doc('tubes', {}, { purpose: rel('tube_purposes', stockTube) }) });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { id: res.body.data.id, uuid: res.body.data.attributes.uuid };
-}
-const createTubes = (n: number) => Promise.all(Array.from({ length: n }, () => createTube()));
+/** `n` Stock Tubes, created all at once. */
+const createTubes = (n: number): Promise<Tube[]> => Promise.all(Array.from({ length: n }, async () => tubeOf(await createTube())));
 
 const postRack = (attributes: Record<string, unknown>, relationships?: Record<string, unknown>) =>
   call('POST', '/api/v2/tube_racks', { body: doc('tube_racks', attributes, relationships) });
 
-async function createRack(attributes: Record<string, unknown>, relationships?: Record<string, unknown>): Promise<any> {
-  const res = await postRack(attributes, relationships);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data;
-}
+const createRack = (attributes: Record<string, unknown>, relationships?: Record<string, unknown>) => create('tube_racks', attributes, relationships);
 
 const patchRack = (id: string, attributes: Record<string, unknown>, relationships?: Record<string, unknown>) =>
   call('PATCH', `/api/v2/tube_racks/${id}`, { body: doc('tube_racks', attributes, relationships, id) });
@@ -61,12 +49,6 @@ async function getRack(id: string, query = ''): Promise<any> {
   const res = await call('GET', `/api/v2/tube_racks/${id}${query}`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
-}
-
-async function recordCount(type: string): Promise<number> {
-  const res = await call('GET', `/api/v2/${type}?page[size]=1`);
-  expect(res.status).toBe(200);
-  return res.body.meta.record_count;
 }
 
 /** What a rejected rack POST must leave untouched: the counts, and each named tube as it was. */
@@ -91,13 +73,8 @@ function expectErrors(res: CallResult, status: number, expected: { code?: string
 
 /** The rack's human barcode `TR<id><check letter>` and its EAN-13 form, computed independently of lib/domain. */
 function expectedBarcode(prefix: string, id: number) {
-  const reversed = [...`${prefix}${id}`].reverse();
-  const letter = String.fromCharCode((reversed.reduce((sum, c, i) => sum + c.charCodeAt(0) * (i + 1), 0) % 23) + 65);
-  const numericPrefix = (prefix.charCodeAt(0) - 64) * 27 + (prefix.charCodeAt(1) - 64);
-  const first12 = `${String(numericPrefix).padStart(3, '0')}${String(id).padStart(7, '0')}${letter.charCodeAt(0)}`;
-  const sum = [...first12].reduce((s, d, i) => s + Number(d) * (i % 2 === 0 ? 1 : 3), 0);
-  const ean = `${first12}${(10 - (sum % 10)) % 10}`;
-  return { human_barcode: `${prefix}${id}${letter}`, machine_barcode: ean, ean13_barcode: ean };
+  const { human, machine } = sanger(prefix, id);
+  return { human_barcode: human, machine_barcode: machine, ean13_barcode: machine };
 }
 
 /** Slot of a coordinate on the 96 grid, column order, 1-based: the racked tube's id is rack id × 1000 + slot. */
@@ -581,14 +558,8 @@ describe('compound documents of real clients (client-usage.md §1.4, W12)', () =
   beforeAll(async () => {
     tubes = await createTubes(2);
     rack = await createRack({ size: 96, name: 'clients', tube_locations: locations({ A1: tubes[0]!, B1: tubes[1]! }) }, { purpose: rel('tube_rack_purposes', rack96) });
-    const s = await call('POST', '/api/v2/samples', { body: doc('samples', { name: `rack-sample-${process.pid}` }) });
-    expect(s.status).toBe(201);
-    sample = s.body.data;
-    const a = await call('POST', '/api/v2/aliquots', {
-      body: doc('aliquots', {}, { receptacle: rel('receptacles', String(Number(tubes[0]!.id) * 1000 + 1)), sample: rel('samples', sample.id), study: rel('studies', studyA) }),
-    });
-    expect(a.status, JSON.stringify(a.body)).toBe(201);
-    aliquot = a.body.data;
+    sample = await createSample();
+    aliquot = await addAliquot({ type: 'receptacles', id: String(Number(tubes[0]!.id) * 1000 + 1) }, sample.id, { study: studyA });
   });
 
   const keys = (resources: any[]) => resources.map((r) => `${r.type}:${r.id}`).sort();
