@@ -28,13 +28,11 @@ const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 // Helpers
 
 const purposes: Record<string, string> = {};
-let adminUuid: string;
 
 beforeAll(async () => {
   for (const name of ['Stock Plate', 'Stock Plate 384', 'Working Dilution', 'Library Plate', 'Tag Plate']) purposes[name] = await purposeId('plate_purposes', name);
   for (const name of ['Stock Tube', 'Library Tube', 'MX Tube']) purposes[name] = await purposeId('tube_purposes', name);
   for (const name of ['Tube Rack 96', 'Tube Rack 48']) purposes[name] = await purposeId('tube_rack_purposes', name);
-  adminUuid = (await call('GET', '/api/v2/users?filter[login]=admin')).body.data[0].attributes.uuid;
 });
 
 /** A sample of a name, with its metadata's sample_common_name set when given. */
