@@ -15,12 +15,20 @@ export interface ParsedQuery {
   pairs: [string, string][];
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 function decode(component: string, what: string): string {
+  let decoded: string | undefined;
   try {
-    return decodeURIComponent(component.replace(/\+/g, ' '));
+    decoded = decodeURIComponent(component.replace(/\+/g, ' '));
   } catch {
-    throw errors.badRequest(`query ${what} ${show(component)} is not valid percent-encoding`, { parameter: component });
+    decoded = undefined;
   }
+  // A lone surrogate (possible in a hand-built event, never over HTTP) could not be encoded into links again.
+  if (decoded === undefined || LONE_SURROGATE.test(decoded)) {
+    throw errors.badRequest(`query ${what} ${show(component)} is not valid percent-encoded UTF-8`, { parameter: component });
+  }
+  return decoded;
 }
 
 const splitList = (value: string): string[] =>

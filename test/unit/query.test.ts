@@ -327,3 +327,25 @@ describe('buildQuery: properties', () => {
     );
   });
 });
+
+describe('lone surrogates', () => {
+  // Never over HTTP (bytes arrive percent-encoded), but a hand-built Lambda event can carry one; it
+  // would break the links built from the query, so it is refused up front.
+  it('refuses a raw lone surrogate in a key or a value with a 400', () => {
+    for (const raw of ['filter[name]=\ud800', 'filter[\udc00]=x', 'include=a\ud800b']) {
+      let thrown: unknown;
+      try {
+        parseQuery(raw);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(JsonApiError);
+      expect((thrown as JsonApiError).status).toBe(400);
+    }
+  });
+
+  it('accepts a well-formed pair of surrogates', () => {
+    expect(parseQuery('filter[name]=%F0%9F%A7%AA').filters.get('name')).toEqual(['\u{1F9EA}']);
+    expect(parseQuery('filter[name]=\u{1F9EA}').filters.get('name')).toEqual(['\u{1F9EA}']);
+  });
+});
