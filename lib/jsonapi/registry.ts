@@ -6,9 +6,14 @@ import { listRef, type RecordModel, type TermSpec } from '#lib/store/unit-of-wor
 /** Every resource definition, by type, and what follows from them for storage. */
 export class Registry implements RecordModel {
   private readonly defs: Map<string, ResourceDef>;
+  /** Embedded types by the type of record that holds them; fixed by the definitions, so worked out once. */
+  private readonly embedded = new Map<string, ResourceDef[]>();
 
   constructor(defs: readonly ResourceDef[]) {
     this.defs = new Map(defs.map((d) => [d.type, d]));
+    for (const def of defs) {
+      for (const parent of def.embedded?.parentTypes ?? []) this.embedded.set(parent, [...(this.embedded.get(parent) ?? []), def]);
+    }
   }
 
   get types(): string[] {
@@ -30,8 +35,8 @@ export class Registry implements RecordModel {
   }
 
   /** Embedded types held by records of `type`. */
-  embeddedIn(type: string): ResourceDef[] {
-    return [...this.defs.values()].filter((d) => d.embedded?.parentTypes.includes(type));
+  embeddedIn(type: string): readonly ResourceDef[] {
+    return this.embedded.get(type) ?? [];
   }
 
   countsOf(record: StoredRecord): Record<string, number> {
