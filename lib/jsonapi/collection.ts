@@ -141,9 +141,7 @@ export async function listRecords(ctx: RequestContext, def: ResourceDef, filters
       ),
       counted,
     ]);
-    const order = (a: ListPosition, b: ListPosition) =>
-      (byUpdated && a.updatedAt !== b.updatedAt ? (a.updatedAt! < b.updatedAt! ? -1 : 1) : a.id - b.id) * (sort.descending ? -1 : 1);
-    const hits = pages.flat().sort(order);
+    const hits = pages.flat().sort(listOrder(sort));
     const pageHits = hits.slice(skip, skip + page.size);
     const last = pageHits.at(-1);
     return {
@@ -168,6 +166,10 @@ export async function listRecords(ctx: RequestContext, def: ResourceDef, filters
   return { records: await loadHits(ctx, all.slice((page.number - 1) * page.size, page.number * page.size)), count: all.length };
 }
 
+/** The order of merged listing pages: by update time then id, or by id, as the sort asks. */
+const listOrder = (sort: Sort) => (a: ListPosition, b: ListPosition) =>
+  (sort.field === 'updated_at' && a.updatedAt !== b.updatedAt ? (a.updatedAt! < b.updatedAt! ? -1 : 1) : a.id - b.id) * (sort.descending ? -1 : 1);
+
 /** Parents are read this many at a time while walking them for their embedded records. */
 const PARENT_BATCH = 25;
 
@@ -190,9 +192,7 @@ async function listEmbedded(ctx: RequestContext, def: ResourceDef, types: Set<st
     const pages = await Promise.all(
       parentTypes.map((type) => listPage(type, { byUpdated, limit: PARENT_BATCH, descending: sort.descending, ...(position ? { after: position } : {}) })),
     );
-    const order = (a: ListPosition, b: ListPosition) =>
-      (byUpdated && a.updatedAt !== b.updatedAt ? (a.updatedAt! < b.updatedAt! ? -1 : 1) : a.id - b.id) * (sort.descending ? -1 : 1);
-    const batch = pages.flat().sort(order).slice(0, PARENT_BATCH);
+    const batch = pages.flat().sort(listOrder(sort)).slice(0, PARENT_BATCH);
     if (batch.length === 0) break;
     const parents = await loadHits(ctx, batch);
     for (const parent of parents) {
