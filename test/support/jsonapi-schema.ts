@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 
-/** The official JSON:API 1.0 response schema from ../shared, compiled once. */
-const schemaPath = fileURLToPath(new URL('../../../shared/jsonapi/schema-1.0.json', import.meta.url));
+/** The official JSON:API 1.0 response schema (a CC0 copy beside this file), compiled once. */
+const schemaPath = fileURLToPath(new URL('./jsonapi/schema-1.0.json', import.meta.url));
 const ajv = new Ajv2020({ strict: false, allErrors: true, formats: fullFormats });
 const validate = ajv.compile(JSON.parse(readFileSync(schemaPath, 'utf8')));
 
