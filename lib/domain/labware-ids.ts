@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 /**
  * Identifiers of the records that live inside labware. A plate and its wells (or a tube and its
  * receptacle, a rack and its racked tubes, labware and its aliquots) are one DynamoDB item, so these
@@ -9,8 +7,8 @@ import { randomUUID } from 'node:crypto';
  * - receptacles (wells and tube receptacles) and racked tubes: labware id × 1,000 + slot (1-based,
  *   column order). Slots never exceed 384, and labware ids are never reused, so neither are these.
  * - aliquots: labware id × 1,000,000 + n, n counting the aliquots the labware ever held.
- * - uuids: labware uuids are random v4 uuids whose last four hex digits are 0000; a receptacle's uuid is
- *   its labware's with the slot in those four digits.
+ * - uuids: a labware's uuid, like every record's (lib/store/uuids.ts), ends in the four hex digits 0000;
+ *   a receptacle's uuid is its labware's with the slot in those four digits.
  */
 export const SLOTS_PER_LABWARE = 1_000;
 export const ALIQUOTS_PER_LABWARE = 1_000_000;
@@ -21,10 +19,6 @@ export const slotOf = (id: number): number => id % SLOTS_PER_LABWARE;
 
 export const aliquotId = (labwareId: number, n: number): number => labwareId * ALIQUOTS_PER_LABWARE + n;
 export const labwareOfAliquot = (id: number): number => Math.floor(id / ALIQUOTS_PER_LABWARE);
-
-export function labwareUuid(): string {
-  return `${randomUUID().slice(0, 32)}0000`;
-}
 
 export function slotUuid(labwareUuid: string, slot: number): string {
   return `${labwareUuid.slice(0, 32)}${slot.toString(16).padStart(4, '0')}`;

@@ -1,6 +1,7 @@
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import type { EmbeddedDef } from '#lib/jsonapi/resource.ts';
-import { findByUuid, getRecords, recordKey, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { getRecords, recordKey, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { decodeUuid } from '#lib/store/uuids.ts';
 import type { UnitOfWork } from '#lib/store/unit-of-work.ts';
 
 export interface ApiKeyIdentity {
@@ -70,14 +71,18 @@ export class Loader {
     return views;
   }
 
+  /** Reads the stored items not yet cached or staged (one batched, consistent read). */
+  private async fetch(keys: readonly { family: string; id: number }[]): Promise<void> {
+    const missing = keys.filter(({ family, id }) => !this.cache.has(recordKey(family, id)) && this.staged?.(family, id) === undefined);
+    if (missing.length === 0) return;
+    const found = await getRecords([...missing]);
+    for (const { family, id } of missing) this.cache.set(recordKey(family, id), found.get(recordKey(family, id)) ?? null);
+  }
+
   /** Records for the refs, keyed by `type:id` as asked; a ref whose record is missing or of another type is absent. */
   async load(refs: readonly Ref[]): Promise<Map<string, StoredRecord>> {
     const wanted = refs.map((ref) => ({ ref, ...this.storage(ref) }));
-    const missing = wanted.filter(({ family, id }) => !this.cache.has(recordKey(family, id)) && this.staged?.(family, id) === undefined);
-    if (missing.length > 0) {
-      const found = await getRecords(missing.map(({ family, id }) => ({ family, id })));
-      for (const { family, id } of missing) this.cache.set(recordKey(family, id), found.get(recordKey(family, id)) ?? null);
-    }
+    await this.fetch(wanted);
     const result = new Map<string, StoredRecord>();
     for (const { ref, family, id, embedded } of wanted) {
       const holder = this.stored(family, id);
@@ -96,11 +101,23 @@ export class Loader {
     return (await this.byUuids([uuid], types))[0];
   }
 
-  /** The records with these uuids (in order; undefined where none of the given types): lookups in parallel, one batched read. */
+  /**
+   * The records with these uuids (in order; undefined where there is none of the given types). A uuid
+   * names its record's key (lib/store/uuids.ts), so this is one consistent batched read, never an index
+   * that may lag a write; the record must carry exactly that uuid.
+   */
   async byUuids(uuids: readonly string[], types: readonly string[]): Promise<(StoredRecord | undefined)[]> {
-    const hits = await Promise.all(uuids.map((uuid) => findByUuid(uuid.toLowerCase())));
-    const refs = hits.map((hit) => (hit && this.registry.satisfies(hit.type, types) ? { type: hit.type, id: hit.id } : undefined));
-    const loaded = await this.load(refs.filter((r): r is Ref => r !== undefined));
-    return refs.map((ref) => ref && loaded.get(refKey(ref)));
+    const keys = uuids.map((raw) => {
+      const uuid = raw.toLowerCase();
+      const decoded = decodeUuid(uuid);
+      const family = decoded && this.registry.familyOfCode(decoded.code);
+      return family ? { uuid, family, id: decoded!.id } : undefined;
+    });
+    const known = keys.filter((k) => k !== undefined);
+    await this.fetch(known);
+    return keys.map((key) => {
+      const record = key && this.stored(key.family, key.id);
+      return record && record.uuid === key.uuid && this.registry.satisfies(record.type, types) ? record : undefined;
+    });
   }
 }

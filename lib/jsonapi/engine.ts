@@ -143,8 +143,11 @@ async function get(ctx: RequestContext, def: ResourceDef, target: Target, reques
   return json(200, { data: linkage(value), links: { self: `${self}/relationships/${target.relationship}`, related: `${self}/${target.relationship}` } });
 }
 
-/** Concurrent writers of one id family all contend for its counter, so losers retry with backoff before a 409. */
-const MAX_ATTEMPTS = 10;
+/**
+ * Only writes of the same record (or the same unique value) conflict; the loser starts again from fresh
+ * reads, with backoff, before a 409. A generated barcode found taken also starts the write again.
+ */
+const MAX_ATTEMPTS = 5;
 const MAX_BACKOFF_MS = 500;
 
 async function write(ctx: RequestContext, def: ResourceDef, target: Target, request: ApiRequest, mode: WriteMode): Promise<ApiResponse> {

@@ -8,6 +8,12 @@ export type IncludeTree = Map<string, IncludeTree>;
 
 export const MAX_INCLUDE_DEPTH = 5;
 export const MAX_INCLUDE_PATHS = 20;
+/**
+ * Included resources one response may carry. Each renders to about 1 KB, so this keeps a compound
+ * document well inside Lambda's 6 MB response (a full 384-well plate with
+ * `include=wells.aliquots.sample.sample_metadata` includes 1,536).
+ */
+export const MAX_INCLUDED = 5_000;
 
 /** Types a relationship may lead to, polymorphic types expanded to their members. */
 function targetTypes(registry: Registry, relationship: RelationshipDef): string[] {
@@ -92,6 +98,14 @@ export async function resolveIncludes(ctx: RequestContext, records: readonly Sto
         return refsOf(value);
       }),
     );
+    // Counted before reading: a request past the budget is refused without loading what it asked for.
+    const fresh = new Set(refs.map(refKey).filter((key) => !seen.has(key)));
+    if (result.included.length + fresh.size > MAX_INCLUDED) {
+      throw errors.invalidParameter(
+        'include',
+        `include would add more than ${MAX_INCLUDED} resources to this response; ask for fewer related resources or a smaller page[size]`,
+      );
+    }
     const loaded = await ctx.loader.load(refs);
     for (const record of loaded.values()) {
       if (!seen.has(refKey(record))) {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { JsonApiError } from '#lib/jsonapi/errors.ts';
 import type { RequestContext, WriteContext } from '#lib/jsonapi/context.ts';
-import { findByUuid, type RelValue, type StoredRecord, type TermHit } from '#lib/store/records.ts';
+import type { RelValue, StoredRecord, TermHit } from '#lib/store/records.ts';
 
 /**
  * Declarative resource definitions: everything the engine needs to list, read, filter, include, render
@@ -53,8 +53,18 @@ export interface IndexDef {
   scope?: string;
   values: (record: StoredRecord) => unknown[];
   normalize?: (value: string) => string;
-  /** One record per value. The violation is answered as a 422 on `field`. */
-  unique?: { field: string; pointer: string };
+  /**
+   * One record per value. A value taken is a 422 on `field`; or, with `'retry'`, the write starts again
+   * (for values the write chose itself, such as a generated barcode).
+   */
+  unique?: { field: string; pointer: string } | 'retry';
+  /** Each value matches at most a few records (e.g. a barcode): a filter on it loads its matches whole. Unique indexes are selective too. */
+  selective?: boolean;
+  /**
+   * Keep per-value record counts in the family's count shards, so a filtered listing knows its
+   * `record_count` without reading its matches. Only for indexes with few distinct values (purposes).
+   */
+  counted?: boolean;
   /**
    * Keep this (single-valued, non-unique) index in a lookup slot of the table's secondary indexes
    * instead of index items: it then costs no item in a write transaction, at the price of being
@@ -163,8 +173,11 @@ export const indexFilters = (...names: string[]): Record<string, FilterDef> =>
 
 export const lowerCase = (value: string): string => value.toLowerCase();
 
-/** `filter[uuid]`: the global uuid index every record has. */
+/** `filter[uuid]`: a uuid names its record (lib/store/uuids.ts), so any number of them is one batched read. */
 export const uuidFilter: FilterDef = {
-  lookup: async (_ctx, values) => (await Promise.all(values.map((v) => findByUuid(v.toLowerCase())))).filter((h): h is TermHit => h !== undefined),
+  lookup: async (ctx, values) => {
+    const types = [...ctx.registry.types];
+    return (await ctx.loader.byUuids(values, types)).filter((r) => r !== undefined).map((r) => ({ ref: '-', family: r.family, type: r.type, id: r.id }));
+  },
   matches: (record, values) => values.some((v) => v.toLowerCase() === record.uuid),
 };

@@ -21,9 +21,8 @@ export class ReferenceDataError extends Error {}
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function naturalKey(def: ResourceDef): { index: string; field: string } {
-  const entry = Object.entries(def.indexes ?? {}).find(([, index]) => index.unique);
-  if (!entry) throw new ReferenceDataError(`${def.type} has no unique field to identify its records`);
-  return { index: entry[0], field: entry[1].unique!.field };
+  for (const [index, { unique }] of Object.entries(def.indexes ?? {})) if (unique && unique !== 'retry') return { index, field: unique.field };
+  throw new ReferenceDataError(`${def.type} has no unique field to identify its records`);
 }
 
 async function findByNaturalKey(registry: Registry, def: ResourceDef, value: string): Promise<Ref | undefined> {

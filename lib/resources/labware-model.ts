@@ -46,8 +46,11 @@ export const labwareAttrs = (record: StoredRecord): LabwareAttrs => record.attrs
 
 export const generatedBarcode = (prefix: string, number: number): LabwareBarcode => ({ ...encodeBarcode(prefix, number), external: false });
 
+/** A barcode the client gave: in this service's own format (migrated labware) it keeps all its forms. */
 export function externalBarcode(value: string): LabwareBarcode {
   const text = value.trim();
+  const own = decodeBarcode(text);
+  if (own) return { ...encodeBarcode(own.prefix, own.number), external: true };
   return { human_barcode: text, machine_barcode: text, ean13_barcode: /^\d{13}$/.test(text) ? text : null, external: true };
 }
 

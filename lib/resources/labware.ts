@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { decodeBarcode } from '#lib/domain/barcode.ts';
-import { labwareUuid, slotId } from '#lib/domain/labware-ids.ts';
+import { slotId } from '#lib/domain/labware-ids.ts';
 import { layoutForSize } from '#lib/domain/geometry.ts';
 import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
@@ -38,15 +37,19 @@ async function lineage(ctx: RequestContext, records: StoredRecord[], direction: 
   return new Map([...seen].map(([record, refs]) => [record, [...refs.values()].sort((a, b) => a.id - b.id)]));
 }
 
-export const barcodeIndex: IndexDef = { scope: 'barcode', slot: 1, values: (r) => [labwareAttrs(r).barcode?.human_barcode], normalize: canonicalBarcode };
-export const purposeIndex: IndexDef = { scope: 'purpose', slot: 2, values: (r) => [(r.rels.purpose as Ref | null)?.id] };
-/** Client-given barcodes are guarded for uniqueness; generated ones are unique by construction (the labware id). */
-const externalBarcodeGuard: IndexDef = {
+export const barcodeIndex: IndexDef = { scope: 'barcode', slot: 1, selective: true, values: (r) => [labwareAttrs(r).barcode?.human_barcode], normalize: canonicalBarcode };
+export const purposeIndex: IndexDef = { scope: 'purpose', slot: 2, counted: true, values: (r) => [(r.rels.purpose as Ref | null)?.id] };
+/**
+ * Every barcode, in any of its forms, belongs to one labware: a guard item per barcode, created with the
+ * labware. A barcode the client gave that is taken is a 422; a generated one that is taken (a migrated
+ * labware brought it) makes the write start again with the next number of the sequence.
+ */
+const barcodeGuard = (external: boolean): IndexDef => ({
   scope: 'barcode-guard',
-  values: (r) => [labwareAttrs(r).barcode?.external ? labwareAttrs(r).barcode.human_barcode : undefined],
+  values: (r) => [labwareAttrs(r).barcode?.external === external ? labwareAttrs(r).barcode.human_barcode : undefined],
   normalize: canonicalBarcode,
-  unique: { field: 'barcode', pointer: '/data/attributes/barcode' },
-};
+  unique: external ? { field: 'barcode', pointer: '/data/attributes/barcode' } : 'retry',
+});
 
 /** `purpose_name` → the ids of purposes with those names (purpose names are one name space). */
 const purposeNameFilter: FilterDef = {
@@ -54,7 +57,7 @@ const purposeNameFilter: FilterDef = {
   translate: async (_ctx, names) => (await Promise.all(names.map((n) => findTerms('purposes.name', lowerCase(n))))).flat().map((hit) => String(hit.id)),
 };
 
-export const labwareIndexes = { barcode: barcodeIndex, purpose: purposeIndex, barcode_guard: externalBarcodeGuard };
+export const labwareIndexes = { barcode: barcodeIndex, purpose: purposeIndex, barcode_guard: barcodeGuard(true), generated_barcode_guard: barcodeGuard(false) };
 export const labwareFilters: Record<string, FilterDef> = { uuid: uuidFilter, barcode: { index: 'barcode' }, purpose_id: { index: 'purpose' }, purpose_name: purposeNameFilter };
 
 export const labwareAttributes: Record<string, AttributeDef> = {
@@ -74,16 +77,18 @@ export const labwareRelationships = (purposeType: string): Record<string, Relati
   custom_metadatum_collection: toOne('custom_metadatum_collections', 'R'),
 });
 
-/** A barcode given on create: any text, but not in the format this service generates (that would clash later). */
+/** A barcode given on create: any text of these characters; in this service's own format (migrated labware) in any of its forms. */
 export const barcodeInput = z
   .string()
   .trim()
   .min(1)
   .max(64)
-  .regex(/^[A-Za-z0-9._:-]+$/, 'may contain letters, digits, ".", "_", ":" and "-"')
-  .refine((v) => !decodeBarcode(v), 'is in the format of the barcodes this service generates; leave it out to have one generated');
+  .regex(/^[A-Za-z0-9._:-]+$/, 'may contain letters, digits, ".", "_", ":" and "-"');
 
-/** Creates a labware record: id from the labware family, barcode given or made from the purpose's prefix and the id. */
+/** Barcode numbers come from their own sequence (labware ids may have gaps and racks share them). */
+const BARCODE_SEQUENCE = 'barcodes';
+
+/** Creates a labware record: id from the labware family, barcode given or made from the purpose's prefix and the next barcode number. */
 export async function createLabware(
   ctx: WriteContext,
   type: string,
@@ -91,14 +96,13 @@ export async function createLabware(
   { barcodePrefix, ...attrs }: Omit<LabwareAttrs, 'barcode' | 'aliquotCount' | 'name'> & { name?: string | null; barcodePrefix?: string },
 ): Promise<StoredRecord> {
   const purpose = input.relationships.purpose as StoredRecord | undefined;
-  const [id] = await ctx.uow.allocateIds('labware', 1);
   const given = input.attributes.barcode as string | undefined;
-  if (!given && id! > MAX_BARCODE_NUMBER) throw errors.invalidValue('/data/attributes/barcode', `barcode - generated barcodes are exhausted (labware id ${id}); give a barcode`);
-  const barcode = given ? externalBarcode(given) : generatedBarcode(barcodePrefix ?? String(purpose!.attrs.barcode_prefix), id!);
+  const [[id], number] = await Promise.all([ctx.uow.allocateIds('labware', 1), given ? undefined : ctx.uow.allocateIds(BARCODE_SEQUENCE, 1).then(([n]) => n!)]);
+  if (number !== undefined && number > MAX_BARCODE_NUMBER) throw errors.invalidValue('/data/attributes/barcode', `barcode - generated barcodes are exhausted (number ${number}); give a barcode`);
+  const barcode = given ? externalBarcode(given) : generatedBarcode(barcodePrefix ?? String(purpose!.attrs.barcode_prefix), number!);
   const stored: LabwareAttrs = { name: null, ...attrs, barcode, aliquotCount: 0 };
   return ctx.uow.create(type, {
     id: id!,
-    uuid: labwareUuid(),
     attrs: stored as unknown as Record<string, unknown>,
     rels: { purpose: purpose ? refOf(purpose) : null, parents: [], children: [], custom_metadatum_collection: null, ...(type === 'tubes' ? { tube_rack: null } : {}) },
   });

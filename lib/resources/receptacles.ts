@@ -2,25 +2,24 @@ import { z } from 'zod';
 import { aliquotId, labwareOfAliquot, labwareOfSlot, parseSlotUuid, slotId, slotOf } from '#lib/domain/labware-ids.ts';
 import { errors, show } from '#lib/jsonapi/errors.ts';
 import { attr, toMany, toOne, uuidAttribute, type FilterDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
-import { findByUuid, type Ref, type StoredRecord, type TermHit } from '#lib/store/records.ts';
+import type { Ref, StoredRecord, TermHit } from '#lib/store/records.ts';
 import { computed } from '#lib/resources/labware.ts';
 import { aliquotViews, labwareAttrs, receptacleType, receptacleViews, type StoredAliquot } from '#lib/resources/labware-model.ts';
 
 /** Receptacle uuids name their labware's uuid and their slot (lib/domain/labware-ids.ts). */
 const receptacleUuidFilter: FilterDef = {
   lookup: async (ctx, values) => {
-    const hits = await Promise.all(
-      values.map(async (value): Promise<TermHit | undefined> => {
-        const parsed = parseSlotUuid(value);
-        const hit = parsed && (await findByUuid(parsed.labwareUuid));
-        // Only slots the labware has (a 96-well plate has no slot 200, a rack none): else the count would include a record that is not there.
-        const labware = hit?.family === 'labware' ? await ctx.loader.one({ type: hit.type, id: hit.id }) : undefined;
-        return labware && parsed!.slot <= labwareAttrs(labware).receptacles.length
-          ? { ref: '-', family: 'receptacles', type: receptacleType(labware.type), id: slotId(labware.id, parsed!.slot) }
-          : undefined;
-      }),
+    const parsed = values.map(parseSlotUuid);
+    const labware = await ctx.loader.byUuids(
+      parsed.map((p) => p?.labwareUuid ?? ''),
+      ['plates', 'tubes'],
     );
-    return hits.filter((h): h is TermHit => h !== undefined);
+    // Only slots the labware has (a 96-well plate has no slot 200): else the count would include a record that is not there.
+    return labware.flatMap((record, i): TermHit[] =>
+      record && parsed[i]!.slot <= labwareAttrs(record).receptacles.length
+        ? [{ ref: '-', family: 'receptacles', type: receptacleType(record.type), id: slotId(record.id, parsed[i]!.slot) }]
+        : [],
+    );
   },
   matches: (record, values) => values.some((v) => v.toLowerCase() === record.uuid),
 };

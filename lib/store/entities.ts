@@ -8,20 +8,20 @@ import { tableDefinition } from '#lib/store/table.ts';
  * entity so the kinds of item never collide.
  *
  * - record: one JSON:API resource (or one aggregate, e.g. a plate with its wells), keyed by id family and
- *   id; the secondary indexes find it by uuid, list its type by id or update time, and find it by up to
+ *   id (its uuid names that key too); the secondary indexes list its type by id or update time, and find it by up to
  *   two single-valued lookups (`lookup1`, `lookup2`: `<scope>#<value>`).
  * - term: an index entry for a filter or a uniqueness rule. `scope`+`value` is what is looked up (a name,
  *   a sample id), `ref` orders the entries (the padded id) or is `-` for a unique entry, which then
  *   doubles as the uniqueness guard (created with attribute_not_exists).
- * - counter: one per id family: the last id handed out, the number of records of each type in the
- *   family, and a version for conditional updates.
+ * - sequences and count shards are plain items written with lib-dynamodb (lib/store/sequences.ts,
+ *   lib/store/counts.ts): their attributes are named at run time, which ElectroDB entities cannot express.
  * - request: one per committed write — its domain events (the outbox) and, under an Idempotency-Key,
  *   the response to replay.
  * - apiKey / apiKeyName: a hashed API key with its name and scope, found by hash (requests) or name (admin).
  */
 const pk = tableDefinition.partitionKey;
 const sk = tableDefinition.sortKey;
-const [byUuid, byType, byTypeUpdated, byLookup1, byLookup2] = tableDefinition.indexes;
+const [byType, byTypeUpdated, byLookup1, byLookup2, byLookup2Updated] = tableDefinition.indexes;
 /** Ids sort as text in keys, so they are zero-padded there. */
 const idPadding = { length: 12, char: '0' };
 
@@ -43,14 +43,13 @@ function build() {
         rels: { type: 'any', required: true },
         lookup1: { type: 'string' },
         lookup2: { type: 'string' },
+        // The sort values of the lookup indexes, set only with their lookup, so records without one stay out of them.
+        lookup1Id: { type: 'number', padding: idPadding },
+        lookup2Id: { type: 'number', padding: idPadding },
+        lookup2UpdatedAt: { type: 'string' },
       },
       indexes: {
         byId: { pk: { field: pk, composite: ['family', 'id'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } },
-        byUuid: {
-          index: byUuid.name,
-          pk: { field: byUuid.partitionKey, composite: ['uuid'], casing: 'none' },
-          sk: { field: byUuid.sortKey, composite: [], casing: 'none' },
-        },
         byType: {
           index: byType.name,
           pk: { field: byType.partitionKey, composite: ['type'], casing: 'none' },
@@ -61,18 +60,24 @@ function build() {
           pk: { field: byTypeUpdated.partitionKey, composite: ['type'], casing: 'none' },
           sk: { field: byTypeUpdated.sortKey, composite: ['updatedAt', 'id'], casing: 'none' },
         },
-        // Sparse: only records with a value are indexed. Hits are ordered by the caller, so no sort composite.
+        // Sparse: a record without the lookup value gets no key in the index.
         byLookup1: {
           index: byLookup1.name,
           condition: (a) => typeof a.lookup1 === 'string',
           pk: { field: byLookup1.partitionKey, composite: ['lookup1'], casing: 'none' },
-          sk: { field: byLookup1.sortKey, composite: [], casing: 'none' },
+          sk: { field: byLookup1.sortKey, composite: ['lookup1Id'], casing: 'none' },
         },
         byLookup2: {
           index: byLookup2.name,
           condition: (a) => typeof a.lookup2 === 'string',
           pk: { field: byLookup2.partitionKey, composite: ['lookup2'], casing: 'none' },
-          sk: { field: byLookup2.sortKey, composite: [], casing: 'none' },
+          sk: { field: byLookup2.sortKey, composite: ['lookup2Id'], casing: 'none' },
+        },
+        byLookup2Updated: {
+          index: byLookup2Updated.name,
+          condition: (a) => typeof a.lookup2 === 'string',
+          pk: { field: byLookup2Updated.partitionKey, composite: ['lookup2'], casing: 'none' },
+          sk: { field: byLookup2Updated.sortKey, composite: ['lookup2UpdatedAt', 'lookup2Id'], casing: 'none' },
         },
       },
     },
@@ -91,22 +96,6 @@ function build() {
         id: { type: 'number', required: true },
       },
       indexes: { byValue: { pk: { field: pk, composite: ['scope', 'value'], casing: 'none' }, sk: { field: sk, composite: ['ref'], casing: 'none' } } },
-    },
-    options,
-  );
-
-  const counter = new Entity(
-    {
-      model: { entity: 'counter', version: '1', service: 'lts' },
-      attributes: {
-        name: { type: 'string', required: true },
-        value: { type: 'number', required: true },
-        counts: { type: 'any', required: true },
-        /** The latest creation time handed out with an id, so creation times never go backwards within a family. */
-        createdAt: { type: 'string' },
-        version: { type: 'number', required: true },
-      },
-      indexes: { byName: { pk: { field: pk, composite: ['name'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } } },
     },
     options,
   );
@@ -157,7 +146,7 @@ function build() {
     options,
   );
 
-  return new Service({ record, term, counter, request, apiKey, apiKeyName }, options);
+  return new Service({ record, term, request, apiKey, apiKeyName }, options);
 }
 
 export type LtsService = ReturnType<typeof build>;

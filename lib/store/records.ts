@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '#lib/store/client.ts';
 import { store } from '#lib/store/entities.ts';
 
 /** A pointer to a record: its JSON:API type and integer id. */
@@ -31,33 +33,41 @@ export interface TermHit {
 }
 
 const BATCH_GET_LIMIT = 100;
+/** BatchGetItem calls one request runs at once: enough to overlap round trips, few enough not to flood a partition or the Lambda. */
+const MAX_PARALLEL_BATCHES = 4;
 
 export const ID_WIDTH = 12;
 export const padId = (id: number): string => String(id).padStart(ID_WIDTH, '0');
 export const recordKey = (family: string, id: number): string => `${family}:${id}`;
 
+/** Runs `work` over `items` with at most `limit` running at once. */
+async function bounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
 /**
- * Fetches records by family and id: de-duplicated, in chunks of 100 keys run in parallel, strongly
- * consistent. Missing records are simply absent from the result.
+ * Fetches records by family and id: de-duplicated, strongly consistent, in chunks of 100 keys with at
+ * most four chunks in flight. Missing records are simply absent from the result.
  */
 export async function getRecords(keys: { family: string; id: number }[]): Promise<Map<string, StoredRecord>> {
-  const unique = new Map(keys.map((k) => [recordKey(k.family, k.id), { family: k.family, id: k.id }]));
+  const unique = [...new Map(keys.map((k) => [recordKey(k.family, k.id), { family: k.family, id: k.id }])).values()];
   const found = new Map<string, StoredRecord>();
   const chunks: { family: string; id: number }[][] = [];
-  const all = [...unique.values()];
-  for (let i = 0; i < all.length; i += BATCH_GET_LIMIT) chunks.push(all.slice(i, i + BATCH_GET_LIMIT));
-  await Promise.all(
-    chunks.map(async (chunk) => {
-      let pending = chunk;
-      // BatchGetItem may hand back part of the keys unprocessed under load; ask again for those.
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        const { data, unprocessed } = await store().entities.record.get(pending).go({ consistent: true });
-        for (const item of data) found.set(recordKey(item.family, item.id), item as StoredRecord);
-        pending = unprocessed as { family: string; id: number }[];
-        if (pending.length > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
-      }
-    }),
-  );
+  for (let i = 0; i < unique.length; i += BATCH_GET_LIMIT) chunks.push(unique.slice(i, i + BATCH_GET_LIMIT));
+  await bounded(chunks, MAX_PARALLEL_BATCHES, async (chunk) => {
+    let pending = chunk;
+    // BatchGetItem may hand back part of the keys unprocessed (16 MB per call, or under load); ask again for those.
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
+      const { data, unprocessed } = await store().entities.record.get(pending).go({ consistent: true });
+      for (const item of data) found.set(recordKey(item.family, item.id), item as StoredRecord);
+      pending = unprocessed as { family: string; id: number }[];
+    }
+  });
   return found;
 }
 
@@ -68,7 +78,7 @@ const MAX_TERM_VALUE_BYTES = 1024;
 export const termValue = (value: string): string =>
   Buffer.byteLength(value, 'utf8') > MAX_TERM_VALUE_BYTES ? `sha256:${createHash('sha256').update(value, 'utf8').digest('hex')}` : value;
 
-/** Every index entry under one scope and value, in `ref` order (ids ascending). */
+/** Every index entry under one scope and value (a unique value has at most one), in id order. */
 export async function findTerms(scope: string, value: string): Promise<TermHit[]> {
   const { data } = await store()
     .entities.term.query.byValue({ scope, value: termValue(value) })
@@ -76,53 +86,74 @@ export async function findTerms(scope: string, value: string): Promise<TermHit[]
   return data as TermHit[];
 }
 
-/** Records found under a single-valued lookup (`<scope>#<value>`) in one of the two lookup slots. */
-export async function findByLookup(slot: 1 | 2, key: string): Promise<TermHit[]> {
-  const { record } = store().entities;
-  const query = slot === 1 ? record.query.byLookup1({ lookup1: key }) : record.query.byLookup2({ lookup2: key });
-  const { data } = await query.go({ pages: 'all', attributes: ['family', 'id', 'type'] });
-  return data.map((d) => ({ ref: '-', family: d.family, type: d.type, id: d.id }));
-}
-
-/** The record with this uuid, as the uuid index knows it. */
-export async function findByUuid(uuid: string): Promise<TermHit | undefined> {
-  const { data } = await store().entities.record.query.byUuid({ uuid }).go({ attributes: ['family', 'id', 'type'], limit: 1 });
-  const hit = data[0];
-  return hit ? { ref: '-', family: hit.family, type: hit.type, id: hit.id } : undefined;
-}
-
-/** A position in a type's listing: the sort values of the last record of a page. */
+/** A position in an ordered listing: the sort values of the last record of a page. */
 export interface ListPosition {
   id: number;
   updatedAt?: string;
 }
 
 /**
- * One page of a type's listing, by id or by update time, after (or before, descending) a position.
- * Reads only the page itself: no counting, no skipping through earlier pages.
+ * An ordered run of index entries that a listing reads page by page: all records of a type, the records
+ * under one value of an index item scope (a filter), or under one value of a lookup slot.
  */
-export async function listPage(
-  type: string,
-  options: { byUpdated: boolean; after?: ListPosition; limit: number; descending: boolean },
-): Promise<(TermHit & ListPosition)[]> {
-  const { record } = store().entities;
-  const attributes = ['family', 'id', 'type', 'updatedAt'] as const;
-  const go = { limit: options.limit, order: options.descending ? ('desc' as const) : ('asc' as const), attributes: [...attributes] };
-  const after = options.after;
-  let data: { family: string; id: number; type: string; updatedAt: string }[];
-  if (options.byUpdated) {
-    const query = record.query.byTypeUpdated({ type });
-    const position = after && { updatedAt: after.updatedAt ?? '', id: after.id };
-    data = (await (position ? (options.descending ? query.lt(position) : query.gt(position)) : query).go(go)).data;
-  } else {
-    const query = record.query.byType({ type });
-    data = (await (after ? (options.descending ? query.lt({ id: after.id }) : query.gt({ id: after.id })) : query).go(go)).data;
-  }
-  return data.map((d) => ({ ref: '-', family: d.family, type: d.type, id: d.id, updatedAt: d.updatedAt }));
+export type IndexRange = { kind: 'type'; type: string } | { kind: 'term'; scope: string; value: string } | { kind: 'lookup'; slot: 1 | 2; key: string };
+
+export type ListHit = TermHit & ListPosition;
+
+/** Whether a range can be read in update-time order (else only in id order). */
+export const ordersByUpdate = (range: IndexRange): boolean => range.kind === 'type' || (range.kind === 'lookup' && range.slot === 2);
+
+/** The query behind a range in the asked order. */
+function rangeQuery(range: IndexRange, byUpdated: boolean) {
+  const { record, term } = store().entities;
+  if (range.kind === 'term') return { query: term.query.byValue({ scope: range.scope, value: termValue(range.value) }), term: true };
+  if (range.kind === 'type') return { query: byUpdated ? record.query.byTypeUpdated({ type: range.type }) : record.query.byType({ type: range.type }), term: false };
+  if (range.slot === 1) return { query: record.query.byLookup1({ lookup1: range.key }), term: false };
+  return { query: byUpdated ? record.query.byLookup2Updated({ lookup2: range.key }) : record.query.byLookup2({ lookup2: range.key }), term: false };
 }
 
-/** Records of each type in a family, as the family counter keeps them. */
-export async function familyCounts(family: string): Promise<Record<string, number>> {
-  const { data } = await store().entities.counter.get({ name: family }).go({ consistent: true });
-  return (data?.counts as Record<string, number> | undefined) ?? {};
+/** The sort key values of a position in a range's index. */
+function positionKey(range: IndexRange, byUpdated: boolean, after: ListPosition, descending: boolean): Record<string, unknown> {
+  // Term entries order by `ref` (the padded id, then the family); a position sorts between the ids around it.
+  if (range.kind === 'term') return { ref: padId(after.id) + (descending ? '' : '~') };
+  if (range.kind === 'type') return byUpdated ? { updatedAt: after.updatedAt ?? '', id: after.id } : { id: after.id };
+  if (range.slot === 1) return { lookup1Id: after.id };
+  return byUpdated ? { lookup2UpdatedAt: after.updatedAt ?? '', lookup2Id: after.id } : { lookup2Id: after.id };
+}
+
+/**
+ * Up to `limit` entries of a range after (or, descending, before) a position. DynamoDB returns at most
+ * 1 MB per Query call; this keeps reading until it has `limit` entries or the range ends, so a page is
+ * never short because of item sizes or depth.
+ */
+export async function readRange(range: IndexRange, options: { byUpdated: boolean; after?: ListPosition; limit: number; descending: boolean }): Promise<ListHit[]> {
+  const byUpdated = options.byUpdated && ordersByUpdate(range);
+  const { query, term } = rangeQuery(range, byUpdated);
+  const after = options.after;
+  const go = {
+    count: options.limit,
+    order: options.descending ? ('desc' as const) : ('asc' as const),
+    attributes: term ? ['ref', 'family', 'type', 'id'] : byUpdated ? ['family', 'id', 'type', 'updatedAt'] : ['family', 'id', 'type'],
+    // Term entries live in the table itself, so they can be read consistently; GSIs cannot.
+    ...(term ? { consistent: true } : {}),
+  };
+  const position = after && positionKey(range, byUpdated, after, options.descending);
+  const ranged = position ? (options.descending ? (query as any).lt(position) : (query as any).gt(position)) : query;
+  const { data } = (await ranged.go(go)) as { data: { family: string; id: number; type: string; updatedAt?: string; ref?: string }[] };
+  return data.map((d) => ({ ref: d.ref ?? '-', family: d.family, type: d.type, id: d.id, ...(d.updatedAt !== undefined ? { updatedAt: d.updatedAt } : {}) }));
+}
+
+/** How many entries a range holds, counted by DynamoDB (keys only, page by page); for ranges of few entries. */
+export async function countRange(range: IndexRange): Promise<number> {
+  const { query } = rangeQuery(range, false);
+  const params = (query as unknown as { params(): Record<string, unknown> }).params();
+  delete params.ProjectionExpression;
+  let total = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(new QueryCommand({ ...params, Select: 'COUNT', ...(range.kind === 'term' ? { ConsistentRead: true } : {}), ...(start ? { ExclusiveStartKey: start } : {}) } as never));
+    total += page.Count ?? 0;
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return total;
 }

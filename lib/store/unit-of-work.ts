@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { JsonApiError, errors } from '#lib/jsonapi/errors.ts';
-import { store, type LtsService } from '#lib/store/entities.ts';
+import { countUpdate, randomShard } from '#lib/store/counts.ts';
+import { store } from '#lib/store/entities.ts';
+import { reserve } from '#lib/store/sequences.ts';
+import { transact, type TransactItem } from '#lib/store/transaction.ts';
+import { encodeUuid } from '#lib/store/uuids.ts';
 import { padId, recordKey, termValue, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 
 /** An index entry a record should have. Unique entries are created conditionally and act as guards. */
@@ -21,6 +25,14 @@ export interface RecordModel {
   termsOf(record: StoredRecord): TermSpec[];
   /** The record's values in the two lookup slots (maintained by DynamoDB, no transaction item). */
   lookupsOf(record: StoredRecord): { lookup1?: string; lookup2?: string };
+}
+
+/** The attributes that put a record into the lookup indexes, sort values included (lib/store/entities.ts). */
+function lookupAttributes(record: StoredRecord, lookups: { lookup1?: string; lookup2?: string }) {
+  return {
+    ...(lookups.lookup1 !== undefined ? { lookup1: lookups.lookup1, lookup1Id: record.id } : {}),
+    ...(lookups.lookup2 !== undefined ? { lookup2: lookups.lookup2, lookup2Id: record.id, lookup2UpdatedAt: record.updatedAt } : {}),
+  };
 }
 
 export interface EventEnvelope {
@@ -51,36 +63,28 @@ export const ITEM_SIZE_LIMIT = 380_000;
 export const REQUEST_RETENTION_SECONDS = 7 * 24 * 3600;
 export const IDEMPOTENCY_SECONDS = 24 * 3600;
 
-/** The entities as ElectroDB hands them to a transaction callback. */
-type TxEntities = Parameters<Parameters<LtsService['transaction']['write']>[0]>[0];
-type Op = (entities: TxEntities) => unknown;
 interface StagedOp {
-  op: Op;
+  item: TransactItem;
   /** What a ConditionalCheckFailed on this item means. */
   onReject: 'conflict' | 'idempotency' | JsonApiError;
 }
 
-/** A family's counter as read: the last id handed out, per-type counts, and the version the update is conditional on. */
-interface Counter {
-  value: number;
-  counts: Record<string, number>;
-  createdAt: string;
-  version: number;
-  exists: boolean;
-  used: number;
-}
-
 const termKey = (t: TermSpec) => `${t.scope}\u0000${t.value}\u0000${t.ref ?? '-'}`;
 const itemSize = (record: StoredRecord) => Buffer.byteLength(JSON.stringify(record));
+/** Times a plan is re-sent with other count shards when only its count items met a concurrent write. */
+const SHARD_RETRIES = 3;
 
 /**
- * Everything one request writes, committed as one DynamoDB transaction. Ids come from per-family
- * counters advanced inside that same transaction (conditionally), so a failed request leaves no gap;
- * updates are conditional on the version read, so concurrent writers never lose an update. The
- * request's events and idempotent response go into one request item of the same transaction.
+ * Everything one request writes, committed as one DynamoDB transaction. Ids are reserved from their
+ * sequences as records are created (an atomic ADD each, outside the transaction: a failed request leaves
+ * a gap). Updates and deletes are conditional on the version read, so concurrent writers never lose an
+ * update; counts are unconditional ADDs on a random shard (lib/store/counts.ts), so writes of different
+ * records never conflict. The request's events and idempotent response go into one request item of the
+ * same transaction.
  */
 export class UnitOfWork {
-  private readonly counters = new Map<string, Counter>();
+  /** Creation time of each reserved id, by record key. */
+  private readonly reserved = new Map<string, string>();
   private readonly createdByKey = new Map<string, StoredRecord>();
   private readonly updatedByKey = new Map<string, { before: StoredRecord; after: StoredRecord }>();
   private readonly deletedByKey = new Map<string, StoredRecord>();
@@ -98,42 +102,25 @@ export class UnitOfWork {
   get updated(): { before: StoredRecord; after: StoredRecord }[] {
     return [...this.updatedByKey.values()];
   }
-  get deleted(): StoredRecord[] {
-    return [...this.deletedByKey.values()];
-  }
 
-  private async counter(family: string): Promise<Counter> {
-    let counter = this.counters.get(family);
-    if (!counter) {
-      const { data } = await store().entities.counter.get({ name: family }).go({ consistent: true });
-      counter = data
-        ? { value: data.value, counts: data.counts as Record<string, number>, createdAt: data.createdAt ?? '', version: data.version, exists: true, used: 0 }
-        : { value: 0, counts: {}, createdAt: '', version: 0, exists: false, used: 0 };
-      this.counters.set(family, counter);
-    }
-    return counter;
-  }
-
-  /** Reserves `count` consecutive ids of a family; nothing is visible until commit. */
+  /** Reserves `count` consecutive ids of a family (one atomic ADD); unused ones are simply skipped. */
   async allocateIds(family: string, count: number): Promise<number[]> {
-    const counter = await this.counter(family);
-    const first = counter.value + counter.used + 1;
-    counter.used += count;
-    return Array.from({ length: count }, (_, i) => first + i);
+    const { first, createdAt } = await reserve(family, count, this.now);
+    const ids = Array.from({ length: count }, (_, i) => first + i);
+    for (const id of ids) this.reserved.set(recordKey(family, id), createdAt);
+    return ids;
   }
 
   async create(type: string, init: { attrs: Record<string, unknown>; rels: Record<string, RelValue>; id?: number; uuid?: string }): Promise<StoredRecord> {
     const family = this.model.familyOf(type);
     const id = init.id ?? (await this.allocateIds(family, 1))[0]!;
-    // A later id never gets an earlier creation time than the family's last (so created_at order is id order).
-    const counter = await this.counter(family);
-    const createdAt = counter.createdAt > this.now ? counter.createdAt : this.now;
-    counter.createdAt = createdAt;
+    // The sequence hands out creation times that never go back as ids grow (so created_at order is id order).
+    const createdAt = this.reserved.get(recordKey(family, id)) ?? this.now;
     const record: StoredRecord = {
       family,
       id,
       type,
-      uuid: init.uuid ?? randomUUID(),
+      uuid: init.uuid ?? encodeUuid(family, id),
       createdAt,
       updatedAt: createdAt,
       version: 1,
@@ -188,51 +175,42 @@ export class UnitOfWork {
     this.idempotency = { key, requestHash, response };
   }
 
-  get hasWrites(): boolean {
-    return this.createdByKey.size + this.updatedByKey.size + this.deletedByKey.size > 0;
-  }
-
   async commit(): Promise<void> {
-    const deltas = this.countDeltas();
-    for (const family of deltas.keys()) await this.counter(family);
-    const staged = this.plan(deltas);
-    if (staged.length === 0) return;
-    if (staged.length > TRANSACTION_ITEM_LIMIT) {
-      throw errors.tooLarge('/data', `this request would write ${staged.length} items; one request may write at most ${TRANSACTION_ITEM_LIMIT}`);
+    const { items, onReject } = this.plan();
+    if (items.length === 0) return;
+    if (items.length + this.countItems().length > TRANSACTION_ITEM_LIMIT) {
+      throw errors.tooLarge('/data', `this request would write ${items.length + this.countItems().length} items; one request may write at most ${TRANSACTION_ITEM_LIMIT}`);
     }
-    const result = await store()
-      .transaction.write((entities) => staged.map((s) => s.op(entities)) as never[])
-      .go();
-    if (!result.canceled) return;
-
-    const reasons = result.data as { rejected: boolean; code: string }[];
-    const taken: JsonApiError[] = [];
-    let conflict = false;
-    let race = false;
-    const unexpected: string[] = [];
-    reasons.forEach((reason, i) => {
-      if (!reason.rejected) return;
-      const onReject = staged[i]?.onReject;
-      if (reason.code === 'TransactionConflict') conflict = true;
-      else if (reason.code !== 'ConditionalCheckFailed') unexpected.push(reason.code);
-      else if (onReject === 'conflict') conflict = true;
-      else if (onReject === 'idempotency') race = true;
-      else if (onReject) taken.push(onReject);
-    });
-    // Anything but a lost race or a taken value is a fault of ours (e.g. a validation error): a 500, not a retry.
-    if (unexpected.length > 0) throw new Error(`transaction cancelled: ${unexpected.join(', ')}`);
-    if (race) throw new IdempotencyRace();
-    if (taken.length > 0 && !conflict) throw JsonApiError.all(taken);
-    throw new ConflictError('transaction cancelled by a concurrent change');
+    for (let attempt = 0; ; attempt++) {
+      const counts = this.countItems();
+      const codes = await transact([...items, ...counts]);
+      if (!codes) return;
+      const rejected = codes.map((code, i) => ({ code, i })).filter(({ code }) => code !== 'None');
+      // Only count shards met another write: the same plan on other shards needs no fresh reads.
+      if (rejected.every(({ code, i }) => code === 'TransactionConflict' && i >= items.length) && attempt < SHARD_RETRIES) continue;
+      throw this.failure(rejected.map(({ code, i }) => ({ code, onReject: onReject[i] ?? 'conflict' })));
+    }
   }
 
-  /** Per family, how the counts of each type change. */
+  /** The error a cancelled transaction becomes: values taken (422), an idempotency race, or a conflict (retried by the engine). */
+  private failure(rejected: { code: string; onReject: StagedOp['onReject'] }[]): Error {
+    const unexpected = rejected.filter(({ code }) => code !== 'ConditionalCheckFailed' && code !== 'TransactionConflict').map(({ code }) => code);
+    // Anything but a lost race or a taken value is a fault of ours (e.g. a validation error): a 500, not a retry.
+    if (unexpected.length > 0) return new Error(`transaction cancelled: ${unexpected.join(', ')}`);
+    const failed = rejected.filter(({ code }) => code === 'ConditionalCheckFailed').map(({ onReject }) => onReject);
+    if (failed.includes('idempotency')) return new IdempotencyRace();
+    const taken = failed.filter((r): r is JsonApiError => r instanceof JsonApiError);
+    if (taken.length > 0 && taken.length === rejected.length) return JsonApiError.all(taken);
+    return new ConflictError('transaction cancelled by a concurrent change');
+  }
+
+  /** Per counter (id family), how its counted keys change. */
   private countDeltas(): Map<string, Map<string, number>> {
     const deltas = new Map<string, Map<string, number>>();
     const add = (record: StoredRecord, sign: number) => {
       let family = deltas.get(record.family);
       if (!family) deltas.set(record.family, (family = new Map()));
-      for (const [type, n] of Object.entries(this.model.countsOf(record))) family.set(type, (family.get(type) ?? 0) + sign * n);
+      for (const [key, n] of Object.entries(this.model.countsOf(record))) family.set(key, (family.get(key) ?? 0) + sign * n);
     };
     for (const record of this.createdByKey.values()) add(record, 1);
     for (const { before, after } of this.updatedByKey.values()) {
@@ -240,14 +218,20 @@ export class UnitOfWork {
       add(after, 1);
     }
     for (const record of this.deletedByKey.values()) add(record, -1);
-    for (const [family, types] of deltas) {
-      for (const [type, n] of types) if (n === 0) types.delete(type);
-      if (types.size === 0 && !this.counters.get(family)?.used) deltas.delete(family);
+    for (const [family, keys] of deltas) {
+      for (const [key, n] of keys) if (n === 0) keys.delete(key);
+      if (keys.size === 0) deltas.delete(family);
     }
     return deltas;
   }
 
-  private plan(deltas: Map<string, Map<string, number>>): StagedOp[] {
+  /** One ADD on a random shard per counter that changes. */
+  private countItems(): TransactItem[] {
+    return [...this.countDeltas()].map(([family, deltas]) => countUpdate(family, deltas, randomShard()));
+  }
+
+  /** The transaction items of the records, index entries and request item, with what a failed condition on each means. */
+  private plan(): { items: TransactItem[]; onReject: StagedOp['onReject'][] } {
     const ops: StagedOp[] = [];
     const oversized = (record: StoredRecord) => {
       const size = itemSize(record);
@@ -255,44 +239,22 @@ export class UnitOfWork {
         throw errors.tooLarge('/data', `${record.type} ${record.id} would be ${size} bytes; a record may be at most ${ITEM_SIZE_LIMIT} bytes`);
       }
     };
+    const { record: records, request: requests } = store().entities;
 
     for (const record of this.createdByKey.values()) {
       oversized(record);
-      const item = { ...record, ...this.model.lookupsOf(record) };
-      ops.push({ op: (e) => e.record.create(item).commit(), onReject: 'conflict' });
+      ops.push({ item: { Put: records.create({ ...record, ...lookupAttributes(record, this.model.lookupsOf(record)) }).params() }, onReject: 'conflict' });
       ops.push(...this.termOps([], this.model.termsOf(record), record));
     }
     for (const { before, after } of this.updatedByKey.values()) {
       oversized(after);
-      const item = { ...after, ...this.model.lookupsOf(after) };
-      ops.push({
-        op: (e) => e.record.put(item).where((a, op) => op.eq(a.version, before.version)).commit(),
-        onReject: 'conflict',
-      });
+      const item = records.put({ ...after, ...lookupAttributes(after, this.model.lookupsOf(after)) }).where((a, op) => op.eq(a.version, before.version)).params();
+      ops.push({ item: { Put: item }, onReject: 'conflict' });
       ops.push(...this.termOps(this.model.termsOf(before), this.model.termsOf(after), after));
     }
     for (const record of this.deletedByKey.values()) {
-      ops.push({
-        op: (e) => e.record.delete({ family: record.family, id: record.id }).where((a, op) => op.eq(a.version, record.version)).commit(),
-        onReject: 'conflict',
-      });
+      ops.push({ item: { Delete: records.delete({ family: record.family, id: record.id }).where((a, op) => op.eq(a.version, record.version)).params() }, onReject: 'conflict' });
       ops.push(...this.termOps(this.model.termsOf(record), [], record));
-    }
-    for (const [family, counter] of this.counters) {
-      const delta = deltas.get(family);
-      if (!counter.used && !delta) continue;
-      const counts = { ...counter.counts };
-      for (const [type, n] of delta ?? []) counts[type] = (counts[type] ?? 0) + n;
-      const next = { value: counter.value + counter.used, counts, version: counter.version + 1, ...(counter.createdAt ? { createdAt: counter.createdAt } : {}) };
-      ops.push({
-        op: (e) =>
-          e.counter
-            .update({ name: family })
-            .set(next)
-            .where((a, op) => (counter.exists ? op.eq(a.version, counter.version) : op.notExists(a.version)))
-            .commit(),
-        onReject: 'conflict',
-      });
     }
     if (ops.length > 0 || this.idempotency) {
       const ttl = Math.floor(Date.parse(this.now) / 1000) + REQUEST_RETENTION_SECONDS;
@@ -308,26 +270,23 @@ export class UnitOfWork {
       if (size > ITEM_SIZE_LIMIT) {
         throw errors.tooLarge('/data', `the ${this.events.length} events this request would record take ${size} bytes; one request may record at most ${ITEM_SIZE_LIMIT} bytes`);
       }
-      ops.push({ op: (e) => e.request.create(request).commit(), onReject: this.idempotency ? 'idempotency' : 'conflict' });
+      ops.push({ item: { Put: requests.create(request).params() }, onReject: this.idempotency ? 'idempotency' : 'conflict' });
     }
-    return ops;
+    return { items: ops.map((o) => o.item), onReject: ops.map((o) => o.onReject) };
   }
 
   private termOps(before: TermSpec[], after: TermSpec[], record: StoredRecord): StagedOp[] {
+    const { term } = store().entities;
     const old = new Map(before.map((t) => [termKey(t), t]));
     const next = new Map(after.map((t) => [termKey(t), t]));
     const ops: StagedOp[] = [];
     for (const [key, t] of old) {
-      if (!next.has(key)) ops.push({ op: (e) => e.term.delete({ scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-' }).commit(), onReject: 'conflict' });
+      if (!next.has(key)) ops.push({ item: { Delete: term.delete({ scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-' }).params() }, onReject: 'conflict' });
     }
     for (const [key, t] of next) {
       if (old.has(key)) continue;
       const item = { scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-', family: record.family, type: record.type, id: record.id };
-      ops.push(
-        t.ref === undefined
-          ? { op: (e) => e.term.create(item).commit(), onReject: t.onTaken ?? 'conflict' }
-          : { op: (e) => e.term.put(item).commit(), onReject: 'conflict' },
-      );
+      ops.push(t.ref === undefined ? { item: { Put: term.create(item).params() }, onReject: t.onTaken ?? 'conflict' } : { item: { Put: term.put(item).params() }, onReject: 'conflict' });
     }
     return ops;
   }

@@ -310,16 +310,21 @@ describe('POST /samples', () => {
     expect(await sampleCounts()).toEqual({ samples: before.samples + 1, sample_metadata: before.sample_metadata + 1 });
   });
 
-  it('leaves no gap in the id sequences after rejected writes', async () => {
+  it('ids keep increasing after rejected writes; a write refused at commit skips the ids it reserved (contract §1.3)', async () => {
     const first = await createSample();
     const firstMetadata = Number(await metadataIdOf(first.id));
-    const duplicate = await call('POST', '/api/v2/samples', { body: doc('samples', { name: first.attributes.name }) });
-    expectError(duplicate, 422, 'not_unique');
+    // Refused before any id is reserved: nothing is skipped.
     const bad = await call('POST', '/api/v2/samples', { body: doc('samples', { name: 'not valid!' }) });
     expectError(bad, 422);
-    const next = await createSample();
-    expect(Number(next.id)).toBe(Number(first.id) + 1);
-    expect(Number(await metadataIdOf(next.id))).toBe(firstMetadata + 1);
+    const second = await createSample();
+    expect(Number(second.id)).toBe(Number(first.id) + 1);
+    expect(Number(await metadataIdOf(second.id))).toBe(firstMetadata + 1);
+    // Refused at commit (the name is taken): its ids are skipped, never handed out again.
+    const duplicate = await call('POST', '/api/v2/samples', { body: doc('samples', { name: first.attributes.name }) });
+    expectError(duplicate, 422, 'not_unique');
+    const third = await createSample();
+    expect(Number(third.id)).toBe(Number(second.id) + 2);
+    expect(Number(await metadataIdOf(third.id))).toBe(firstMetadata + 3);
   });
 });
 

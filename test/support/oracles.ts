@@ -12,6 +12,13 @@ export function sanger(prefix: string, number: number): { human: string; machine
   return { human: `${prefix}${number}${letter}`, machine: `${first12}${(10 - (weighted % 10)) % 10}` };
 }
 
+/** The number inside a Sanger human barcode of the given prefix (`NT42K` → 42); throws on any other text. */
+export function barcodeNumber(prefix: string, human: string): number {
+  const match = new RegExp(`^${prefix}([1-9]\\d*)[A-W]$`).exec(human);
+  if (!match) throw new Error(`${human} is not a ${prefix} barcode`);
+  return Number(match[1]);
+}
+
 /** Column-order position names of a rows × columns grid: A1, B1, …, then A2, … */
 export function columnOrder(rows: number, columns: number): string[] {
   const names: string[] = [];
