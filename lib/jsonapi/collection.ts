@@ -13,7 +13,12 @@ export const MAX_PAGE_SIZE = 500;
 export interface Page {
   number: number;
   size: number;
-  cursor?: { after: ListPosition };
+  cursor?: Cursor;
+}
+/** Where a walk through `links.next` continues, and the record count its first page found where no kept count serves it. */
+export interface Cursor {
+  after: ListPosition;
+  count?: number;
 }
 export interface Sort {
   field: 'id' | 'created_at' | 'updated_at';
@@ -30,8 +35,8 @@ function positiveInteger(raw: string | undefined, parameter: string, fallback: n
 }
 
 /** The cursor of a `next` link: the position after the last record of a page, valid for one page number and sort. */
-const encodeCursor = (page: number, sort: Sort, after: ListPosition) =>
-  Buffer.from(JSON.stringify({ p: page, s: `${sort.descending ? '-' : ''}${sort.field}`, a: after })).toString('base64url');
+const encodeCursor = (page: number, sort: Sort, { after, count }: Cursor) =>
+  Buffer.from(JSON.stringify({ p: page, s: `${sort.descending ? '-' : ''}${sort.field}`, a: after, ...(count !== undefined ? { n: count } : {}) })).toString('base64url');
 
 /** What a position may hold: a record id and, for update-time order, a timestamp as the service writes them. */
 const isPosition = (a: unknown): a is ListPosition => {
@@ -39,7 +44,7 @@ const isPosition = (a: unknown): a is ListPosition => {
   return typeof a === 'object' && Number.isSafeInteger(id) && id! > 0 && (updatedAt === undefined || (typeof updatedAt === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(updatedAt)));
 };
 
-function decodeCursor(raw: string, page: number, sort: Sort): { after: ListPosition } | undefined {
+function decodeCursor(raw: string, page: number, sort: Sort): Cursor | undefined {
   const invalid = () => errors.invalidPage('page[cursor]', `${show(raw)} is not a cursor this service issued; follow the links it returns`);
   let parsed: unknown;
   try {
@@ -47,10 +52,10 @@ function decodeCursor(raw: string, page: number, sort: Sort): { after: ListPosit
   } catch {
     throw invalid();
   }
-  const { p, s, a } = (parsed ?? {}) as { p?: unknown; s?: unknown; a?: unknown };
-  if (!isPosition(a) || typeof p !== 'number' || typeof s !== 'string') throw invalid();
+  const { p, s, a, n } = (parsed ?? {}) as { p?: unknown; s?: unknown; a?: unknown; n?: unknown };
+  if (!isPosition(a) || typeof p !== 'number' || typeof s !== 'string' || (n !== undefined && !(Number.isSafeInteger(n) && (n as number) >= 0))) throw invalid();
   // A cursor only continues the walk it came from; a client that changed the page or sort gets plain paging.
-  return p === page && s === `${sort.descending ? '-' : ''}${sort.field}` ? { after: a } : undefined;
+  return p === page && s === `${sort.descending ? '-' : ''}${sort.field}` ? { after: a, ...(n !== undefined ? { count: n as number } : {}) } : undefined;
 }
 
 export function parseSort(sort: string[] | undefined): Sort {
@@ -167,7 +172,7 @@ export interface CollectionPage {
   records: StoredRecord[];
   count: number;
   /** Where the next page starts, when the page was read from an ordered listing. */
-  nextAfter?: ListPosition;
+  next?: Cursor;
 }
 
 /**
@@ -265,12 +270,15 @@ async function rangedPage(ctx: RequestContext, ranges: IndexRange[], types: Read
   const { hits, more } = await mergedRead(ranges, types, sort, skip + page.size, page.cursor?.after);
   const pageHits = hits.slice(skip);
   const last = pageHits.at(-1);
-  // Without a kept count: a page that ends the listing tells it (earlier pages were full); else DynamoDB counts the keys.
-  const count = knownCount ? await knownCount : more ? (await Promise.all(ranges.map(countRange))).reduce((a, b) => a + b, 0) : (page.number - 1) * page.size + pageHits.length;
+  // Without a kept count: a page that ends the listing tells it (earlier pages were full); else DynamoDB
+  // counts the keys once, on the first page, and the walk carries that count in its cursor.
+  const kept = knownCount ? await knownCount : undefined;
+  const count =
+    kept ?? (!more ? (page.number - 1) * page.size + pageHits.length : (page.cursor?.count ?? (await Promise.all(ranges.map(countRange))).reduce((a, b) => a + b, 0)));
   return {
     records: await loadHits(ctx, pageHits),
     count,
-    ...(more && last ? { nextAfter: positionOf(last, sort.field === 'updated_at') } : {}),
+    ...(more && last ? { next: { after: positionOf(last, sort.field === 'updated_at'), ...(kept === undefined ? { count } : {}) } } : {}),
   };
 }
 /** Parents are read this many at a time while walking them for their embedded records. */
@@ -314,7 +322,7 @@ async function listEmbedded(ctx: RequestContext, def: ResourceDef, types: Set<st
   return {
     records,
     count: await counted,
-    ...(children.length > skip + page.size && lastRecord ? { nextAfter: positionOf(lastRecord, byUpdated) } : {}),
+    ...(children.length > skip + page.size && lastRecord ? { next: { after: positionOf(lastRecord, byUpdated) } } : {}),
   };
 }
 
@@ -330,7 +338,7 @@ export function sortRecords(records: StoredRecord[], sort: Sort): StoredRecord[]
 }
 
 /** Top-level pagination links: absolute, every other parameter kept, brackets percent-encoded. */
-export function pageLinks(ctx: RequestContext, path: string, query: ParsedQuery, page: Page, sort: Sort, count: number, nextAfter?: ListPosition) {
+export function pageLinks(ctx: RequestContext, path: string, query: ParsedQuery, page: Page, sort: Sort, count: number, next?: Cursor) {
   const kept = query.pairs.filter(([k]) => !k.startsWith('page'));
   const lastPage = Math.max(1, Math.ceil(count / page.size));
   const link = (n: number, cursor?: string) =>
@@ -338,7 +346,7 @@ export function pageLinks(ctx: RequestContext, path: string, query: ParsedQuery,
   return {
     first: link(1),
     ...(page.number > 1 ? { prev: link(Math.min(page.number - 1, lastPage)) } : {}),
-    ...(page.number < lastPage ? { next: link(page.number + 1, nextAfter ? encodeCursor(page.number + 1, sort, nextAfter) : undefined) } : {}),
+    ...(page.number < lastPage ? { next: link(page.number + 1, next ? encodeCursor(page.number + 1, sort, next) : undefined) } : {}),
     last: link(lastPage),
   };
 }

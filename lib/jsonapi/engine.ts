@@ -92,9 +92,9 @@ async function getCollection(ctx: RequestContext, def: ResourceDef, request: Api
   const options = readOptions(ctx, query, [def.type]);
   const sort = parseSort(query.sort);
   const page = parsePage(query, sort);
-  const { records, count, nextAfter } = await listRecords(ctx, def, query.filters, sort, page);
+  const { records, count, next } = await listRecords(ctx, def, query.filters, sort, page);
   const { render, included } = await compound(ctx, records, options);
-  return json(200, { data: records.map(render), ...included, links: pageLinks(ctx, request.path, query, page, sort, count, nextAfter), meta: { record_count: count } });
+  return json(200, { data: records.map(render), ...included, links: pageLinks(ctx, request.path, query, page, sort, count, next), meta: { record_count: count } });
 }
 
 async function getRelated(ctx: RequestContext, owner: StoredRecord, name: string, request: ApiRequest, query: ParsedQuery): Promise<ApiResponse> {

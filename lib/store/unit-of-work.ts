@@ -28,7 +28,7 @@ export interface RecordModel {
 }
 
 /** The attributes that put a record into the lookup indexes, sort values included (lib/store/entities.ts). */
-function lookupAttributes(record: StoredRecord, lookups: { lookup1?: string; lookup2?: string }) {
+export function lookupAttributes(record: StoredRecord, lookups: { lookup1?: string; lookup2?: string }) {
   return {
     ...(lookups.lookup1 !== undefined ? { lookup1: lookups.lookup1, lookup1Id: record.id } : {}),
     ...(lookups.lookup2 !== undefined ? { lookup2: lookups.lookup2, lookup2Id: record.id, lookup2UpdatedAt: record.updatedAt } : {}),
