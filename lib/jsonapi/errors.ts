@@ -106,6 +106,16 @@ export const errors = {
     error(422, 'not_unique', 'Already taken', `${name} - ${show(value)} is already in use`, { pointer }),
   invalidTransition: (pointer: string, detail: string) => error(422, 'invalid_transition', 'Invalid state transition', detail, { pointer }),
   tooLarge: (pointer: string, detail: string) => error(422, 'too_large', 'Too large', detail, { pointer }),
+  /** DynamoDB throttled the request or did not answer in time: retry later (the Retry-After header says when). */
+  serviceUnavailable: (retryAfterSeconds: number) =>
+    error(
+      503,
+      'service_unavailable',
+      'Service unavailable',
+      `The service is temporarily unable to handle the request; retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`,
+      undefined,
+      { 'Retry-After': String(retryAfterSeconds) },
+    ),
   idempotencyMismatch: () =>
     error(422, 'idempotency_key_reused', 'Idempotency key reused', 'Idempotency-Key was already used with a different request body', { header: 'Idempotency-Key' }),
 };
