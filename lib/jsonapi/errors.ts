@@ -46,13 +46,16 @@ function error(status: number, code: string, title: string, detail: string, sour
 export const pointer = (...segments: (string | number)[]): string =>
   segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 
-/** Renders a value for a detail message: strings quoted, everything else as JSON, long values cut. */
+/**
+ * Renders a value for a detail message: strings quoted, everything else as JSON, long values cut. A value
+ * too deeply nested to serialise (JSON.stringify and String recurse) is named by its kind instead.
+ */
 export function show(value: unknown): string {
   let text: string;
   try {
     text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   } catch {
-    text = String(value);
+    text = Array.isArray(value) ? '[...]' : typeof value === 'object' && value !== null ? '{...}' : typeof value;
   }
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
