@@ -92,6 +92,7 @@ export const errors = {
     error(400, 'type_mismatch', 'Type mismatch', `${name} - ${show(given)} is not a valid type for this relationship; expected ${accepted.join(' or ')}`, { pointer }),
   invalidId: (value: unknown, source: ErrorSource) =>
     error(400, 'invalid_id', 'Invalid id', `${show(value)} is not a valid id; ids are positive integers`, source),
+  invalidHeader: (header: string, detail: string) => error(400, 'invalid_header', 'Invalid header', detail, { header }),
   invalidParameter: (parameter: string, detail: string) => error(400, 'invalid_parameter', 'Invalid query parameter', detail, { parameter }),
   filterNotAllowed: (parameter: string, name: string, type: string) =>
     error(400, 'filter_not_allowed', 'Filter not allowed', `${name} is not an allowed filter for ${type}`, { parameter }),
