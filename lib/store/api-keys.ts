@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { store } from '#lib/store/entities.ts';
+import { CapacityError, capacityReason, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
 
 /** API keys (contract §1.2): only a SHA-256 hash of each key is stored, with a name and a scope. */
 export type KeyScope = 'read' | 'write';
@@ -25,7 +26,13 @@ export async function createApiKey(name: string, scope: KeyScope, key: string = 
       apiKey.create({ hash, name, scope, createdAt }).commit(),
     ])
     .go();
-  if (result.canceled) throw new KeyNameTaken(`an API key named ${name} exists already (or the key itself is registered)`);
+  if (result.canceled) {
+    // A cancellation for throttling says nothing about the name: retry later.
+    if ((result.data as { code: string }[]).some((reason) => capacityReason(reason.code))) {
+      throw new CapacityError('DynamoDB throttled the key registration', THROTTLED_RETRY_AFTER_SECONDS);
+    }
+    throw new KeyNameTaken(`an API key named ${name} exists already (or the key itself is registered)`);
+  }
   // This process may have cached the key as unknown; other processes learn of it within the cache's TTL.
   forget(hash);
   return key;

@@ -1,7 +1,9 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { API_KEY_CACHE_SIZE, API_KEY_CACHE_TTL_MS, apiKeyCacheSize, authenticateKey, clearApiKeyCache, createApiKey, hashKey, revokeApiKey } from '#lib/store/api-keys.ts';
+import { API_KEY_CACHE_SIZE, API_KEY_CACHE_TTL_MS, apiKeyCacheSize, authenticateKey, clearApiKeyCache, createApiKey, hashKey, KeyNameTaken, revokeApiKey } from '#lib/store/api-keys.ts';
+import { CapacityError } from '#lib/store/errors.ts';
 import { store } from '#lib/store/entities.ts';
 import { call, warmKeyCache } from '../support/api.ts';
+import { injectFaults } from '../support/faults.ts';
 import { createSample } from '../support/fixtures.ts';
 import { expectError } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
@@ -122,5 +124,18 @@ describe('API key cache', () => {
     // The others are still cached (no call); the dropped one is looked up again (one call).
     expect((await getSample(unknown(API_KEY_CACHE_SIZE - 2))).calls).toBe(0);
     expect((await getSample(unknown(0))).calls).toBe(1);
+  });
+
+  it('registering a key while DynamoDB throttles the transaction is a capacity fault, not "name taken"', async () => {
+    const faults = injectFaults();
+    try {
+      faults.arm('TransactWriteItems', 'TransactionCanceled:ThrottlingError');
+      await expect(createApiKey('throttled', 'read', 'throttled-key-0123456789')).rejects.toBeInstanceOf(CapacityError);
+      faults.disarm();
+      await createApiKey('throttled', 'read', 'throttled-key-0123456789');
+      await expect(createApiKey('throttled', 'read')).rejects.toBeInstanceOf(KeyNameTaken);
+    } finally {
+      faults.remove();
+    }
   });
 });
