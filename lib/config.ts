@@ -8,8 +8,14 @@ const schema = z.object({
   AWS_REGION: z.string().min(1).default('eu-west-2'),
   /** Comma list of METHOD:type pairs served without an API key (contract §1.2). */
   LTS_KEYLESS: z.string().default(''),
-  /** Absolute base URL for links when the Host header should not be trusted (e.g. behind a proxy). */
-  LTS_BASE_URL: z.url().optional(),
+  /** Absolute http(s) base URL for links when the Host header should not be trusted (e.g. behind a proxy). */
+  LTS_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .refine((v) => {
+      const url = new URL(v);
+      return url.username === '' && url.password === '' && url.search === '' && url.hash === '';
+    }, 'must be an http(s) URL without credentials, query or fragment')
+    .optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 

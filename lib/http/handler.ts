@@ -6,26 +6,35 @@ import { authenticate } from '#lib/http/middleware/authenticate.ts';
 import { bodyLimit } from '#lib/http/middleware/body-limit.ts';
 import { mediaTypes } from '#lib/http/middleware/media-types.ts';
 import { route } from '#lib/http/middleware/route.ts';
+import { baseUrl } from '#lib/http/base-url.ts';
 import { log } from '#lib/http/logger.ts';
 import { toApiRequest, toResult, type LtsContext } from '#lib/http/request.ts';
 import { Loader } from '#lib/jsonapi/context.ts';
-import { serve, type ApiRequest, type ApiResponse } from '#lib/jsonapi/engine.ts';
-import { internalError, JsonApiError } from '#lib/jsonapi/errors.ts';
+import { serve, type ApiResponse } from '#lib/jsonapi/engine.ts';
+import { errors, internalError, JsonApiError } from '#lib/jsonapi/errors.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { countCalls, totalCalls } from '#lib/store/client.ts';
+import { asCapacityError } from '#lib/store/errors.ts';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-function baseUrl(request: ApiRequest): string {
-  const configured = config().LTS_BASE_URL;
-  if (configured) return configured.replace(/\/$/, '');
-  const proto = request.headers['x-forwarded-proto']?.split(',')[0]?.trim() ?? 'https';
-  return `${proto}://${request.headers['x-forwarded-host'] ?? request.headers.host ?? 'localhost'}`;
-}
+const errorDetails = (error: unknown) => (error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error));
 
+/**
+ * The one place errors become responses: JSON:API errors as they are; capacity faults (DynamoDB
+ * throttled, timed out or unreachable, whether raised by the SDK or as the store's CapacityError) as a
+ * 503 with Retry-After; anything else as a bare 500. Neither 503 nor 500 bodies reveal internals; the log
+ * line has them.
+ */
 function errorResponse(error: unknown, requestId: string): ApiResponse {
   if (error instanceof JsonApiError) return { status: error.status, headers: error.headers, body: JSON.stringify({ errors: error.errors }) };
-  log('error', 'unhandled error', { requestId, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
+  const capacity = asCapacityError(error);
+  if (capacity) {
+    log('warn', 'capacity fault', { requestId, retryAfterSeconds: capacity.retryAfterSeconds, error: errorDetails(capacity.cause ?? capacity) });
+    const unavailable = errors.serviceUnavailable(capacity.retryAfterSeconds);
+    return { status: unavailable.status, headers: unavailable.headers, body: JSON.stringify({ errors: unavailable.errors }) };
+  }
+  log('error', 'unhandled error', { requestId, error: errorDetails(error) });
   return { status: 500, headers: {}, body: JSON.stringify({ errors: [internalError] }) };
 }
 
@@ -51,7 +60,7 @@ export function createHandler(registry: Registry, served: readonly string[]): La
     .use(bodyLimit())
     .handler(async (_event, context) => {
       const { request, def, target, apiKey, requestId } = context.lts;
-      const ctx = { registry, baseUrl: baseUrl(request), requestId, now: new Date().toISOString(), apiKey, loader: new Loader(registry) };
+      const ctx = { registry, baseUrl: baseUrl(config().LTS_BASE_URL, request.headers), requestId, now: new Date().toISOString(), apiKey, loader: new Loader(registry) };
       return serve(ctx, def!, target!, request);
     });
 

@@ -41,7 +41,8 @@ function checkEnvelope(def: ResourceDef, body: unknown, mode: WriteMode, urlId: 
   if (mode === 'create' && id !== undefined) throw errors.clientIdNotAllowed();
   if (mode === 'update') {
     if (id === undefined) throw errors.missingMember('/data/id', 'data.id');
-    if (String(id) !== String(urlId)) throw errors.conflict(`data.id ${show(id)} does not match the id in the URL (${urlId})`, '/data/id');
+    // Only a string or a number can name the URL's id (String() of a deeply nested array would overflow the stack).
+    if ((typeof id !== 'string' && typeof id !== 'number') || String(id) !== String(urlId)) throw errors.conflict(`data.id ${show(id)} does not match the id in the URL (${urlId})`, '/data/id');
   }
   for (const member of ['attributes', 'relationships'] as const) {
     if (member in data && !isObject(data[member])) throw errors.invalidMember(`/data/${member}`, `data.${member} must be an object, got ${show(data[member])}`);

@@ -46,13 +46,16 @@ function error(status: number, code: string, title: string, detail: string, sour
 export const pointer = (...segments: (string | number)[]): string =>
   segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 
-/** Renders a value for a detail message: strings quoted, everything else as JSON, long values cut. */
+/**
+ * Renders a value for a detail message: strings quoted, everything else as JSON, long values cut. A value
+ * too deeply nested to serialise (JSON.stringify and String recurse) is named by its kind instead.
+ */
 export function show(value: unknown): string {
   let text: string;
   try {
     text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   } catch {
-    text = String(value);
+    text = Array.isArray(value) ? '[...]' : typeof value === 'object' && value !== null ? '{...}' : typeof value;
   }
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
@@ -89,6 +92,7 @@ export const errors = {
     error(400, 'type_mismatch', 'Type mismatch', `${name} - ${show(given)} is not a valid type for this relationship; expected ${accepted.join(' or ')}`, { pointer }),
   invalidId: (value: unknown, source: ErrorSource) =>
     error(400, 'invalid_id', 'Invalid id', `${show(value)} is not a valid id; ids are positive integers`, source),
+  invalidHeader: (header: string, detail: string) => error(400, 'invalid_header', 'Invalid header', detail, { header }),
   invalidParameter: (parameter: string, detail: string) => error(400, 'invalid_parameter', 'Invalid query parameter', detail, { parameter }),
   filterNotAllowed: (parameter: string, name: string, type: string) =>
     error(400, 'filter_not_allowed', 'Filter not allowed', `${name} is not an allowed filter for ${type}`, { parameter }),
@@ -106,6 +110,16 @@ export const errors = {
     error(422, 'not_unique', 'Already taken', `${name} - ${show(value)} is already in use`, { pointer }),
   invalidTransition: (pointer: string, detail: string) => error(422, 'invalid_transition', 'Invalid state transition', detail, { pointer }),
   tooLarge: (pointer: string, detail: string) => error(422, 'too_large', 'Too large', detail, { pointer }),
+  /** DynamoDB throttled the request or did not answer in time: retry later (the Retry-After header says when). */
+  serviceUnavailable: (retryAfterSeconds: number) =>
+    error(
+      503,
+      'service_unavailable',
+      'Service unavailable',
+      `The service is temporarily unable to handle the request; retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`,
+      undefined,
+      { 'Retry-After': String(retryAfterSeconds) },
+    ),
   idempotencyMismatch: () =>
     error(422, 'idempotency_key_reused', 'Idempotency key reused', 'Idempotency-Key was already used with a different request body', { header: 'Idempotency-Key' }),
 };

@@ -7,12 +7,33 @@ import { renderResource } from '#lib/jsonapi/render.ts';
 import type { RelValue, StoredRecord } from '#lib/store/records.ts';
 
 export const MAX_STRING_LENGTH = 4096;
+/**
+ * Objects and arrays may be nested at most this deep inside an attribute value (`{"a": {"b": 1}}` is 2).
+ * No attribute needs more than 2; DynamoDB stores at most 32 levels in an item, and a record's attributes
+ * (and an event's copy of them) already sit a few levels down.
+ */
+export const MAX_NESTING_DEPTH = 16;
 
-/** Finds strings longer than the limit anywhere in a value; returns the path of the first. */
-function overlongString(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.length > MAX_STRING_LENGTH ? path : undefined;
-  if (Array.isArray(value)) return value.map((v, i) => overlongString(v, path + pointer(i))).find(Boolean);
-  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => overlongString(v, path + pointer(k))).find(Boolean);
+/**
+ * The first problem with an attribute value's shape, wherever it is in the value: a string longer than
+ * MAX_STRING_LENGTH, or nesting deeper than MAX_NESTING_DEPTH. Walks the value with an explicit stack, so
+ * no depth of nesting (a 1 MiB body holds half a million levels) can overflow the call stack.
+ */
+function shapeProblem(value: unknown, path: string): { path: string; kind: 'long' | 'deep' } | undefined {
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path, depth: 0 }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if (typeof item.value === 'string') {
+      if (item.value.length > MAX_STRING_LENGTH) return { path: item.path, kind: 'long' };
+      continue;
+    }
+    if (typeof item.value !== 'object' || item.value === null) continue;
+    const depth = item.depth + 1;
+    if (depth > MAX_NESTING_DEPTH) return { path: item.path, kind: 'deep' };
+    const entries = Array.isArray(item.value) ? item.value.map((v, i) => [i, v] as const) : Object.entries(item.value);
+    // Pushed in reverse so the first offending member is the first one reported.
+    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], path: item.path + pointer(entries[i]![0]), depth });
+  }
   return undefined;
 }
 
@@ -22,9 +43,13 @@ export function validateValues(def: ResourceDef, parsed: ParsedWrite): Record<st
   const values: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(parsed.attributes)) {
     const attribute = def.attributes[name]!;
-    const long = overlongString(raw, pointer('data', 'attributes', name));
-    if (long) {
-      problems.push(errors.invalidValue(long, `${name} - strings may be at most ${MAX_STRING_LENGTH} characters`));
+    const shape = shapeProblem(raw, pointer('data', 'attributes', name));
+    if (shape) {
+      problems.push(
+        shape.kind === 'long'
+          ? errors.invalidValue(shape.path, `${name} - strings may be at most ${MAX_STRING_LENGTH} characters`)
+          : errors.invalidValue(pointer('data', 'attributes', name), `${name} - values may be nested at most ${MAX_NESTING_DEPTH} levels deep`),
+      );
       continue;
     }
     if (raw === null || !attribute.schema) {

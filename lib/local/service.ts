@@ -7,6 +7,7 @@ import { ensureTable, startDynamoLocal, type LocalDynamo } from '#lib/local/dyna
 import { loadReferenceData } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
 import { handlerFor, routeForPath } from '#lib/routes.ts';
+import { clearApiKeyCache } from '#lib/store/api-keys.ts';
 import { resetDynamo } from '#lib/store/client.ts';
 import { resetStore } from '#lib/store/entities.ts';
 
@@ -19,6 +20,8 @@ export function useDynamo(endpoint: string, tableName: string): void {
   resetConfig();
   resetDynamo();
   resetStore();
+  // Cached key lookups belong to the previous table.
+  clearApiKeyCache();
 }
 
 export interface LocalService {

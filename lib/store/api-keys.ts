@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { store } from '#lib/store/entities.ts';
+import { CapacityError, capacityReason, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
 
 /** API keys (contract §1.2): only a SHA-256 hash of each key is stored, with a name and a scope. */
 export type KeyScope = 'read' | 'write';
@@ -25,7 +26,15 @@ export async function createApiKey(name: string, scope: KeyScope, key: string = 
       apiKey.create({ hash, name, scope, createdAt }).commit(),
     ])
     .go();
-  if (result.canceled) throw new KeyNameTaken(`an API key named ${name} exists already (or the key itself is registered)`);
+  if (result.canceled) {
+    // A cancellation for throttling says nothing about the name: retry later.
+    if ((result.data as { code: string }[]).some((reason) => capacityReason(reason.code))) {
+      throw new CapacityError('DynamoDB throttled the key registration', THROTTLED_RETRY_AFTER_SECONDS);
+    }
+    throw new KeyNameTaken(`an API key named ${name} exists already (or the key itself is registered)`);
+  }
+  // This process may have cached the key as unknown; other processes learn of it within the cache's TTL.
+  forget(hash);
   return key;
 }
 
@@ -38,10 +47,65 @@ export async function ensureApiKey(name: string, scope: KeyScope, key: string): 
   await createApiKey(name, scope, key);
 }
 
+/** Looks a key up in the table, always (administration; requests use authenticateKey). */
 export async function findApiKey(key: string): Promise<ApiKeyInfo | undefined> {
-  const { data } = await store().entities.apiKey.get({ hash: hashKey(key) }).go({ consistent: true });
+  return lookup(hashKey(key));
+}
+
+async function lookup(hash: string): Promise<ApiKeyInfo | undefined> {
+  const { data } = await store().entities.apiKey.get({ hash }).go({ consistent: true });
   return data ? { name: data.name, scope: data.scope as KeyScope, createdAt: data.createdAt } : undefined;
 }
+
+/**
+ * Lookups of request keys are cached per process (per warm Lambda container) for at most this long,
+ * known keys and unknown ones alike, so a warm request makes no DynamoDB call to authenticate. A key
+ * revoked (or created) by another process therefore takes effect here within this time.
+ */
+export const API_KEY_CACHE_TTL_MS = 60_000;
+/** At most this many lookups are kept; past it the least recently used is dropped. */
+export const API_KEY_CACHE_SIZE = 1_000;
+
+/** By key hash (never the key itself): the lookup's answer and when it stops being trusted. Map order is recency order. */
+const cache = new Map<string, { info: ApiKeyInfo | undefined; expires: number }>();
+/** Advanced whenever entries are dropped, so a lookup that was under way then does not cache a stale answer. */
+let generation = 0;
+
+function forget(hash?: string): void {
+  generation++;
+  if (hash === undefined) cache.clear();
+  else cache.delete(hash);
+}
+
+/**
+ * The key's name and scope, or undefined for an unknown key, from the cache when a lookup of it is less
+ * than API_KEY_CACHE_TTL_MS old. A failed lookup (DynamoDB unavailable) is not cached.
+ */
+export async function authenticateKey(key: string): Promise<ApiKeyInfo | undefined> {
+  const hash = hashKey(key);
+  const now = Date.now();
+  const hit = cache.get(hash);
+  if (hit && hit.expires > now) {
+    cache.delete(hash);
+    cache.set(hash, hit);
+    return hit.info;
+  }
+  const started = generation;
+  const info = await lookup(hash);
+  if (started !== generation) return info;
+  cache.delete(hash);
+  cache.set(hash, { info, expires: now + API_KEY_CACHE_TTL_MS });
+  while (cache.size > API_KEY_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return info;
+}
+
+/** Forgets every cached key lookup: the next request with any key reads the table (tests, switching tables). */
+export function clearApiKeyCache(): void {
+  forget();
+}
+
+/** How many key lookups are cached (tests). */
+export const apiKeyCacheSize = (): number => cache.size;
 
 export async function listApiKeys(): Promise<ApiKeyInfo[]> {
   const { data } = await store().entities.apiKeyName.query.byName({ realm: REALM }).go({ consistent: true, pages: 'all' });
@@ -55,5 +119,7 @@ export async function revokeApiKey(name: string): Promise<boolean> {
   await store()
     .transaction.write(({ apiKey, apiKeyName }) => [apiKeyName.delete({ realm: REALM, name }).commit(), apiKey.delete({ hash: data.hash }).commit()])
     .go();
+  // Refused at once by this process; other processes (warm Lambdas, a running `npm start`) within API_KEY_CACHE_TTL_MS.
+  forget(data.hash);
   return true;
 }

@@ -18,6 +18,23 @@ export function totalCalls(counts: CallCount): number {
   return Object.values(counts).reduce((sum, n) => sum + n, 0);
 }
 
+/**
+ * How long one DynamoDB call may take before it fails: a Lambda must answer (a 503 at worst) well within
+ * API Gateway's 29 s, also when DynamoDB is throttling, unreachable or accepts connections but never
+ * answers. DynamoDB answers in milliseconds, so the limits are generous for a healthy table:
+ *
+ * - connecting: 1 s (a TCP connection within the region takes a few milliseconds);
+ * - a whole request, response included: 3 s (the largest responses, 16 MB BatchGetItem pages, take a
+ *   fraction of that);
+ * - 3 attempts in all (the SDK retries throttling, timeouts and lost connections with jittered
+ *   exponential backoff: at most 0.15 s of waiting in all, at most 3 s when throttled).
+ *
+ * So a call gives up after at most 3 × 3 s + 3 s = 12 s (a frozen DynamoDB: ~9 s; a stopped one, connection
+ * refused: well under a second), and the request then answers 503 with Retry-After. Transactions carry a client request token the SDK keeps across its retries, so a retried
+ * TransactWriteItems never applies twice.
+ */
+export const DYNAMODB_LIMITS = { connectionTimeoutMs: 1_000, requestTimeoutMs: 3_000, maxAttempts: 3 } as const;
+
 let documentClient: DynamoDBDocumentClient | undefined;
 
 /** The shared document client: created once per process and reused across Lambda invocations. */
@@ -29,7 +46,9 @@ export function dynamo(): DynamoDBDocumentClient {
       ...(LTS_DYNAMODB_ENDPOINT
         ? { endpoint: LTS_DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
         : {}),
-      maxAttempts: 3,
+      maxAttempts: DYNAMODB_LIMITS.maxAttempts,
+      // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes and keeps waiting.
+      requestHandler: { connectionTimeout: DYNAMODB_LIMITS.connectionTimeoutMs, requestTimeout: DYNAMODB_LIMITS.requestTimeoutMs, throwOnRequestTimeout: true },
     });
     base.middlewareStack.add(
       (next, context) => async (args) => {

@@ -1,6 +1,7 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '#lib/config.ts';
 import { dynamo } from '#lib/store/client.ts';
+import { CapacityError, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
 import { tableDefinition } from '#lib/store/table.ts';
 
 /**
@@ -43,6 +44,7 @@ export async function readCounts(name: string): Promise<Map<string, number>> {
   const totals = new Map<string, number>();
   let pending: Record<string, unknown>[] | undefined = keys;
   for (let attempt = 0; pending && pending.length > 0; attempt++) {
+    if (attempt === 6) throw new CapacityError(`BatchGetItem left ${pending.length} count shards unprocessed`, THROTTLED_RETRY_AFTER_SECONDS);
     if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
     const table = config().LTS_TABLE_NAME;
     const result: { Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }> } = await dynamo().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));

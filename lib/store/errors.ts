@@ -9,8 +9,92 @@ export class CapacityError extends Error {
     message: string,
     /** Seconds a client should wait before retrying. */
     readonly retryAfterSeconds = 1,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'CapacityError';
   }
+}
+
+/** Seconds to wait after DynamoDB throttled a call: its capacity recovers within about a second. */
+export const THROTTLED_RETRY_AFTER_SECONDS = 1;
+/** Seconds to wait after DynamoDB could not be reached or did not answer in time. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** Error names DynamoDB (through the SDK) uses when it throttles a call. */
+const THROTTLING_NAMES = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded']);
+/** Cancellation reason codes of TransactWriteItems that mean "throttled", not "your condition failed". */
+const THROTTLING_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+/** Error names of a call that got no answer in time (the SDK's request handler names its timeouts TimeoutError). */
+const TIMEOUT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
+/** Node's codes for a connection that could not be made or was lost (DynamoDB stopped, restarted or unreachable). */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** Server-side errors DynamoDB documents as retryable. */
+const UNAVAILABLE_NAMES = new Set(['InternalServerError', 'ServiceUnavailable']);
+
+/** True when a cancellation reason code of a transaction says DynamoDB throttled it (retry later), not that a condition failed. */
+export function capacityReason(code: string | undefined): boolean {
+  return code !== undefined && THROTTLING_REASONS.has(code);
+}
+
+type Fault = 'throttled' | 'unavailable';
+
+interface ErrorLike {
+  name?: unknown;
+  code?: unknown;
+  cause?: unknown;
+  errors?: unknown;
+  $metadata?: { httpStatusCode?: number };
+  CancellationReasons?: { Code?: string }[];
+}
+
+/** Classifies one error (not its causes). */
+function faultOf(error: ErrorLike): Fault | undefined {
+  const name = typeof error.name === 'string' ? error.name : '';
+  const status = error.$metadata?.httpStatusCode;
+  if (THROTTLING_NAMES.has(name) || status === 429) return 'throttled';
+  if (name === 'TransactionCanceledException' && error.CancellationReasons?.some((r) => capacityReason(r.Code))) return 'throttled';
+  if (TIMEOUT_NAMES.has(name) || UNAVAILABLE_NAMES.has(name)) return 'unavailable';
+  if (typeof error.code === 'string' && CONNECTION_CODES.has(error.code)) return 'unavailable';
+  if (status !== undefined && status >= 500) return 'unavailable';
+  return undefined;
+}
+
+/**
+ * What kind of capacity fault an error is, looking through the errors that wrap it (ElectroDB wraps the
+ * SDK's error as `cause`; a connection attempt to several addresses fails with an AggregateError).
+ */
+function classify(error: unknown, depth = 0): Fault | undefined {
+  if (depth > 8 || typeof error !== 'object' || error === null) return undefined;
+  if (error instanceof CapacityError) return 'throttled';
+  const e = error as ErrorLike;
+  const own = faultOf(e);
+  if (own) return own;
+  if (Array.isArray(e.errors)) {
+    for (const inner of e.errors) {
+      const fault = classify(inner, depth + 1);
+      if (fault) return fault;
+    }
+  }
+  return classify(e.cause, depth + 1);
+}
+
+/**
+ * True when an error means DynamoDB could not serve a call for capacity or availability — throttling
+ * (`ThrottlingException`, `ProvisionedThroughputExceededException`, `RequestLimitExceeded`, a transaction
+ * cancelled for `ThrottlingError`), a timeout, or a connection refused or reset — rather than a fault of
+ * the request or of this service. Such a request may succeed if retried later (HTTP 503).
+ */
+export function isCapacityFault(error: unknown): boolean {
+  return classify(error) !== undefined;
+}
+
+/** The error as a CapacityError (itself if it is one), or undefined when it is not a capacity fault. */
+export function asCapacityError(error: unknown): CapacityError | undefined {
+  if (error instanceof CapacityError) return error;
+  const fault = classify(error);
+  if (!fault) return undefined;
+  return fault === 'throttled'
+    ? new CapacityError('DynamoDB throttled the request', THROTTLED_RETRY_AFTER_SECONDS, { cause: error })
+    : new CapacityError('DynamoDB did not answer (timeout or no connection)', UNAVAILABLE_RETRY_AFTER_SECONDS, { cause: error });
 }

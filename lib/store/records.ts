@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/store/client.ts';
 import { store } from '#lib/store/entities.ts';
+import { CapacityError, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
 
 /** A pointer to a record: its JSON:API type and integer id. */
 export interface Ref {
@@ -33,6 +34,7 @@ export interface TermHit {
 }
 
 const BATCH_GET_LIMIT = 100;
+const MAX_UNPROCESSED_ATTEMPTS = 6;
 /** BatchGetItem calls one request runs at once: enough to overlap round trips, few enough not to flood a partition or the Lambda. */
 const MAX_PARALLEL_BATCHES = 4;
 
@@ -60,8 +62,10 @@ export async function getRecords(keys: { family: string; id: number }[]): Promis
   for (let i = 0; i < unique.length; i += BATCH_GET_LIMIT) chunks.push(unique.slice(i, i + BATCH_GET_LIMIT));
   await bounded(chunks, MAX_PARALLEL_BATCHES, async (chunk) => {
     let pending = chunk;
-    // BatchGetItem may hand back part of the keys unprocessed (16 MB per call, or under load); ask again for those.
+    // BatchGetItem may hand back part of the keys unprocessed (16 MB per call, or under load); ask again
+    // for those, a few times: keys still left then mean DynamoDB is short of capacity (a 503).
     for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === MAX_UNPROCESSED_ATTEMPTS) throw new CapacityError(`BatchGetItem left ${pending.length} keys unprocessed`, THROTTLED_RETRY_AFTER_SECONDS);
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
       const { data, unprocessed } = await store().entities.record.get(pending).go({ consistent: true });
       for (const item of data) found.set(recordKey(item.family, item.id), item as StoredRecord);

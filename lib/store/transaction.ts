@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { CapacityError } from '#lib/store/errors.ts';
+import { CapacityError, capacityReason, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
 import { dynamo } from '#lib/store/client.ts';
 
 /** One item of a TransactWriteItems call (`Put`, `Update`, `Delete` or `ConditionCheck` with its parameters), as lib-dynamodb takes it. */
@@ -9,9 +9,6 @@ type SdkItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0
 
 /** Why DynamoDB cancelled a transaction, per item (`None` for items that were fine). */
 export type CancellationCode = 'None' | 'ConditionalCheckFailed' | 'TransactionConflict' | 'ThrottlingError' | 'ProvisionedThroughputExceeded' | string;
-
-/** Reason codes that mean "DynamoDB is short of capacity for this now", not "this write is wrong". */
-const CAPACITY_CODES = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
 /**
  * Sends one transaction. Resolves with undefined when it committed, or with the per-item cancellation
@@ -28,7 +25,7 @@ export async function transact(items: TransactItem[]): Promise<CancellationCode[
     if (name === 'TransactionConflictException') return items.map(() => 'TransactionConflict');
     if (name !== 'TransactionCanceledException' || !CancellationReasons) throw error;
     const codes = CancellationReasons.map((r) => r.Code ?? 'None');
-    if (codes.some((c) => CAPACITY_CODES.has(c))) throw new CapacityError(`transaction cancelled for capacity: ${codes.filter((c) => c !== 'None').join(', ')}`);
+    if (codes.some(capacityReason)) throw new CapacityError(`transaction cancelled for capacity: ${codes.filter((c) => c !== 'None').join(', ')}`, THROTTLED_RETRY_AFTER_SECONDS);
     return codes;
   }
 }

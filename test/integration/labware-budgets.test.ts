@@ -6,7 +6,7 @@ import { countCalls, totalCalls } from '#lib/store/client.ts';
 import { readCounts } from '#lib/store/counts.ts';
 import { getRecords, type StoredRecord } from '#lib/store/records.ts';
 import { ITEM_SIZE_LIMIT, UnitOfWork } from '#lib/store/unit-of-work.ts';
-import { call, doc, idOf } from '../support/api.ts';
+import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
 import { direct } from '../support/engine.ts';
 import { addAliquot, createSample, createTube, inBatches } from '../support/fixtures.ts';
 import { freshStore } from '../support/store.ts';
@@ -63,34 +63,37 @@ describe('(a) call budget of a 384-well plate', () => {
     // Observed: the purpose (BatchGetItem), the labware id and the barcode number (an atomic ADD each, in parallel), the commit.
     expect(counts).toEqual({ BatchGetItem: 1, UpdateItem: 2, TransactWriteItems: 1 });
 
-    // Through the HTTP handler: the same, plus the API key lookup when the key is not cached.
+    // Through the HTTP handler: the same 4 calls once the API key lookup is cached; 5 with a cold cache.
+    await warmKeyCache();
     const res = await call('POST', '/api/v2/plates', { body: doc('plates', {}, { purpose: { data: { type: 'plate_purposes', id: plate384 } } }) });
     expect(res.status).toBe(201);
-    expect(res.calls).toBeLessThanOrEqual(5);
+    expect(res.calls).toBe(4);
 
     const wells = await call('GET', `/api/v2/plates/${plateId}/wells?page[size]=500`);
     expect(wells.body.meta.record_count).toBe(384);
     expect(wells.body.data.map((w: any) => w.attributes.position.name)).toEqual(Array.from({ length: 384 }, (_, i) => position384(i + 1)));
   });
 
-  it('include=wells.aliquots.sample.sample_metadata: 10 wells filled → 1 key + 1 plate + 1 + 1 calls', async () => {
+  it('include=wells.aliquots.sample.sample_metadata: 10 wells filled → 1 plate + 1 + 1 calls (key lookup cached)', async () => {
     samples = await createSamples(10);
     for (let slot = 1; slot <= 10; slot++) {
       await addAliquot({ type: 'wells', id: String(Number(plateId) * 1000 + slot) }, samples[slot - 1]!, { study: studyA });
     }
     const path = `/api/v2/plates/${plateId}?include=wells.aliquots.sample.sample_metadata`;
+    await warmKeyCache();
     const res = await call('GET', path);
     expect(res.status).toBe(200);
     const included = res.body.included as any[];
     const count = (type: string) => included.filter((r) => r.type === type).length;
     expect([count('wells'), count('aliquots'), count('samples'), count('sample_metadata')]).toEqual([384, 10, 10, 10]);
-    // Observed: 4 = GetItem (key) + BatchGetItem (plate) + ⌈10/100⌉ (samples) + ⌈10/100⌉ (sample_metadata).
-    expect(res.calls).toBe(1 + 1 + batches(10) + batches(10));
+    // Observed: 3 = BatchGetItem (plate) + ⌈10/100⌉ (samples) + ⌈10/100⌉ (sample_metadata).
+    expect(res.calls).toBe(1 + batches(10) + batches(10));
     const { counts } = await direct('GET', path);
     expect(counts).toEqual({ BatchGetItem: 1 + batches(10) + batches(10) });
   });
 
-  it('include=wells.aliquots.sample.sample_metadata: all 384 wells filled → 1 key + 1 plate + 4 + 4 calls', async () => {
+  it('include=wells.aliquots.sample.sample_metadata: all 384 wells filled → 1 plate + 4 + 4 calls (key lookup cached)', async () => {
+    await warmKeyCache();
     const wellsOnly = await call('GET', `/api/v2/plates/${plateId}?include=wells.aliquots`);
     samples.push(...(await createSamples(374)));
     expect(new Set(samples).size).toBe(384);
@@ -104,6 +107,7 @@ describe('(a) call budget of a 384-well plate', () => {
     await uow.commit();
 
     const path = `/api/v2/plates/${plateId}?include=wells.aliquots.sample.sample_metadata`;
+    await warmKeyCache();
     const res = await call('GET', path);
     expect(res.status).toBe(200);
     const included = res.body.included as any[];
@@ -118,18 +122,20 @@ describe('(a) call budget of a 384-well plate', () => {
     expect(sample.relationships.sample_metadata.data.type).toBe('sample_metadata');
     expect(included.some((r) => r.type === 'sample_metadata' && r.id === sample.relationships.sample_metadata.data.id)).toBe(true);
 
-    // Observed: 10 = GetItem (key) + BatchGetItem (plate) + ⌈384/100⌉ = 4 (samples) + 4 (sample_metadata).
-    expect(res.calls).toBe(1 + 1 + batches(384) + batches(384));
+    // Observed: 9 = BatchGetItem (plate) + ⌈384/100⌉ = 4 (samples) + 4 (sample_metadata).
+    expect(res.calls).toBe(1 + batches(384) + batches(384));
     const { counts } = await direct('GET', path);
     expect(counts).toEqual({ BatchGetItem: 1 + batches(384) + batches(384) });
 
-    // The plate, its wells and their aliquots are one item: the same 2 calls with 10 or 384 wells filled.
+    // The plate, its wells and their aliquots are one item: the same 1 call with 10 or 384 wells filled.
+    await warmKeyCache();
     const filled = await call('GET', `/api/v2/plates/${plateId}?include=wells.aliquots`);
     expect(filled.body.included).toHaveLength(384 + 384);
-    expect(wellsOnly.calls).toBe(2);
+    expect(wellsOnly.calls).toBe(1);
     expect(filled.calls).toBe(wellsOnly.calls);
     const empty = await call('POST', '/api/v2/plates', { body: doc('plates', {}, { purpose: { data: { type: 'plate_purposes', id: plate384 } } }) });
-    expect((await call('GET', `/api/v2/plates/${empty.body.data.id}?include=wells.aliquots`)).calls).toBe(2);
+    await warmKeyCache();
+    expect((await call('GET', `/api/v2/plates/${empty.body.data.id}?include=wells.aliquots`)).calls).toBe(1);
   }, 180_000);
 });
 
@@ -175,6 +181,7 @@ describe('(b) item size of the fullest realistic aggregate', () => {
     expect(stored.version).toBe(tube.version + 1);
     expect((stored.attrs.receptacles as StoredAliquot[][])[0]).toHaveLength(1536);
 
+    await warmKeyCache();
     const res = await call('GET', `/api/v2/tubes/${tubeId}?include=aliquots`);
     expect(res.status).toBe(200);
     expect(res.body.data.relationships.aliquots.data).toHaveLength(1536);
@@ -184,8 +191,8 @@ describe('(b) item size of the fullest realistic aggregate', () => {
     const last = aliquots.find((a) => a.id === String(Number(tubeId) * 1_000_000 + 1536));
     expect(last.attributes).toEqual({ tag_oligo: oligo(1535 % 384, 1), tag_index: (1535 % 384) + 1, tag2_oligo: oligo(3, 3), tag2_index: 4, library_type: 'Standard' });
     expect(last.relationships.sample.links.related).toBe(`https://lts.test/api/v2/aliquots/${last.id}/sample`);
-    // One read of the tube item serves all 1,536 (GetItem key + BatchGetItem tube).
-    expect(res.calls).toBe(2);
+    // One read of the tube item serves all 1,536 (BatchGetItem tube; the key lookup is cached).
+    expect(res.calls).toBe(1);
   }, 60_000);
 
   it('a record past the limit (6,000 aliquots) → 422 too_large naming the record and the limit; nothing is written', async () => {

@@ -3,7 +3,7 @@ import { decodeBarcode, encodeBarcode } from '#lib/domain/barcode.ts';
 import { registry } from '#lib/resources/index.ts';
 import { getRecords, type Ref } from '#lib/store/records.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
-import { call, doc, idOf } from '../support/api.ts';
+import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
 import { addAliquot, create, createPlate, createRack, createTube, purposeId, rel } from '../support/fixtures.ts';
 import { columnOrder, barcodeNumber, sanger } from '../support/oracles.ts';
 import { expectError, idsOf, pathOf, typedIdsOf } from '../support/responses.ts';
@@ -759,6 +759,7 @@ describe('family links: call budget', () => {
   it('include=ancestors on a collection costs the same for 2 records as for 6', async () => {
     const small = await family(2);
     const large = await family(6);
+    await warmKeyCache();
     const a = await call('GET', `/api/v2/plates/${small.root.id}/children?include=ancestors`);
     const b = await call('GET', `/api/v2/plates/${large.root.id}/children?include=ancestors`);
     expect(a.status).toBe(200);

@@ -56,9 +56,9 @@ export const tableSnapshot = async (): Promise<string[]> =>
     .sort();
 
 /** Sends a write that must be refused (status ≥ 400) and checks it wrote nothing at all (no record, counter, index entry or event). */
-export async function refused(method: string, path: string, body: unknown): Promise<CallResult> {
+export async function refused(method: string, path: string, body: unknown, headers?: Record<string, string>): Promise<CallResult> {
   const before = await tableSnapshot();
-  const res = await call(method, path, { body });
+  const res = await call(method, path, { body, ...(headers ? { headers } : {}) });
   expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(400);
   expect(await tableSnapshot()).toEqual(before);
   return res;

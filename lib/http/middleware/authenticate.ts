@@ -4,7 +4,7 @@ import { config } from '#lib/config.ts';
 import { parsePath } from '#lib/jsonapi/engine.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import type { LtsContext } from '#lib/http/request.ts';
-import { findApiKey } from '#lib/store/api-keys.ts';
+import { authenticateKey } from '#lib/store/api-keys.ts';
 
 /** `LTS_KEYLESS` (e.g. `GET:labware,POST:qc_assays`) as a set of `METHOD:type`. */
 export function keylessRoutes(setting: string): Set<string> {
@@ -22,7 +22,8 @@ export function keylessRoutes(setting: string): Set<string> {
 
 /**
  * Runs first (contract §1.2): a missing or unknown `X-Sequencescape-Client-Id` is a 401 before anything
- * about the route is revealed, except on the routes configured as keyless.
+ * about the route is revealed, except on the routes configured as keyless. Key lookups are cached per
+ * process for up to a minute (lib/store/api-keys.ts), so a revocation takes effect within a minute.
  */
 export function authenticate(): middy.MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, LtsContext> {
   const keyless = keylessRoutes(config().LTS_KEYLESS);
@@ -33,7 +34,7 @@ export function authenticate(): middy.MiddlewareObj<APIGatewayProxyEventV2, unkn
       // Only paths under /api/v2/<type> can be keyless, not any path whose third segment names the type.
       const type = parsePath(request.path)?.type;
       if (key) {
-        const identity = await findApiKey(key);
+        const identity = await authenticateKey(key);
         if (identity) {
           context.lts.apiKey = { name: identity.name, scope: identity.scope };
           return;
