@@ -1,67 +1,78 @@
 /**
- * `npm run bench`: times typical requests against the whole local service (DynamoDB Local + HTTP on
- * loopback), in memory. Prints per scenario the median and 95th percentile latency and the DynamoDB
- * calls per request. Numbers depend on the machine; compare runs on the same one.
+ * `npm run bench`: the service against a floor, in the same run, on the same DynamoDB Local.
+ *
+ * The floor (./floor/) is a bare node:http server doing the least DynamoDB work that gives the same
+ * answer (raw @aws-sdk/lib-dynamodb commands, no middy, no ElectroDB, no zod). Each scenario sends the same
+ * requests to both, in interleaved batches, and reports service ÷ floor ratios of p50 latency, CPU time
+ * per request and, for creates, creates per second — absolute times on a shared machine mean little, the
+ * ratios are what to compare across runs. The issue's targets are marked PASS/FAIL for information only.
+ *
+ * BENCH_ITERATIONS (default 24): measured requests per side per read scenario, at least (create windows scale with it).
+ * BENCH_JSON=path: also write the results as JSON.
  */
-import { createApiKey } from '#lib/store/api-keys.ts';
-import { startLocalService } from '#lib/local/service.ts';
+import { cpus, loadavg } from 'node:os';
+import { startDynamoLocal } from '#lib/local/dynamodb.ts';
+import { HttpClient } from './http-client.ts';
+import { measure, type Side } from './measure.ts';
+import { options } from './options.ts';
+import { compareAnswers } from './parity.ts';
+import { startServerProcess, type ServerEnv, type ServerProcess } from './processes.ts';
+import { judge, printReport, writeJson, type ScenarioResult } from './report.ts';
+import { scenarios } from './scenarios.ts';
+import { seed } from './seed.ts';
 
-const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 30);
-const KEY = 'bench-key-0123456789abcdef';
+const API_KEY = 'bench-key-0123456789abcdef';
+const runId = Date.now().toString(36);
+const log = (line: string) => console.log(`[bench] ${line}`);
+const started = performance.now();
 
-const service = await startLocalService();
-await createApiKey('bench', 'write', KEY);
-const api = `${service.url}/api/v2`;
-const headers = { 'X-Sequencescape-Client-Id': KEY, 'Content-Type': 'application/vnd.api+json', Accept: 'application/vnd.api+json' };
-
-async function request(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${api}${path}`, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
-  const document = (await response.json()) as { data: any };
-  if (response.status >= 400) throw new Error(`${method} ${path} → ${response.status}: ${JSON.stringify(document)}`);
-  return { document, calls: Number(response.headers.get('x-dynamodb-calls')) };
+const dynamo = await startDynamoLocal();
+const servers: ServerProcess[] = [];
+const clients: HttpClient[] = [];
+let stopping: Promise<void> | undefined;
+/** Stops the servers and DynamoDB Local (a Java process that would otherwise outlive an interrupted bench). */
+const shutdown = () =>
+  (stopping ??= (async () => {
+    for (const client of clients) client.close();
+    await Promise.all(servers.map((s) => s.stop()));
+    await dynamo.stop();
+  })());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void shutdown().finally(() => process.exit(130)));
 }
+try {
+  const env: ServerEnv = { BENCH_DYNAMODB_ENDPOINT: dynamo.endpoint, BENCH_SERVICE_TABLE: 'lts', BENCH_FLOOR_TABLE: 'lts-floor', BENCH_API_KEY: API_KEY };
+  // The service first: it creates its table, which the floor reads.
+  servers.push(await startServerProcess('service', env));
+  servers.push(await startServerProcess('floor', env));
+  const headers = { 'X-Sequencescape-Client-Id': API_KEY, 'Content-Type': 'application/vnd.api+json', Accept: 'application/vnd.api+json' };
+  const sides = servers.map((server): Side => {
+    const client = new HttpClient(server.url, headers);
+    clients.push(client);
+    return { role: server.role, server, client };
+  }) as [Side, Side];
+  log(`DynamoDB Local at ${dynamo.endpoint}; service at ${sides[0].server.url}; floor at ${sides[1].server.url}`);
 
-const first = async (path: string) => (await request('GET', path)).document.data[0].id as string;
-const study = await first('/studies?filter[name]=Study A');
-const purpose384 = await first('/plate_purposes?filter[name]=Stock Plate 384');
-const purpose96 = await first('/plate_purposes?filter[name]=Stock Plate');
-
-let counter = 0;
-const newSample = () =>
-  request('POST', '/samples', { data: { type: 'samples', attributes: { name: `bench-${Date.now()}-${counter++}` }, relationships: { studies: { data: [{ type: 'studies', id: study }] } } } });
-const newPlate = (purpose: string) => request('POST', '/plates', { data: { type: 'plates', relationships: { purpose: { data: { type: 'plate_purposes', id: purpose } } } } });
-
-// Seed: 100 samples, and a 96-well plate with one sample in every well.
-const samples = [];
-for (let i = 0; i < 100; i++) samples.push((await newSample()).document.data.id as string);
-const plate = (await newPlate(purpose96)).document.data;
-const wells = (await request('GET', `/plates/${plate.id}/wells`)).document.data as { id: string }[];
-for (const [i, well] of wells.entries()) {
-  await request('POST', '/aliquots', { data: { type: 'aliquots', relationships: { receptacle: { data: { type: 'wells', id: well.id } }, sample: { data: { type: 'samples', id: samples[i] } } } } });
-}
-const barcode = plate.attributes.labware_barcode.machine_barcode as string;
-
-const scenarios: [string, () => Promise<{ calls: number }>][] = [
-  ['GET /samples?include=studies (100)', () => request('GET', '/samples?include=studies')],
-  ['GET /samples?filter[name]=…', () => request('GET', `/samples?filter[name]=${encodeURIComponent('bench-')}`)],
-  ['POST /samples', newSample],
-  ['POST /plates (384 wells)', () => newPlate(purpose384)],
-  ['GET /labware?filter[barcode]=<EAN-13>', () => request('GET', `/labware?filter[barcode]=${barcode}`)],
-  ['GET plate ?include=wells.aliquots.sample.sample_metadata (96 filled)', () => request('GET', `/plates/${plate.id}?include=wells.aliquots.sample.sample_metadata`)],
-];
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-console.log(`${ITERATIONS} iterations each\n`);
-console.log(['scenario'.padEnd(70), 'p50 ms', 'p95 ms', 'calls'].join('\t'));
-for (const [name, run] of scenarios) {
-  const times: number[] = [];
-  let calls = 0;
-  for (let i = 0; i < ITERATIONS; i++) {
-    const start = performance.now();
-    calls = (await run()).calls;
-    times.push(performance.now() - start);
+  const seeded = await seed(sides[0].client, runId, log);
+  const results: ScenarioResult[] = [];
+  for (const scenario of scenarios(seeded, options.iterations, runId)) {
+    const difference = scenario.target.kind === 'latency' ? ((await compareAnswers(sides, scenario)) ?? 'same') : undefined;
+    const t0 = performance.now();
+    const [service, floor] = await measure(sides, scenario.plan, scenario.send);
+    const result = judge(scenario.name, scenario.target, service, floor, difference);
+    results.push(result);
+    log(`${scenario.name}: ${service.requests}+${floor.requests} requests in ${((performance.now() - t0) / 1000).toFixed(1)} s — ${result.verdict}`);
   }
-  times.sort((a, b) => a - b);
-  console.log([name.padEnd(70), percentile(times, 50).toFixed(1), percentile(times, 95).toFixed(1), String(calls)].join('\t'));
+
+  const context = [
+    `node ${process.version}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; BENCH_ITERATIONS=${options.iterations}; ` +
+      `whole run ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  ];
+  printReport(results, context);
+  if (options.jsonPath) {
+    writeJson(options.jsonPath, results, { runAt: new Date().toISOString(), node: process.version, cores: cpus().length, iterations: options.iterations });
+    log(`results written to ${options.jsonPath}`);
+  }
+} finally {
+  await shutdown();
 }
-await service.stop();

@@ -1,0 +1,121 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import type { Db } from './db.ts';
+import { countShardKey, entityMarkers, recordIndexKeys, recordKey, requestKey, sequenceKey, termKey } from './keys.ts';
+import type { Answer } from './reads.ts';
+import { metadataResource, sampleResource } from './render.ts';
+
+/** Count items are spread over this many shards, so concurrent creates do not contend on one item. */
+export const COUNT_SHARDS = 16;
+const REQUEST_RETENTION_SECONDS = 7 * 24 * 3600;
+
+/** The next id of a family: one atomic `ADD` (never conflicts, never retried). */
+async function nextId(db: Db, table: string, family: string): Promise<number> {
+  const out = await db.update({
+    TableName: table,
+    Key: sequenceKey(family),
+    UpdateExpression: 'ADD #v :one',
+    ExpressionAttributeNames: { '#v': 'value' },
+    ExpressionAttributeValues: { ':one': 1 },
+    ReturnValues: 'UPDATED_NEW',
+  });
+  return out!.value as number;
+}
+
+const problem = (status: number, detail: string): Answer => ({ status, body: { errors: [{ status: String(status), title: 'Invalid request', detail }] } });
+
+/**
+ * POST /api/v2/samples, the minimum DynamoDB work of a conflict-free create: the two ids (sample,
+ * metadata) from atomic counters in parallel, then one transaction of the sample record, its unique-name
+ * guard, its metadata record, a count shard (plain ADD) and the request (outbox) item with the events.
+ * Items have the same attributes and index keys as the service's, so DynamoDB does the same work per item.
+ */
+export async function createSample(db: Db, table: string, base: string, body: string | undefined): Promise<Answer> {
+  let input: { data?: { type?: string; attributes?: { name?: unknown }; relationships?: { studies?: { data?: { type: string; id: string }[] } } } };
+  try {
+    input = JSON.parse(body ?? '');
+  } catch {
+    return problem(400, 'the body is not JSON');
+  }
+  const name = input.data?.attributes?.name;
+  if (input.data?.type !== 'samples' || typeof name !== 'string' || !/^[A-Za-z0-9_-]+$/.test(name)) return problem(422, 'a sample needs a name');
+  const studies = (input.data.relationships?.studies?.data ?? []).map((s) => ({ type: 'studies', id: Number(s.id) }));
+
+  const [id, metadataId] = await Promise.all([nextId(db, table, 'samples'), nextId(db, table, 'sample_metadata')]);
+  const now = new Date().toISOString();
+  const record = (type: string, recordId: number, attrs: Record<string, unknown>, rels: Record<string, unknown>) => {
+    const uuid = randomUUID();
+    return {
+      ...recordKey(type, recordId),
+      ...recordIndexKeys(type, recordId, uuid, now),
+      ...entityMarkers('record'),
+      family: type,
+      id: recordId,
+      type,
+      uuid,
+      createdAt: now,
+      updatedAt: now,
+      version: 1,
+      attrs,
+      rels,
+    };
+  };
+  const sample = record('samples', id, { name }, { studies, sample_metadata: { type: 'sample_metadata', id: metadataId } });
+  const metadata = record('sample_metadata', metadataId, {}, { sample: { type: 'samples', id } });
+  const event = (item: typeof sample, data: unknown) => ({
+    id: randomUUID(),
+    type: `${item.type}.created`,
+    occurred_at: now,
+    resource: { type: item.type, id: String(item.id), uuid: item.uuid },
+    data,
+    actor: null,
+  });
+  const rendered = sampleResource(base, sample);
+  const requestId = `auto:${randomUUID()}`;
+  const scope = 'samples.name';
+  const value = name.toLowerCase();
+
+  try {
+    await db.transact({
+      TransactItems: [
+        { Put: { TableName: table, Item: sample } },
+        {
+          Put: {
+            TableName: table,
+            Item: { ...termKey(scope, value), ...entityMarkers('term'), scope, value, ref: '-', family: 'samples', type: 'samples', id },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        { Put: { TableName: table, Item: metadata } },
+        {
+          Update: {
+            TableName: table,
+            Key: countShardKey(randomInt(COUNT_SHARDS)),
+            UpdateExpression: 'ADD #s :one, #m :one',
+            ExpressionAttributeNames: { '#s': 'samples', '#m': 'sample_metadata' },
+            ExpressionAttributeValues: { ':one': 1 },
+          },
+        },
+        {
+          Put: {
+            TableName: table,
+            Item: {
+              ...requestKey(requestId),
+              ...entityMarkers('request'),
+              key: requestId,
+              committedAt: now,
+              events: [event(sample, rendered), event(metadata, metadataResource(base, metadata))],
+              ttl: Math.floor(Date.now() / 1000) + REQUEST_RETENTION_SECONDS,
+            },
+          },
+        },
+      ],
+    });
+  } catch (error) {
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+    if (reasons?.[1]?.Code === 'ConditionalCheckFailed') return problem(422, `name ${name} is taken`);
+    if (reasons) return problem(409, 'transaction cancelled');
+    throw error;
+  }
+  const self = `${base}/api/v2/samples/${id}`;
+  return { status: 201, headers: { Location: self }, body: { data: rendered, links: { self } } };
+}

@@ -1,0 +1,60 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput, type TransactWriteCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { Key } from './keys.ts';
+
+export type Item = Record<string, unknown>;
+
+/** The raw document client, configured as the service's (lib/store/client.ts) minus the call-counting middleware. */
+export function documentClient(endpoint: string): DynamoDBDocumentClient {
+  const base = new DynamoDBClient({ endpoint, region: 'eu-west-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 3 });
+  return DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } });
+}
+
+const BATCH_GET_LIMIT = 100;
+
+/** One request's view of DynamoDB: plain commands, counted (the floor's X-DynamoDB-Calls). */
+export class Db {
+  calls = 0;
+  constructor(private readonly doc: DynamoDBDocumentClient) {}
+
+  async get(table: string, key: Key, consistent: boolean): Promise<Item | undefined> {
+    this.calls++;
+    return (await this.doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: consistent }))).Item;
+  }
+
+  async query(input: QueryCommandInput): Promise<Item[]> {
+    this.calls++;
+    return (await this.doc.send(new QueryCommand(input))).Items ?? [];
+  }
+
+  /** Strongly consistent BatchGetItem in chunks of 100 run in parallel; unprocessed keys are asked again. */
+  async batchGet(table: string, keys: Key[]): Promise<Item[]> {
+    const chunks: Key[][] = [];
+    for (let i = 0; i < keys.length; i += BATCH_GET_LIMIT) chunks.push(keys.slice(i, i + BATCH_GET_LIMIT));
+    const found = await Promise.all(
+      chunks.map(async (chunk) => {
+        const items: Item[] = [];
+        let pending: Key[] = chunk;
+        for (let attempt = 0; pending.length > 0; attempt++) {
+          if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
+          this.calls++;
+          const out = await this.doc.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
+          items.push(...(out.Responses?.[table] ?? []));
+          pending = (out.UnprocessedKeys?.[table]?.Keys as Key[] | undefined) ?? [];
+        }
+        return items;
+      }),
+    );
+    return found.flat();
+  }
+
+  async update(input: UpdateCommandInput): Promise<Item | undefined> {
+    this.calls++;
+    return (await this.doc.send(new UpdateCommand(input))).Attributes;
+  }
+
+  async transact(input: TransactWriteCommandInput): Promise<void> {
+    this.calls++;
+    await this.doc.send(new TransactWriteCommand(input));
+  }
+}

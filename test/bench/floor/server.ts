@@ -1,0 +1,67 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createSample } from './create.ts';
+import { Db } from './db.ts';
+import { getPlate, getSample, listSamples, type Answer } from './reads.ts';
+
+/**
+ * The floor: a bare node:http server answering the bench's four requests with the least DynamoDB work
+ * that gives the same answer — no middy, no ElectroDB, no zod, no authentication, no validation beyond
+ * what the answer needs. Reads go to the service's table (the same items); creates to a table of their own.
+ */
+export interface FloorOptions {
+  doc: DynamoDBDocumentClient;
+  /** The service's table, read by the GETs. */
+  readTable: string;
+  /** The floor's own table (same key schema), written by the creates. */
+  writeTable: string;
+}
+
+const PLATE_INCLUDE = 'wells.aliquots.sample.sample_metadata';
+
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined;
+}
+
+const positiveId = (raw: string): number | undefined => (/^[1-9]\d{0,14}$/.test(raw) ? Number(raw) : undefined);
+
+async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: string): Promise<Answer> {
+  const url = new URL(req.url ?? '/', base);
+  const [, api, v2, type, rawId, ...rest] = url.pathname.split('/');
+  const id = rawId === undefined ? undefined : positiveId(rawId);
+  if (api !== 'api' || v2 !== 'v2' || rest.length > 0 || (rawId !== undefined && id === undefined)) return { status: 404 };
+  if (req.method === 'GET' && type === 'samples' && id !== undefined) return getSample(db, options.readTable, base, id);
+  if (req.method === 'GET' && type === 'samples' && rawId === undefined) {
+    const size = Number(url.searchParams.get('page[size]') ?? 100);
+    if (url.searchParams.has('page[number]') && url.searchParams.get('page[number]') !== '1') return { status: 400 };
+    return listSamples(db, options.readTable, base, size);
+  }
+  if (req.method === 'GET' && type === 'plates' && id !== undefined) {
+    const include = url.searchParams.get('include');
+    if (include !== null && include !== PLATE_INCLUDE) return { status: 400 };
+    return getPlate(db, options.readTable, base, id, include === PLATE_INCLUDE);
+  }
+  if (req.method === 'POST' && type === 'samples' && rawId === undefined) return createSample(db, options.writeTable, base, await readBody(req));
+  return { status: 404 };
+}
+
+export function createFloorServer(options: FloorOptions): Server {
+  return createServer((req, res) => {
+    const db = new Db(options.doc);
+    const base = `http://${req.headers.host ?? 'localhost'}`;
+    route(db, options, req, base).then(
+      (answer) => {
+        const body = answer.body === undefined ? '' : JSON.stringify(answer.body);
+        res.writeHead(answer.status, { 'Content-Type': 'application/vnd.api+json', 'X-DynamoDB-Calls': String(db.calls), ...answer.headers });
+        res.end(body);
+      },
+      (error: unknown) => {
+        console.error(error);
+        res.writeHead(500, { 'Content-Type': 'application/vnd.api+json', 'X-DynamoDB-Calls': String(db.calls) });
+        res.end(JSON.stringify({ errors: [{ status: '500', title: 'Internal server error' }] }));
+      },
+    );
+  });
+}

@@ -1,0 +1,128 @@
+import type { HttpClient, Reply } from './http-client.ts';
+import type { Role, ServerProcess } from './processes.ts';
+import { median, percentile } from './stats.ts';
+
+/** One measured server: its process (for CPU) and a client to it. */
+export interface Side {
+  role: Role;
+  server: ServerProcess;
+  client: HttpClient;
+}
+
+/** Sends one request of a scenario to a side; `i` numbers the requests of that side (unique names). */
+export type Send = (side: Side, i: number) => Promise<Reply>;
+
+export interface Plan {
+  /** Clients sending requests back to back at the same time (1: sequential). */
+  concurrency: number;
+  /** Requests per batch (at most; Infinity: until the window closes); a side runs one batch, then the other side runs one. */
+  batch: number;
+  /** If set, a batch also stops sending new requests after this long (in-flight ones complete). */
+  windowMs?: number;
+  /** If set, a batch keeps sending requests (beyond `batch`) until it has lasted this long: cheap requests get more samples. */
+  minWindowMs?: number;
+  /** Measured batches per side, alternating which side goes first (ABBA …) so drift hits both alike. */
+  rounds: number;
+  /** One unmeasured batch per side first (JIT, lazily loaded SDK code, connection pools): at most this many requests… */
+  warmup: number;
+  /** …and, if set, no new request after this long. */
+  warmupWindowMs?: number;
+}
+
+export interface SideResult {
+  role: Role;
+  requests: number;
+  /** 2xx replies. */
+  ok: number;
+  /** Replies by status, non-2xx only (0: no reply, a transport error). */
+  failures: Record<string, number>;
+  p50: number;
+  p95: number;
+  /** CPU time of the server process per request, ms. */
+  cpuPerRequest: number;
+  /** 2xx replies per second of batch wall time. */
+  perSecond: number;
+  /** Median of X-DynamoDB-Calls over the 2xx replies. */
+  calls: number;
+  meanCalls: number;
+}
+
+interface Tally {
+  latencies: number[];
+  calls: number[];
+  requests: number;
+  ok: number;
+  failures: Record<string, number>;
+  wallMs: number;
+}
+
+interface Batch {
+  concurrency: number;
+  requests: number;
+  windowMs?: number | undefined;
+  minWindowMs?: number | undefined;
+}
+
+async function runBatch(side: Side, batch: Batch, send: Send, counter: { next: number }, tally?: Tally): Promise<void> {
+  let issued = 0;
+  const started = performance.now();
+  const deadline = batch.windowMs === undefined ? Infinity : started + batch.windowMs;
+  const minimum = started + (batch.minWindowMs ?? 0);
+  const more = () => (issued < batch.requests || performance.now() < minimum) && performance.now() < deadline;
+  await Promise.all(
+    Array.from({ length: Math.min(batch.concurrency, batch.requests) }, async () => {
+      while (more()) {
+        issued++;
+        // A request that fails in transport (no reply at all) counts as a failure rather than ending the run.
+        const reply = await send(side, counter.next++).catch((): Reply => ({ status: 0, ms: NaN, calls: NaN, text: '' }));
+        if (!tally) continue;
+        tally.requests++;
+        if (reply.status >= 200 && reply.status < 300) {
+          tally.ok++;
+          tally.latencies.push(reply.ms);
+          tally.calls.push(reply.calls);
+        } else {
+          tally.failures[reply.status] = (tally.failures[reply.status] ?? 0) + 1;
+        }
+      }
+    }),
+  );
+  if (tally) tally.wallMs += performance.now() - started;
+}
+
+/**
+ * Runs a scenario on both sides, interleaved: a warm-up batch each, then `rounds` measured batches each,
+ * alternating service and floor (and which goes first) so a slower or busier moment of the machine is
+ * shared. CPU is read from both processes once before and once after the measured rounds, so work a
+ * server defers (garbage collection after a batch) is still billed to it; a server waiting for its turn
+ * is idle and costs next to nothing.
+ */
+export async function measure(sides: readonly [Side, Side], plan: Plan, send: Send): Promise<[SideResult, SideResult]> {
+  const counters = sides.map(() => ({ next: 0 }));
+  const warmup: Batch = { concurrency: plan.concurrency, requests: plan.warmup, windowMs: plan.warmupWindowMs };
+  for (const [i, side] of sides.entries()) await runBatch(side, warmup, send, counters[i]!);
+  const measured: Batch = { concurrency: plan.concurrency, requests: plan.batch, windowMs: plan.windowMs, minWindowMs: plan.minWindowMs };
+  const tallies: Tally[] = sides.map(() => ({ latencies: [], calls: [], requests: 0, ok: 0, failures: {}, wallMs: 0 }));
+  const cpuBefore = await Promise.all(sides.map((s) => s.server.cpu()));
+  for (let round = 0; round < plan.rounds; round++) {
+    // service-floor, floor-service, service-floor, … (ABBA)
+    const order = round % 2 === 0 ? [0, 1] : [1, 0];
+    for (const i of order) await runBatch(sides[i]!, measured, send, counters[i]!, tallies[i]!);
+  }
+  const cpuAfter = await Promise.all(sides.map((s) => s.server.cpu()));
+  return sides.map((side, i): SideResult => {
+    const t = tallies[i]!;
+    return {
+      role: side.role,
+      requests: t.requests,
+      ok: t.ok,
+      failures: t.failures,
+      p50: median(t.latencies),
+      p95: percentile(t.latencies, 95),
+      cpuPerRequest: (cpuAfter[i]! - cpuBefore[i]!) / 1000 / Math.max(1, t.requests),
+      perSecond: t.ok / (t.wallMs / 1000),
+      calls: median(t.calls),
+      meanCalls: t.calls.reduce((a, b) => a + b, 0) / Math.max(1, t.calls.length),
+    };
+  }) as [SideResult, SideResult];
+}

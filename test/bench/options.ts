@@ -1,0 +1,18 @@
+/** What `npm run bench` can be told through the environment. */
+function positiveInteger(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+export const options = {
+  /**
+   * Measured requests per side in each read scenario, at least (cheap reads run more to fill a minimum
+   * time); create batches send for BENCH_ITERATIONS × 80 ms.
+   */
+  iterations: positiveInteger('BENCH_ITERATIONS', 24),
+  /** Where to write the results as JSON, if anywhere. */
+  jsonPath: process.env.BENCH_JSON || undefined,
+};

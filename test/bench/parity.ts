@@ -1,0 +1,34 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Side } from './measure.ts';
+import type { Scenario } from './scenarios.ts';
+
+/**
+ * Checks that the floor gives the same answer as the service for a read: the same document once each
+ * base URL is taken out and resources are put in one order (type, id). Returns the first difference, or
+ * undefined when there is none. The floor is only a floor if it reads and renders the same data.
+ */
+export async function compareAnswers(sides: readonly [Side, Side], scenario: Scenario): Promise<string | undefined> {
+  const [service, floor] = await Promise.all(sides.map(async (side) => normalize(side, (await scenario.send(side, 0)).text)));
+  return firstDifference(service, floor, '');
+}
+
+function normalize(side: Side, text: string): unknown {
+  const doc = JSON.parse(text.split(side.server.url).join('')) as { data?: unknown; included?: { type: string; id: string }[] };
+  const order = (a: { type: string; id: string }, b: { type: string; id: string }) => (a.type === b.type ? Number(a.id) - Number(b.id) : a.type < b.type ? -1 : 1);
+  if (Array.isArray(doc.data)) doc.data = [...doc.data].sort(order);
+  if (doc.included) doc.included = [...doc.included].sort(order);
+  return doc;
+}
+
+function firstDifference(a: unknown, b: unknown, path: string): string | undefined {
+  if (isDeepStrictEqual(a, b)) return undefined;
+  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && Array.isArray(a) === Array.isArray(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const key of keys) {
+      const found = firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}/${key}`);
+      if (found) return found;
+    }
+  }
+  const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v).slice(0, 120));
+  return `${path || '/'}: service ${show(a)}, floor ${show(b)}`;
+}

@@ -1,0 +1,111 @@
+import { writeFileSync } from 'node:fs';
+import type { SideResult } from './measure.ts';
+import type { Target } from './scenarios.ts';
+import { ratio } from './stats.ts';
+
+export interface ScenarioResult {
+  name: string;
+  target: Target;
+  service: SideResult;
+  floor: SideResult;
+  /** Service ÷ floor. */
+  p50Ratio: number;
+  cpuRatio: number;
+  throughputRatio: number;
+  verdict: 'PASS' | 'FAIL';
+  /** Why it failed, or a note (e.g. which ratio is over). */
+  note: string;
+  /** Whether the floor answered the same document as the service (reads), or what differed. */
+  sameAnswer?: string;
+}
+
+const nonOk = (r: SideResult) => Object.values(r.failures).reduce((a, b) => a + b, 0);
+
+export function judge(name: string, target: Target, service: SideResult, floor: SideResult, sameAnswer?: string): ScenarioResult {
+  const p50Ratio = ratio(service.p50, floor.p50);
+  const cpuRatio = ratio(service.cpuPerRequest, floor.cpuPerRequest);
+  const throughputRatio = ratio(service.perSecond, floor.perSecond);
+  const over: string[] = [];
+  if (target.kind === 'latency') {
+    if (!(p50Ratio <= target.max)) over.push(`p50 ${fmt(p50Ratio, 2)}× > ${target.max}×`);
+    if (!(cpuRatio <= target.max)) over.push(`CPU ${fmt(cpuRatio, 2)}× > ${target.max}×`);
+    if (nonOk(service) + nonOk(floor) > 0) over.push('non-2xx replies');
+  } else if (!(throughputRatio >= target.min)) {
+    over.push(`creates/s ${fmt(throughputRatio, 2)}× < ${target.min}×`);
+  }
+  return { name, target, service, floor, p50Ratio, cpuRatio, throughputRatio, verdict: over.length === 0 ? 'PASS' : 'FAIL', note: over.join('; '), ...(sameAnswer !== undefined ? { sameAnswer } : {}) };
+}
+
+const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
+const x = (n: number) => `${fmt(n, 2)}×`;
+const calls = (r: SideResult) => (Number.isFinite(r.calls) ? String(r.calls) : '—');
+const failures = (r: SideResult) => String(nonOk(r)) + (nonOk(r) > 0 ? ` (${Object.entries(r.failures).map(([s, n]) => `${n}×${s}`).join(', ')})` : '');
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export function printReport(results: ScenarioResult[], context: string[]): void {
+  const reads = results.filter((r) => r.target.kind === 'latency');
+  const creates = results.filter((r) => r.target.kind === 'throughput');
+  console.log(`\n${context.join('\n')}\n`);
+  console.log(
+    table(
+      ['read (sequential)', 'service p50 ms', 'floor p50 ms', 'p50 ratio', 'service CPU ms/req', 'floor CPU ms/req', 'CPU ratio', 'calls svc/floor', 'target', 'result'],
+      reads.map((r) => [
+        r.name,
+        fmt(r.service.p50),
+        fmt(r.floor.p50),
+        x(r.p50Ratio),
+        fmt(r.service.cpuPerRequest, 2),
+        fmt(r.floor.cpuPerRequest, 2),
+        x(r.cpuRatio),
+        `${calls(r.service)}/${calls(r.floor)}`,
+        r.target.kind === 'latency' ? `≤ ${r.target.max}×` : '',
+        r.verdict,
+      ]),
+    ),
+  );
+  console.log('');
+  console.log(
+    table(
+      ['create', 'service creates/s', 'floor creates/s', 'ratio', 'service p50 ms', 'floor p50 ms', 'CPU ratio', 'non-2xx svc', 'non-2xx floor', 'calls svc/floor', 'target', 'result'],
+      creates.map((r) => [
+        r.name,
+        fmt(r.service.perSecond),
+        fmt(r.floor.perSecond),
+        x(r.throughputRatio),
+        fmt(r.service.p50),
+        fmt(r.floor.p50),
+        x(r.cpuRatio),
+        failures(r.service),
+        failures(r.floor),
+        `${calls(r.service)}/${calls(r.floor)}`,
+        r.target.kind === 'throughput' ? `≥ ${r.target.min}×` : '',
+        r.verdict,
+      ]),
+    ),
+  );
+  const notes = results.filter((r) => r.note || (r.sameAnswer && r.sameAnswer !== 'same'));
+  if (notes.length > 0) {
+    console.log('');
+    for (const r of notes) {
+      if (r.note) console.log(`${r.verdict} ${r.name}: ${r.note}`);
+      if (r.sameAnswer && r.sameAnswer !== 'same') console.log(`NOTE ${r.name}: the floor's answer differs from the service's at ${r.sameAnswer}`);
+    }
+  }
+  console.log(
+    [
+      '',
+      'ratios are service ÷ floor, measured in the same run on the same DynamoDB Local, batches interleaved;',
+      'p50 over 2xx replies; CPU = user+system time of the server process per request; calls = median X-DynamoDB-Calls;',
+      'creates/s counts 2xx replies per second of batch wall time. Targets are informational: the bench never fails on a ratio.',
+    ].join('\n'),
+  );
+}
+
+export function writeJson(path: string, results: ScenarioResult[], meta: Record<string, unknown>): void {
+  writeFileSync(path, `${JSON.stringify({ ...meta, results }, null, 2)}\n`);
+}

@@ -1,0 +1,82 @@
+import type { Send, Plan } from './measure.ts';
+import type { Seeded } from './seed.ts';
+
+/** The issue's targets: read ratios at most `max` (p50 and CPU), create throughput at least `min` of the floor's. */
+export type Target = { kind: 'latency'; max: number } | { kind: 'throughput'; min: number };
+
+export interface Scenario {
+  name: string;
+  plan: Plan;
+  target: Target;
+  send: Send;
+}
+
+export const PLATE_INCLUDE = 'wells.aliquots.sample.sample_metadata';
+export const CREATE_CONCURRENCY = [1, 16, 50] as const;
+const READ_MIN_WINDOW_MS = 750;
+const READ_WARMUP_MS = 1_500;
+/** A create batch sends for BENCH_ITERATIONS × this (1.9 s by default). */
+const CREATE_WINDOW_MS_PER_ITERATION = 80;
+
+/** The requests the bench compares, the same request to both sides. */
+export function scenarios(seeded: Seeded, iterations: number, runId: string): Scenario[] {
+  // Reads: sequential, in 4 rounds per side (ABBA twice). A batch is at least BENCH_ITERATIONS/4 requests
+  // and at least READ_MIN_WINDOW_MS long: a cheap GET then gets hundreds of samples, enough for a CPU
+  // figure that one garbage collection does not swing. The warm-up is long because V8 keeps optimising the
+  // request path for a few hundred requests.
+  const rounds = 4;
+  const readPlan: Plan = {
+    concurrency: 1,
+    batch: Math.max(1, Math.ceil(iterations / rounds)),
+    minWindowMs: READ_MIN_WINDOW_MS,
+    rounds,
+    warmup: 1_000,
+    warmupWindowMs: READ_WARMUP_MS,
+  };
+  const reads: Scenario[] = [
+    {
+      name: 'GET /samples/{id}',
+      plan: readPlan,
+      target: { kind: 'latency', max: 1.5 },
+      send: (side) => side.client.send('GET', `/samples/${seeded.sampleId}`),
+    },
+    {
+      name: 'GET /samples?page[size]=100',
+      plan: readPlan,
+      target: { kind: 'latency', max: 2 },
+      send: (side) => side.client.send('GET', '/samples?page%5Bsize%5D=100'),
+    },
+    {
+      name: `GET /plates/{id}?include=… (384 filled)`,
+      plan: readPlan,
+      target: { kind: 'latency', max: 2 },
+      send: (side) => side.client.send('GET', `/plates/${seeded.plateId}?include=${PLATE_INCLUDE}`),
+    },
+  ];
+  // Creates: every client sends back to back until the batch's window closes, then the batch waits for the
+  // replies in flight; creates/s is 2xx replies ÷ that whole time, ramp-up and tail included on both sides.
+  // Two rounds (service-floor, floor-service): a slow service under 50 clients has a tail of seconds.
+  // Only the first (1 client) is warmed up: the floor's create path has not run yet (the service's ran while
+  // seeding); the next ones reuse that warm code, and a warm-up of 50 slow clients would cost many seconds.
+  const creates: Scenario[] = CREATE_CONCURRENCY.map((concurrency) => ({
+    name: `POST /samples × ${concurrency} client${concurrency > 1 ? 's' : ''}`,
+    plan: {
+      concurrency,
+      batch: Infinity,
+      windowMs: iterations * CREATE_WINDOW_MS_PER_ITERATION,
+      rounds: 2,
+      warmup: concurrency === 1 ? 30 : 0,
+      warmupWindowMs: 1_000,
+    },
+    target: { kind: 'throughput', min: 0.5 },
+    send: (side, i) =>
+      side.client.send('POST', '/samples', {
+        data: {
+          type: 'samples',
+          attributes: { name: `bench-${runId}-${side.role}-${concurrency}-${i}` },
+          relationships: { studies: { data: [{ type: 'studies', id: seeded.study }] } },
+        },
+      }),
+  }));
+  return [...reads, ...creates];
+}

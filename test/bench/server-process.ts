@@ -1,0 +1,52 @@
+/**
+ * Child-process entry of a measured server: `service` (the whole local service: the route table through
+ * the middy chain, ElectroDB, DynamoDB) or `floor` (./floor/server.ts). It tells its parent its URL once
+ * listening, then answers `cpu` with process.cpuUsage() (all threads of this process: JS, GC, SDK I/O)
+ * and `stop` by closing. DynamoDB Local runs elsewhere and is shared by both.
+ */
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import type { ChildMessage, ParentMessage, ServerEnv } from './processes.ts';
+
+const env = process.env as unknown as ServerEnv;
+const role = process.argv[2];
+const send = (message: ChildMessage) => process.send!(message);
+
+let stop: () => Promise<void>;
+// Each role loads only its own code (dynamic imports), so neither heap carries the other's modules.
+if (role === 'service') {
+  const { startLocalService } = await import('#lib/local/service.ts');
+  const { createApiKey } = await import('#lib/store/api-keys.ts');
+  const service = await startLocalService({ dynamo: { endpoint: env.BENCH_DYNAMODB_ENDPOINT, stop: async () => {} }, tableName: env.BENCH_SERVICE_TABLE });
+  await createApiKey('bench', 'write', env.BENCH_API_KEY);
+  stop = service.stop;
+  send({ kind: 'ready', port: Number(new URL(service.url).port) });
+} else if (role === 'floor') {
+  const { ensureTable } = await import('#lib/local/dynamodb.ts');
+  const { documentClient } = await import('./floor/db.ts');
+  const { createFloorServer } = await import('./floor/server.ts');
+  await ensureTable(env.BENCH_DYNAMODB_ENDPOINT, env.BENCH_FLOOR_TABLE);
+  const doc = documentClient(env.BENCH_DYNAMODB_ENDPOINT);
+  const server = createFloorServer({ doc, readTable: env.BENCH_SERVICE_TABLE, writeTable: env.BENCH_FLOOR_TABLE });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  stop = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    doc.destroy();
+  };
+  send({ kind: 'ready', port: (server.address() as AddressInfo).port });
+} else {
+  throw new Error(`unknown role ${role}`);
+}
+
+process.on('message', (message: ParentMessage) => {
+  if (message.kind === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    send({ kind: 'cpu', seq: message.seq, micros: user + system });
+  } else if (message.kind === 'stop') {
+    void stop().finally(() => process.exit(0));
+  }
+});
+// The parent going away (Ctrl-C, a crash) takes this process with it.
+process.on('disconnect', () => process.exit(0));
