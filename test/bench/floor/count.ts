@@ -1,15 +1,8 @@
-import { counterKey } from './keys.ts';
+import { COUNT_SHARDS, countShardKey } from './keys.ts';
 import type { Db } from './db.ts';
 
-/**
- * The record count of a listing, read the way the service keeps it TODAY: one consistent GetItem of the
- * family's counter item, whose `counts` map holds the number of records of each type.
- *
- * This is the one place to change when counts move to sharded `count` items (one BatchGetItem of the
- * shards, summed): keep the signature, swap the body.
- */
+/** The record count of a listing, read the way the service keeps it: one BatchGetItem of the family's count shards, summed. */
 export async function readCount(db: Db, table: string, family: string, type: string): Promise<number> {
-  const item = await db.get(table, counterKey(family), true);
-  const counts = item?.counts as Record<string, number> | undefined;
-  return counts?.[type] ?? 0;
+  const shards = await db.batchGet(table, Array.from({ length: COUNT_SHARDS }, (_, shard) => countShardKey(family, shard)));
+  return shards.reduce((sum, item) => sum + Number(item[`n:${type}`] ?? 0), 0);
 }

@@ -1,11 +1,9 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Db } from './db.ts';
-import { countShardKey, entityMarkers, recordIndexKeys, recordKey, requestKey, sequenceKey, termKey } from './keys.ts';
+import { COUNT_SHARDS, countShardKey, entityMarkers, recordIndexKeys, recordKey, requestKey, sequenceKey, termKey } from './keys.ts';
 import type { Answer } from './reads.ts';
 import { metadataResource, sampleResource } from './render.ts';
 
-/** Count items are spread over this many shards, so concurrent creates do not contend on one item. */
-export const COUNT_SHARDS = 16;
 const REQUEST_RETENTION_SECONDS = 7 * 24 * 3600;
 
 /** The next id of a family: one atomic `ADD` (never conflicts, never retried). */
@@ -46,7 +44,7 @@ export async function createSample(db: Db, table: string, base: string, body: st
     const uuid = randomUUID();
     return {
       ...recordKey(type, recordId),
-      ...recordIndexKeys(type, recordId, uuid, now),
+      ...recordIndexKeys(type, recordId, now),
       ...entityMarkers('record'),
       family: type,
       id: recordId,
@@ -89,9 +87,9 @@ export async function createSample(db: Db, table: string, base: string, body: st
         {
           Update: {
             TableName: table,
-            Key: countShardKey(randomInt(COUNT_SHARDS)),
+            Key: countShardKey('samples', randomInt(COUNT_SHARDS)),
             UpdateExpression: 'ADD #s :one, #m :one',
-            ExpressionAttributeNames: { '#s': 'samples', '#m': 'sample_metadata' },
+            ExpressionAttributeNames: { '#s': 'n:samples', '#m': 'n:sample_metadata' },
             ExpressionAttributeValues: { ':one': 1 },
           },
         },

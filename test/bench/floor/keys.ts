@@ -13,21 +13,20 @@ const pad = (id: number): string => String(id).padStart(12, '0');
 /** A record (one resource, or an aggregate such as a plate with its wells). */
 export const recordKey = (family: string, id: number): Key => ({ pk: `$lts#family_${family}#id_${pad(id)}`, sk: '$record_1' });
 
-/** The index keys a record item carries (the byUuid, byType and byTypeUpdated indexes). */
-export const recordIndexKeys = (type: string, id: number, uuid: string, updatedAt: string) => ({
-  gsi1pk: `$lts#uuid_${uuid}`,
-  gsi1sk: '$record_1',
+/** The index keys a record item carries (the byType and byTypeUpdated indexes). */
+export const recordIndexKeys = (type: string, id: number, updatedAt: string) => ({
+  gsi1pk: `$lts#type_${type}`,
+  gsi1sk: `$record_1#id_${pad(id)}`,
   gsi2pk: `$lts#type_${type}`,
-  gsi2sk: `$record_1#id_${pad(id)}`,
-  gsi3pk: `$lts#type_${type}`,
-  gsi3sk: `$record_1#updatedAt_${updatedAt}#id_${pad(id)}`,
+  gsi2sk: `$record_1#updatedAt_${updatedAt}#id_${pad(id)}`,
 });
 
 /** The partition key of a type's listing on the byType index. */
 export const typeListingPk = (type: string): string => `$lts#type_${type}`;
 
-/** A family's counter item (last id, counts by type, version). */
-export const counterKey = (family: string): Key => ({ pk: `$lts#name_${family}`, sk: '$counter_1' });
+/** One of a family's count shards (lib/store/counts.ts): a number per counted key, `n:<type>`. */
+export const COUNT_SHARDS = 16;
+export const countShardKey = (family: string, shard: number): Key => ({ pk: `$lts#counts_${family}`, sk: `$counts#shard_${String(shard).padStart(2, '0')}` });
 
 /** An index entry; a unique one (ref `-`) is also the uniqueness guard. */
 export const termKey = (scope: string, value: string, ref = '-'): Key => ({ pk: `$lts#scope_${scope}#value_${value}`, sk: `$term_1#ref_${ref}` });
@@ -35,9 +34,8 @@ export const termKey = (scope: string, value: string, ref = '-'): Key => ({ pk: 
 /** A request (outbox) item. */
 export const requestKey = (key: string): Key => ({ pk: `$lts#key_${key}`, sk: '$request_1' });
 
-/** Floor-only items (they live in the floor's own table): an atomic id sequence and count shards. */
-export const sequenceKey = (family: string): Key => ({ pk: `$lts#sequence_${family}`, sk: '$sequence_1' });
-export const countShardKey = (shard: number): Key => ({ pk: `$lts#count_${shard}`, sk: '$count_1' });
+/** An id sequence (lib/store/sequences.ts). */
+export const sequenceKey = (family: string): Key => ({ pk: `$lts#sequence_${family}`, sk: '$sequence' });
 
 /** ElectroDB's markers, which every item of the service carries (so floor items are the same size). */
 export const entityMarkers = (entity: string) => ({ __edb_e__: entity, __edb_v__: '1' });

@@ -28,7 +28,7 @@ export async function listSamples(db: Db, table: string, base: string, size: num
     db.query({
       TableName: table,
       IndexName: 'byType',
-      KeyConditionExpression: 'gsi2pk = :pk',
+      KeyConditionExpression: 'gsi1pk = :pk',
       ExpressionAttributeValues: { ':pk': typeListingPk('samples') },
       ProjectionExpression: '#family, #id',
       ExpressionAttributeNames: { '#family': 'family', '#id': 'id' },
