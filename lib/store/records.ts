@@ -107,13 +107,25 @@ export type ListHit = TermHit & ListPosition;
 /** Whether a range can be read in update-time order (else only in id order). */
 export const ordersByUpdate = (range: IndexRange): boolean => range.kind === 'type' || (range.kind === 'lookup' && range.slot === 2);
 
+/**
+ * What this module needs of an ElectroDB query: the entities' query types differ per index (their key
+ * composites), and a union of them is not callable, so each is seen through this shape.
+ */
+interface IndexQuery {
+  gt(position: Record<string, unknown>): IndexQuery;
+  lt(position: Record<string, unknown>): IndexQuery;
+  go(options: Record<string, unknown>): Promise<{ data: { family: string; id: number; type: string; updatedAt?: string; ref?: string }[] }>;
+  params(): Record<string, unknown>;
+}
+
 /** The query behind a range in the asked order. */
-function rangeQuery(range: IndexRange, byUpdated: boolean) {
+function rangeQuery(range: IndexRange, byUpdated: boolean): { query: IndexQuery; term: boolean } {
+  const of = (query: unknown, term = false) => ({ query: query as IndexQuery, term });
   const { record, term } = store().entities;
-  if (range.kind === 'term') return { query: term.query.byValue({ scope: range.scope, value: termValue(range.value) }), term: true };
-  if (range.kind === 'type') return { query: byUpdated ? record.query.byTypeUpdated({ type: range.type }) : record.query.byType({ type: range.type }), term: false };
-  if (range.slot === 1) return { query: record.query.byLookup1({ lookup1: range.key }), term: false };
-  return { query: byUpdated ? record.query.byLookup2Updated({ lookup2: range.key }) : record.query.byLookup2({ lookup2: range.key }), term: false };
+  if (range.kind === 'term') return of(term.query.byValue({ scope: range.scope, value: termValue(range.value) }), true);
+  if (range.kind === 'type') return of(byUpdated ? record.query.byTypeUpdated({ type: range.type }) : record.query.byType({ type: range.type }));
+  if (range.slot === 1) return of(record.query.byLookup1({ lookup1: range.key }));
+  return of(byUpdated ? record.query.byLookup2Updated({ lookup2: range.key }) : record.query.byLookup2({ lookup2: range.key }));
 }
 
 /** The sort key values of a position in a range's index. */
@@ -142,15 +154,15 @@ export async function readRange(range: IndexRange, options: { byUpdated: boolean
     ...(term ? { consistent: true } : {}),
   };
   const position = after && positionKey(range, byUpdated, after, options.descending);
-  const ranged = position ? (options.descending ? (query as any).lt(position) : (query as any).gt(position)) : query;
-  const { data } = (await ranged.go(go)) as { data: { family: string; id: number; type: string; updatedAt?: string; ref?: string }[] };
+  const ranged = position ? (options.descending ? query.lt(position) : query.gt(position)) : query;
+  const { data } = await ranged.go(go);
   return data.map((d) => ({ ref: d.ref ?? '-', family: d.family, type: d.type, id: d.id, ...(d.updatedAt !== undefined ? { updatedAt: d.updatedAt } : {}) }));
 }
 
 /** How many entries a range holds, counted by DynamoDB (keys only, page by page); for ranges of few entries. */
 export async function countRange(range: IndexRange): Promise<number> {
   const { query } = rangeQuery(range, false);
-  const params = (query as unknown as { params(): Record<string, unknown> }).params();
+  const params = query.params();
   delete params.ProjectionExpression;
   let total = 0;
   let start: Record<string, unknown> | undefined;

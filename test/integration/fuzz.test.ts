@@ -291,6 +291,19 @@ describe('found by fuzzing', () => {
     }
   });
 
+  it('a forged cursor holding a 3,000-character updatedAt (the probe that reached DynamoDB) → 400 invalid_page', async () => {
+    for (const sort of ['updated_at', '-updated_at']) {
+      const forged = cursor({ p: 2, s: sort, a: { id: 1, updatedAt: 'x'.repeat(3000) } });
+      const res = await get(`sort=${sort}&page[number]=2&page[cursor]=${forged}`);
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0]).toMatchObject({ code: 'invalid_page', source: { parameter: 'page[cursor]' } });
+    }
+    // Positions must be what the service writes: a positive integer id, an ISO timestamp.
+    for (const a of [{ id: -1 }, { id: 1.5 }, { id: '1' }, { id: 1, updatedAt: '2026-01-01' }, { id: 1, updatedAt: 7 }]) {
+      expect((await get(`sort=-updated_at&page[number]=2&page[cursor]=${cursor({ p: 2, s: '-updated_at', a })}`)).status).toBe(400);
+    }
+  });
+
   it.each(['constructor', 'toString', 'hasOwnProperty', '__proto__'])('POST and PATCH with attribute %s → 400 param_not_allowed', async (key) => {
     const attrs = `{"${key}":"x"}`;
     const post = await call('POST', '/api/v2/samples', { body: `{"data":{"type":"samples","attributes":${attrs}}}` });
