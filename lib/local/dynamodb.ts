@@ -77,15 +77,19 @@ async function launcherArgs(jar: string): Promise<string[]> {
     const key = createHash('sha256').update(readFileSync(LAUNCHER)).update('\0').update(jar).digest('hex').slice(0, 16);
     const classes = join(cache, `dynamodb-local-launcher-${key}`);
     const compiled = ['-cp', `${classes}${delimiter}${jar}`, LAUNCHER_CLASS];
-    if (existsSync(join(classes, `${LAUNCHER_CLASS}.class`))) return compiled;
+    const classFile = `${LAUNCHER_CLASS}.class`;
+    if (existsSync(join(classes, classFile))) return compiled;
     mkdirSync(cache, { recursive: true, mode: 0o700 });
     const scratch = mkdtempSync(join(cache, 'compiling-'));
     try {
       const javac = spawn('javac', ['--release', '17', '-cp', jar, '-d', scratch, LAUNCHER], { stdio: 'ignore' });
       const [code] = (await Promise.race([once(javac, 'exit'), once(javac, 'error').then(() => [-1])])) as [number | null];
-      if (code !== 0) return asSourceFile;
+      if (code !== 0 || !existsSync(join(scratch, classFile))) return asSourceFile;
       // Another start may have compiled it meanwhile; either copy will do.
-      if (!existsSync(classes)) renameSync(scratch, classes);
+      if (!existsSync(join(classes, classFile))) {
+        rmSync(classes, { recursive: true, force: true });
+        renameSync(scratch, classes);
+      }
       return compiled;
     } finally {
       rmSync(scratch, { recursive: true, force: true });
