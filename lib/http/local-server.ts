@@ -63,6 +63,8 @@ export function createLocalServer(handlerForPath: (path: string) => LambdaHandle
         res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
         res.end(result.body ?? '');
       } catch (error) {
+        // A client that went away mid-request has nobody to answer (the local service closes such connections when it stops).
+        if (req.destroyed && (error as NodeJS.ErrnoException).code === 'ECONNRESET') return;
         // The handlers answer every error themselves; this only guards the transport.
         console.error(error);
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/vnd.api+json', ...(server.listening ? {} : { Connection: 'close' }) });
