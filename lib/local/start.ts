@@ -1,11 +1,19 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { startLocalService } from '#lib/local/service.ts';
+import { portProblem } from '#lib/local/dynamodb.ts';
+import { DEFAULT_GRACE_MS, startLocalService, type LocalService } from '#lib/local/service.ts';
 import { createApiKey, ensureApiKey, revokeApiKey } from '#lib/store/api-keys.ts';
 
-/** `npm start`: the service on this machine. Configuration (README "Configuration"), parsed once. */
-const env = z
+/**
+ * `npm start`: the service on this machine. Configuration (README "Configuration"), parsed once.
+ *
+ * It checks its ports before starting Java, and never leaves DynamoDB Local running behind it: whatever
+ * fails during start-up, and a signal during start-up, stops what was started before it exits (1 after a
+ * failure, 0 after a signal). Once up, SIGINT or SIGTERM drains the HTTP server (requests in flight
+ * finish, for at most 10 s), then stops DynamoDB Local and exits 0.
+ */
+const parsed = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     LTS_DATA_DIR: z.string().min(1).default('.lts'),
@@ -14,41 +22,86 @@ const env = z
     LTS_DEV_API_KEY: z.string().min(1).optional(),
     LTS_DEV_READ_API_KEY: z.string().min(1).optional(),
   })
-  .parse(process.env);
-
+  .safeParse(process.env);
+if (!parsed.success) fail(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
+const env = parsed.data;
 const dataDir = resolve(env.LTS_DATA_DIR);
-mkdirSync(dataDir, { recursive: true });
-const service = await startLocalService({
-  port: env.PORT,
-  ...(env.LTS_DYNAMODB_PORT ? { dynamoPort: env.LTS_DYNAMODB_PORT } : {}),
-  ...(env.LTS_IN_MEMORY ? {} : { dataDir: join(dataDir, 'dynamodb') }),
-});
-
 // The admin command line finds the running DynamoDB Local through this file.
 const endpointFile = join(dataDir, 'endpoint.json');
-writeFileSync(endpointFile, JSON.stringify({ dynamodb: service.dynamo.endpoint, pid: process.pid }));
+
+let service: LocalService | undefined;
+let stopping = false;
+const startUp = new AbortController();
+function onSignal(signal: NodeJS.Signals) {
+  if (stopping) return;
+  stopping = true;
+  if (service) {
+    void shutdown(service, signal);
+  } else {
+    console.log(`${signal}: stopping start-up`);
+    startUp.abort(new Error(`${signal} during start-up`));
+  }
+}
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+// Ports first, before Java starts.
+if (env.LTS_DYNAMODB_PORT === env.PORT) fail(`PORT and LTS_DYNAMODB_PORT are both ${env.PORT}; set one of them to another port`);
+const httpPortProblem = env.PORT === 0 ? undefined : await portProblem(env.PORT);
+if (httpPortProblem) fail(`port ${env.PORT} is ${httpPortProblem}; set PORT`);
+const dynamoPortProblem = env.LTS_DYNAMODB_PORT === undefined ? undefined : await portProblem(env.LTS_DYNAMODB_PORT);
+if (dynamoPortProblem) fail(`port ${env.LTS_DYNAMODB_PORT} is ${dynamoPortProblem}; set LTS_DYNAMODB_PORT (or leave it unset for any free port)`);
 
 let devKey = env.LTS_DEV_API_KEY;
-if (devKey) await ensureApiKey('dev-write', 'write', devKey);
-else {
-  await revokeApiKey('dev-write');
-  devKey = await createApiKey('dev-write', 'write');
+try {
+  mkdirSync(dataDir, { recursive: true });
+  // On any failure (or signal) before it is up, this stops DynamoDB Local before rejecting.
+  service = await startLocalService({
+    port: env.PORT,
+    ...(env.LTS_DYNAMODB_PORT ? { dynamoPort: env.LTS_DYNAMODB_PORT } : {}),
+    ...(env.LTS_IN_MEMORY ? {} : { dataDir: join(dataDir, 'dynamodb') }),
+    signal: startUp.signal,
+    async prepare(dynamo) {
+      console.log(`DynamoDB Local at ${dynamo.endpoint} (pid ${dynamo.pid}), data ${env.LTS_IN_MEMORY ? 'in memory' : `in ${join(dataDir, 'dynamodb')}`}`);
+      writeFileSync(endpointFile, JSON.stringify({ dynamodb: dynamo.endpoint, pid: process.pid }));
+      if (devKey) await ensureApiKey('dev-write', 'write', devKey);
+      else {
+        await revokeApiKey('dev-write');
+        devKey = await createApiKey('dev-write', 'write');
+      }
+      if (env.LTS_DEV_READ_API_KEY) await ensureApiKey('dev-read', 'read', env.LTS_DEV_READ_API_KEY);
+    },
+  });
+} catch (error) {
+  removeEndpointFile();
+  if (stopping) process.exit(0);
+  fail(`could not start: ${error instanceof Error ? error.message : String(error)}`);
 }
-if (env.LTS_DEV_READ_API_KEY) await ensureApiKey('dev-read', 'read', env.LTS_DEV_READ_API_KEY);
 
-console.log(`Laboratory Tracking Service (DynamoDB Local at ${service.dynamo.endpoint}, data ${env.LTS_IN_MEMORY ? 'in memory' : `in ${join(dataDir, 'dynamodb')}`})`);
+console.log(`Laboratory Tracking Service`);
 console.log(`Development API key (write): ${devKey}`);
 console.log(`  curl -H 'X-Sequencescape-Client-Id: ${devKey}' ${service.url}/api/v2/samples`);
 console.log(`listening on ${service.url}`);
 
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  console.log(`${signal}: stopping`);
-  rmSync(endpointFile, { force: true });
-  await service.stop();
+async function shutdown(running: LocalService, signal: NodeJS.Signals): Promise<void> {
+  const stopped = running.stop({ graceMs: DEFAULT_GRACE_MS }); // no new connections from here on
+  console.log(`${signal}: stopping (letting requests in flight finish, at most ${DEFAULT_GRACE_MS / 1000} s)`);
+  removeEndpointFile();
+  await stopped;
+  console.log('stopped');
   process.exit(0);
 }
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+function removeEndpointFile() {
+  try {
+    rmSync(endpointFile, { force: true });
+  } catch {
+    // not a file we wrote
+  }
+}
+
+/** One line on stderr and a non-zero exit (anything started has been stopped by then). */
+function fail(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
