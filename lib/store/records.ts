@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '#lib/config.ts';
 import { dynamo } from '#lib/store/client.ts';
 import { store } from '#lib/store/entities.ts';
 import { CapacityError, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
@@ -52,24 +53,44 @@ async function bounded<T>(items: readonly T[], limit: number, work: (item: T) =>
 }
 
 /**
+ * The table key of a record item, as ElectroDB writes it (`lib/store/entities.ts`; a unit test holds the
+ * two together). Reads by key build it directly: at a hundred records a page, ElectroDB's per-key
+ * parameter building and per-item response formatting cost more CPU than the read itself.
+ */
+export const recordItemKey = (family: string, id: number) => ({ pk: `$lts#family_${family}#id_${padId(id)}`, sk: '$record_1' });
+/** The attributes of a record item that make a StoredRecord (not its keys or index keys), as a projection (several are reserved words). */
+const RECORD_ATTRIBUTES = ['family', 'id', 'type', 'uuid', 'createdAt', 'updatedAt', 'version', 'attrs', 'rels'];
+const RECORD_PROJECTION = {
+  ProjectionExpression: RECORD_ATTRIBUTES.map((_, i) => `#r${i}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(RECORD_ATTRIBUTES.map((name, i) => [`#r${i}`, name])),
+};
+
+/**
  * Fetches records by family and id: de-duplicated, strongly consistent, in chunks of 100 keys with at
  * most four chunks in flight. Missing records are simply absent from the result.
  */
 export async function getRecords(keys: { family: string; id: number }[]): Promise<Map<string, StoredRecord>> {
-  const unique = [...new Map(keys.map((k) => [recordKey(k.family, k.id), { family: k.family, id: k.id }])).values()];
+  const unique = [...new Map(keys.map((k) => [recordKey(k.family, k.id), recordItemKey(k.family, k.id)])).values()];
   const found = new Map<string, StoredRecord>();
-  const chunks: { family: string; id: number }[][] = [];
+  const chunks: Record<string, string>[][] = [];
   for (let i = 0; i < unique.length; i += BATCH_GET_LIMIT) chunks.push(unique.slice(i, i + BATCH_GET_LIMIT));
+  const table = config().LTS_TABLE_NAME;
   await bounded(chunks, MAX_PARALLEL_BATCHES, async (chunk) => {
-    let pending = chunk;
+    let pending: Record<string, unknown>[] = chunk;
     // BatchGetItem may hand back part of the keys unprocessed (16 MB per call, or under load); ask again
     // for those, a few times: keys still left then mean DynamoDB is short of capacity (a 503).
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === MAX_UNPROCESSED_ATTEMPTS) throw new CapacityError(`BatchGetItem left ${pending.length} keys unprocessed`, THROTTLED_RETRY_AFTER_SECONDS);
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
-      const { data, unprocessed } = await store().entities.record.get(pending).go({ consistent: true });
-      for (const item of data) found.set(recordKey(item.family, item.id), item as StoredRecord);
-      pending = unprocessed as { family: string; id: number }[];
+      const result = await dynamo().send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table]: { Keys: pending, ConsistentRead: true, ...RECORD_PROJECTION },
+          },
+        }),
+      );
+      for (const item of (result.Responses?.[table] ?? []) as StoredRecord[]) found.set(recordKey(item.family, item.id), item);
+      pending = result.UnprocessedKeys?.[table]?.Keys ?? [];
     }
   });
   return found;
