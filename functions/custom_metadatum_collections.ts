@@ -1,3 +1,3 @@
-import { handlerFor } from '#lib/routes.ts';
+import { createHandler } from '#lib/http/handler.ts';
 
-export const handler = handlerFor('custom_metadatum_collections');
+export const handler = createHandler('custom_metadatum_collections');

@@ -1,3 +1,3 @@
-import { handlerFor } from '#lib/routes.ts';
+import { createHandler } from '#lib/http/handler.ts';
 
-export const handler = handlerFor('not-found');
+export const handler = createHandler('not-found');

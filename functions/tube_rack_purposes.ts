@@ -1,3 +1,3 @@
-import { handlerFor } from '#lib/routes.ts';
+import { createHandler } from '#lib/http/handler.ts';
 
-export const handler = handlerFor('tube_rack_purposes');
+export const handler = createHandler('tube_rack_purposes');

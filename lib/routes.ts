@@ -1,10 +1,11 @@
-import { createHandler, type LambdaHandler } from '#lib/http/handler.ts';
-import { registry } from '#lib/resources/index.ts';
-
 /**
  * The route table: one Lambda function per resource type, serving `/api/v2/<type>` and every path below
  * it, plus a fallback for any other path (so unknown paths still answer 401/404 as JSON:API). The CDK
  * stack, the local server and the tests all read this table.
+ *
+ * It is data only: it imports nothing, so reading it loads neither the handler (middy), the store nor the
+ * resource registry. test/unit/routes.test.ts keeps it in step with the registry (every type, methods
+ * from each resource's declared methods) and with the entry files `functions/<name>.ts`.
  */
 export interface Route {
   /** Function name and its entry file `functions/<name>.ts`. */
@@ -17,29 +18,47 @@ export interface Route {
 
 export const FALLBACK = 'not-found';
 
+const READ = ['GET'] as const;
+const READ_CREATE = ['GET', 'POST'] as const;
+const READ_WRITE = ['GET', 'POST', 'PATCH'] as const;
+
+/** A function serving one type. */
+const one = (type: string, methods: readonly string[]): Route => ({ name: type, types: [type], methods });
+
 export const routes: readonly Route[] = [
-  ...registry.types.map((type) => {
-    const { methods } = registry.require(type);
-    return {
-      name: type,
-      types: [type],
-      methods: [...(methods.includes('list') || methods.includes('read') ? ['GET'] : []), ...(methods.includes('create') ? ['POST'] : []), ...(methods.includes('update') ? ['PATCH'] : [])],
-    };
-  }),
+  one('samples', READ_WRITE),
+  one('sample_metadata', READ_WRITE),
+  one('users', READ),
+  one('studies', READ),
+  one('plate_purposes', READ),
+  one('tube_purposes', READ),
+  one('tube_rack_purposes', READ),
+  one('request_types', READ),
+  one('barcode_printers', READ),
+  one('submission_templates', READ),
+  one('labware', READ),
+  one('plates', READ_CREATE),
+  one('tubes', READ_CREATE),
+  one('tube_racks', READ_WRITE),
+  one('wells', READ),
+  one('receptacles', READ),
+  one('aliquots', READ_CREATE),
+  one('racked_tubes', READ),
+  one('custom_metadatum_collections', READ_WRITE),
   { name: FALLBACK, types: [], methods: [] },
 ];
 
 export const entryFile = (route: Route): string => `functions/${route.name}.ts`;
 
-/** The handler of one route, built from the shared chain. */
-export function handlerFor(name: string): LambdaHandler {
+/** The route of a function name; throws for a name not in the table. */
+export function routeNamed(name: string): Route {
   const route = routes.find((r) => r.name === name);
   if (!route) throw new Error(`no route named ${name}`);
-  return createHandler(registry, route.types);
+  return route;
 }
 
 /** Which route serves a request path: its type's, else the fallback. */
 export function routeForPath(path: string): Route {
   const type = /^\/api\/v2\/([^/?]+)/.exec(path)?.[1];
-  return routes.find((r) => type !== undefined && r.types.includes(type)) ?? routes.find((r) => r.name === FALLBACK)!;
+  return routes.find((r) => type !== undefined && r.types.includes(type)) ?? routeNamed(FALLBACK);
 }

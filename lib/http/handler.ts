@@ -12,7 +12,8 @@ import { toApiRequest, toResult, type LtsContext } from '#lib/http/request.ts';
 import { Loader } from '#lib/jsonapi/context.ts';
 import { serve, type ApiResponse } from '#lib/jsonapi/engine.ts';
 import { errors, internalError, JsonApiError } from '#lib/jsonapi/errors.ts';
-import type { Registry } from '#lib/jsonapi/registry.ts';
+import { registry } from '#lib/resources/index.ts';
+import { routeNamed } from '#lib/routes.ts';
 import { countCalls, totalCalls } from '#lib/store/client.ts';
 import { asCapacityError } from '#lib/store/errors.ts';
 
@@ -48,11 +49,12 @@ const preflight: ApiResponse = {
 };
 
 /**
- * The one chain every function shares: authentication, routing (404/405/403), media types (415/406) and
+ * The handler of the route named `name` (lib/routes.ts): the one chain every function shares: authentication, routing (404/405/403), media types (415/406) and
  * the body limit (413) as middy middlewares in the contract's order, then the engine. Every request is
  * logged once with its status, duration and DynamoDB calls, and the calls are reported in X-DynamoDB-Calls.
  */
-export function createHandler(registry: Registry, served: readonly string[]): LambdaHandler {
+export function createHandler(name: string): LambdaHandler {
+  const served = routeNamed(name).types;
   const chain = middy<APIGatewayProxyEventV2, ApiResponse, Error, LtsContext>()
     .use(authenticate())
     .use(route(registry, served))

@@ -3,11 +3,12 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { resetConfig } from '#lib/config.ts';
+import { createHandler, type LambdaHandler } from '#lib/http/handler.ts';
 import { createLocalServer } from '#lib/http/local-server.ts';
 import { ensureTable, LOOPBACK, startDynamoLocal, type LocalDynamo } from '#lib/local/dynamodb.ts';
 import { loadReferenceData } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
-import { handlerFor, routeForPath } from '#lib/routes.ts';
+import { routeForPath } from '#lib/routes.ts';
 import { clearApiKeyCache } from '#lib/store/api-keys.ts';
 import { resetDynamo } from '#lib/store/client.ts';
 import { resetStore } from '#lib/store/entities.ts';
@@ -65,11 +66,11 @@ export async function startLocalService(
     await options.prepare?.(dynamo);
     signal?.throwIfAborted();
 
-    const handlers = new Map<string, ReturnType<typeof handlerFor>>();
+    const handlers = new Map<string, LambdaHandler>();
     server = createLocalServer((path) => {
       const route = routeForPath(path);
       let handler = handlers.get(route.name);
-      if (!handler) handlers.set(route.name, (handler = handlerFor(route.name)));
+      if (!handler) handlers.set(route.name, (handler = createHandler(route.name)));
       return handler;
     });
     server.listen(options.port ?? 0, LOOPBACK);

@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
-import { handlerFor, routeForPath } from '#lib/routes.ts';
+import { createHandler, type LambdaHandler } from '#lib/http/handler.ts';
+import { routeForPath } from '#lib/routes.ts';
 import { authenticateKey, clearApiKeyCache } from '#lib/store/api-keys.ts';
 import { assertJsonApiDocument } from './jsonapi-schema.ts';
 import { WRITE_KEY } from './store.ts';
@@ -19,7 +20,7 @@ export interface CallResult {
   calls: number;
 }
 
-const handlers = new Map<string, ReturnType<typeof handlerFor>>();
+const handlers = new Map<string, LambdaHandler>();
 
 /**
  * Calls the real Lambda handler of a path with the API Gateway event it would get on AWS, and checks
@@ -37,7 +38,7 @@ export async function call(method: string, pathAndQuery: string, options: CallOp
   }
   const route = routeForPath(path);
   let handler = handlers.get(route.name);
-  if (!handler) handlers.set(route.name, (handler = handlerFor(route.name)));
+  if (!handler) handlers.set(route.name, (handler = createHandler(route.name)));
   const result = await handler(
     {
       version: '2.0',

@@ -1,27 +1,38 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { expect, it } from 'vitest';
+import { allowedMethods } from '#lib/jsonapi/engine.ts';
 import { registry } from '#lib/resources/index.ts';
 import { entryFile, FALLBACK, routeForPath, routes } from '#lib/routes.ts';
 
-// The route table feeds the CDK stack, the local server and the tests: it must match the registry and
-// the function entries exactly, so none of them can drift.
-it('has one route per type plus the fallback', () => {
+// The route table is data only and feeds the CDK stack, the local server and the tests: it must match
+// the registry and the function entries exactly, so none of them can drift.
+it('has one route per type, serving exactly that type, plus the fallback serving none', () => {
   expect(routes.map((r) => r.name).sort()).toEqual([...registry.types, FALLBACK].sort());
+  for (const route of routes) expect(route.types, route.name).toEqual(route.name === FALLBACK ? [] : [route.name]);
+});
+
+it('lists each route\'s methods as its resource declares them', () => {
+  const order = ['GET', 'POST', 'PATCH'];
+  for (const type of registry.types) {
+    const def = registry.require(type);
+    // Every method some path under /api/v2/<type> answers: the collection, an item, a relationship.
+    const answered = new Set([{ type }, { type, id: '1' }, { type, id: '1', relationship: 'x' }].flatMap((target) => allowedMethods(def, target)));
+    expect(routes.find((r) => r.name === type)?.methods, type).toEqual(order.filter((m) => answered.has(m)));
+  }
+  expect(routes.find((r) => r.name === FALLBACK)?.methods).toEqual([]);
 });
 
 it('has an entry file for every route, wiring exactly that route, and no other entry files', () => {
   for (const route of routes) {
     const file = entryFile(route);
     expect(existsSync(file), file).toBe(true);
-    expect(readFileSync(file, 'utf8')).toContain(`handlerFor('${route.name}')`);
+    expect(readFileSync(file, 'utf8')).toContain(`createHandler('${route.name}')`);
   }
   expect(readdirSync('functions').sort()).toEqual(routes.map((r) => entryFile(r).replace('functions/', '')).sort());
 });
 
-it('derives each route\'s methods from its resource', () => {
-  expect(routes.find((r) => r.name === 'samples')?.methods).toEqual(['GET', 'POST', 'PATCH']);
-  expect(routes.find((r) => r.name === 'barcode_printers')?.methods).toEqual(['GET']);
-  expect(routes.find((r) => r.name === 'plates')?.methods).toEqual(['GET', 'POST']);
+it('imports nothing, so reading it loads neither the handler, the store nor the registry', () => {
+  expect(readFileSync('lib/routes.ts', 'utf8')).not.toMatch(/^\s*import\b/m);
 });
 
 it('routes a path to its type, anything else to the fallback', () => {
