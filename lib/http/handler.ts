@@ -1,95 +1,67 @@
-import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { config } from '#lib/config.ts';
 import { authenticate } from '#lib/http/middleware/authenticate.ts';
 import { bodyLimit } from '#lib/http/middleware/body-limit.ts';
+import { jsonApiErrors } from '#lib/http/middleware/json-api-errors.ts';
 import { mediaTypes } from '#lib/http/middleware/media-types.ts';
+import { preflight } from '#lib/http/middleware/preflight.ts';
+import { requestContext } from '#lib/http/middleware/request-context.ts';
+import { requestLog } from '#lib/http/middleware/request-log.ts';
 import { route } from '#lib/http/middleware/route.ts';
 import { baseUrl } from '#lib/http/base-url.ts';
-import { log } from '#lib/http/logger.ts';
-import { toApiRequest, toResult, type LtsContext } from '#lib/http/request.ts';
+import { toResult, type LtsContext } from '#lib/http/request.ts';
 import { Loader } from '#lib/jsonapi/context.ts';
-import { serve, type ApiResponse } from '#lib/jsonapi/engine.ts';
-import { errors, internalError, JsonApiError } from '#lib/jsonapi/errors.ts';
+import { serve } from '#lib/jsonapi/engine.ts';
+import type { Registry } from '#lib/jsonapi/registry.ts';
 import { registry } from '#lib/resources/index.ts';
 import { routeNamed } from '#lib/routes.ts';
-import { countCalls, totalCalls } from '#lib/store/client.ts';
-import { asCapacityError } from '#lib/store/errors.ts';
+import { countCalls } from '#lib/store/client.ts';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-const errorDetails = (error: unknown) => (error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error));
-
 /**
- * The one place errors become responses: JSON:API errors as they are; capacity faults (DynamoDB
- * throttled, timed out or unreachable, whether raised by the SDK or as the store's CapacityError) as a
- * 503 with Retry-After; anything else as a bare 500. Neither 503 nor 500 bodies reveal internals; the log
- * line has them.
+ * The one middy chain every function shares. `before`, in the contract's order of checks: the request
+ * context (request id, the ApiRequest, the parsed path), the CORS preflight (answered without a key),
+ * authentication (401), routing (404/405/403), media types (415/406) and the body limit (413); then the
+ * engine. `onError`: the JSON:API error mapping (503 with Retry-After for capacity faults, a bare 500 for
+ * anything unexpected). `after` and `onError`: the request log line and X-DynamoDB-Calls.
+ *
+ * middy runs `after` and `onError` middlewares in the reverse order of `use`, so requestLog is used
+ * before jsonApiErrors to see the mapped error response.
  */
-function errorResponse(error: unknown, requestId: string): ApiResponse {
-  if (error instanceof JsonApiError) return { status: error.status, headers: error.headers, body: JSON.stringify({ errors: error.errors }) };
-  const capacity = asCapacityError(error);
-  if (capacity) {
-    log('warn', 'capacity fault', { requestId, retryAfterSeconds: capacity.retryAfterSeconds, error: errorDetails(capacity.cause ?? capacity) });
-    const unavailable = errors.serviceUnavailable(capacity.retryAfterSeconds);
-    return { status: unavailable.status, headers: unavailable.headers, body: JSON.stringify({ errors: unavailable.errors }) };
-  }
-  log('error', 'unhandled error', { requestId, error: errorDetails(error) });
-  return { status: 500, headers: {}, body: JSON.stringify({ errors: [internalError] }) };
-}
-
-const preflight: ApiResponse = {
-  status: 204,
-  headers: {
-    'Access-Control-Allow-Methods': 'GET, POST, PATCH, OPTIONS',
-    'Access-Control-Allow-Headers': 'Content-Type, Accept, X-Sequencescape-Client-Id, Idempotency-Key',
-    'Access-Control-Max-Age': '600',
-  },
-};
-
-/**
- * The handler of the route named `name` (lib/routes.ts): the one chain every function shares: authentication, routing (404/405/403), media types (415/406) and
- * the body limit (413) as middy middlewares in the contract's order, then the engine. Every request is
- * logged once with its status, duration and DynamoDB calls, and the calls are reported in X-DynamoDB-Calls.
- */
-export function createHandler(name: string): LambdaHandler {
-  const served = routeNamed(name).types;
-  const chain = middy<APIGatewayProxyEventV2, ApiResponse, Error, LtsContext>()
+function createChain(resources: Registry, served: readonly string[]) {
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext>()
+    .use(requestContext())
+    .use(requestLog())
+    .use(jsonApiErrors())
+    .use(preflight())
     .use(authenticate())
-    .use(route(registry, served))
+    .use(route(resources, served))
     .use(mediaTypes())
     .use(bodyLimit())
     .handler(async (_event, context) => {
       const { request, def, target, apiKey, requestId } = context.lts;
-      const ctx = { registry, baseUrl: baseUrl(config().LTS_BASE_URL, request.headers), requestId, now: new Date().toISOString(), apiKey, loader: new Loader(registry) };
-      return serve(ctx, def!, target!, request);
+      const ctx = { registry: resources, baseUrl: baseUrl(config().LTS_BASE_URL, request.headers), requestId, now: new Date().toISOString(), apiKey, loader: new Loader(resources) };
+      return toResult(await serve(ctx, def!, target!, request), requestId);
     });
+}
 
-  return async (event, context) => {
-    const started = performance.now();
-    const requestId = event.requestContext?.requestId ?? randomUUID();
-    const request = toApiRequest(event);
-    const { counts, result } = countCalls(async (): Promise<ApiResponse> => {
-      // Browsers send CORS preflights without credentials; they reveal nothing and run nothing.
-      if (request.method === 'OPTIONS') return preflight;
-      try {
-        return await chain(event, Object.assign(Object.create(context ?? {}), { lts: { request, requestId, apiKey: null } }) as LtsContext);
-      } catch (error) {
-        return errorResponse(error, requestId);
-      }
+/**
+ * The Lambda handler of the route named `name` (lib/routes.ts). The whole chain runs inside
+ * `countCalls`, so every DynamoDB call of the invocation is counted; the chain finds the counter on
+ * `context.dynamodbCalls`. The Lambda context itself is left untouched (the chain gets a child of it).
+ */
+export function createHandler(name: string): LambdaHandler {
+  const chain = createChain(registry, routeNamed(name).types);
+  return (event, context) => {
+    const chainContext = Object.create(context ?? {}) as LtsContext;
+    const { counts, result } = countCalls(async () => {
+      // countCalls hands its counter back only once this function has returned: start the chain after that.
+      await undefined;
+      return chain(event, chainContext);
     });
-    const response = await result;
-    log('info', 'request', {
-      requestId,
-      method: request.method,
-      path: request.path,
-      status: response.status,
-      ms: Math.round(performance.now() - started),
-      dynamodbCalls: totalCalls(counts),
-      dynamodb: counts,
-    });
-    // Reported to the client too, so integrators and tests can see what a request costs.
-    return toResult({ ...response, headers: { ...response.headers, 'X-DynamoDB-Calls': String(totalCalls(counts)) } }, requestId);
+    chainContext.dynamodbCalls = counts;
+    return result;
   };
 }

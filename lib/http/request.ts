@@ -2,16 +2,27 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { ApiKeyIdentity } from '#lib/jsonapi/context.ts';
 import type { ApiRequest, ApiResponse, Target } from '#lib/jsonapi/engine.ts';
 import type { ResourceDef } from '#lib/jsonapi/resource.ts';
+import type { CallCount } from '#lib/store/client.ts';
 
 /** What the middlewares learn about a request, kept on the Lambda context for the next ones. */
 export interface LtsState {
-  request: ApiRequest;
+  /** performance.now() when the chain began. */
+  started: number;
   requestId: string;
+  /** The event as the engine sees it, built once. */
+  request: ApiRequest;
+  /** What the path addresses, parsed once; undefined when it is no JSON:API path (a 404). */
+  target: Target | undefined;
   apiKey: ApiKeyIdentity | null;
+  /** The resource the path routes to, set by routing. */
   def?: ResourceDef;
-  target?: Target;
 }
-export type LtsContext = Context & { lts: LtsState };
+
+/**
+ * The Lambda context as the chain sees it: `lts` from the request-context middleware on, and the
+ * DynamoDB calls of this invocation so far (the handler runs the whole chain inside `countCalls`).
+ */
+export type LtsContext = Context & { lts: LtsState; dynamodbCalls: CallCount };
 
 export const JSON_API = 'application/vnd.api+json';
 

@@ -1,7 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '#lib/config.ts';
-import { parsePath } from '#lib/jsonapi/engine.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import type { LtsContext } from '#lib/http/request.ts';
 import { authenticateKey } from '#lib/store/api-keys.ts';
@@ -29,10 +28,10 @@ export function authenticate(): middy.MiddlewareObj<APIGatewayProxyEventV2, unkn
   const keyless = keylessRoutes(config().LTS_KEYLESS);
   return {
     before: async ({ context }) => {
-      const { request } = context.lts;
+      const { request, target } = context.lts;
       const key = request.headers['x-sequencescape-client-id'];
       // Only paths under /api/v2/<type> can be keyless, not any path whose third segment names the type.
-      const type = parsePath(request.path)?.type;
+      const type = target?.type;
       if (key) {
         const identity = await authenticateKey(key);
         if (identity) {

@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { errors } from '#lib/jsonapi/errors.ts';
-import { allowedMethods, parsePath } from '#lib/jsonapi/engine.ts';
+import { allowedMethods } from '#lib/jsonapi/engine.ts';
 import { own } from '#lib/jsonapi/resource.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import type { LtsContext } from '#lib/http/request.ts';
@@ -13,8 +13,7 @@ import type { LtsContext } from '#lib/http/request.ts';
 export function route(registry: Registry, served: readonly string[]): middy.MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, LtsContext> {
   return {
     before: async ({ context }) => {
-      const { request } = context.lts;
-      const target = parsePath(request.path);
+      const { request, target } = context.lts;
       const def = target && served.includes(target.type) ? registry.get(target.type) : undefined;
       if (!target || !def) throw errors.routeNotFound(request.path);
       if (target.relationship !== undefined && !own(def.relationships, target.relationship) && !def.members) throw errors.routeNotFound(request.path);
@@ -24,7 +23,6 @@ export function route(registry: Registry, served: readonly string[]): middy.Midd
         throw errors.forbidden(`the API key ${context.lts.apiKey.name} may only read; ${request.method} needs a write key`);
       }
       context.lts.def = def;
-      context.lts.target = target;
     },
   };
 }
