@@ -3,6 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { MAX_BODY_BYTES } from '#lib/http/middleware/body-limit.ts';
 import type { LambdaHandler } from '#lib/http/handler.ts';
+import { JSON_API } from '#lib/http/request.ts';
+import { internalError } from '#lib/jsonapi/errors.ts';
 
 /**
  * Serves the route table over node:http through the very same Lambda handlers: each request becomes
@@ -67,8 +69,8 @@ export function createLocalServer(handlerForPath: (path: string) => LambdaHandle
         if (req.destroyed && (error as NodeJS.ErrnoException).code === 'ECONNRESET') return;
         // The handlers answer every error themselves; this only guards the transport.
         console.error(error);
-        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/vnd.api+json', ...(server.listening ? {} : { Connection: 'close' }) });
-        res.end(JSON.stringify({ errors: [{ status: '500', code: 'internal_error', title: 'Internal server error', detail: 'The server could not complete the request.' }] }));
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': JSON_API, ...(server.listening ? {} : { Connection: 'close' }) });
+        res.end(JSON.stringify({ errors: [internalError] }));
       }
     })();
   });
