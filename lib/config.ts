@@ -16,6 +16,8 @@ const schema = z.object({
       return url.username === '' && url.password === '' && url.search === '' && url.hash === '';
     }, 'must be an http(s) URL without credentials, query or fragment')
     .optional(),
+  /** How long one DynamoDB call may take (lib/store/client.ts); 3 s on AWS, 10 s against DynamoDB Local by default. */
+  LTS_DYNAMODB_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 

@@ -147,7 +147,7 @@ async function get(ctx: RequestContext, def: ResourceDef, target: Target, reques
  * Only writes of the same record (or the same unique value) conflict; the loser starts again from fresh
  * reads, with backoff, before a 409. A generated barcode found taken also starts the write again.
  */
-const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 10;
 const MAX_BACKOFF_MS = 500;
 
 async function write(ctx: RequestContext, def: ResourceDef, target: Target, request: ApiRequest, mode: WriteMode): Promise<ApiResponse> {

@@ -35,20 +35,31 @@ export function totalCalls(counts: CallCount): number {
  */
 export const DYNAMODB_LIMITS = { connectionTimeoutMs: 1_000, requestTimeoutMs: 3_000, maxAttempts: 3 } as const;
 
+/**
+ * The limits in force: `LTS_DYNAMODB_REQUEST_TIMEOUT_MS` overrides the request timeout. DynamoDB Local
+ * (an endpoint is set) is a single Java process that a busy development machine or CI runner can stall
+ * for seconds, so there the default is 10 s.
+ */
+export function dynamoLimits(): { connectionTimeoutMs: number; requestTimeoutMs: number; maxAttempts: number } {
+  const { LTS_DYNAMODB_ENDPOINT, LTS_DYNAMODB_REQUEST_TIMEOUT_MS } = config();
+  return { ...DYNAMODB_LIMITS, requestTimeoutMs: LTS_DYNAMODB_REQUEST_TIMEOUT_MS ?? (LTS_DYNAMODB_ENDPOINT ? 10_000 : DYNAMODB_LIMITS.requestTimeoutMs) };
+}
+
 let documentClient: DynamoDBDocumentClient | undefined;
 
 /** The shared document client: created once per process and reused across Lambda invocations. */
 export function dynamo(): DynamoDBDocumentClient {
   if (!documentClient) {
     const { LTS_DYNAMODB_ENDPOINT, AWS_REGION } = config();
+    const limits = dynamoLimits();
     const base = new DynamoDBClient({
       region: AWS_REGION,
       ...(LTS_DYNAMODB_ENDPOINT
         ? { endpoint: LTS_DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
         : {}),
-      maxAttempts: DYNAMODB_LIMITS.maxAttempts,
+      maxAttempts: limits.maxAttempts,
       // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes and keeps waiting.
-      requestHandler: { connectionTimeout: DYNAMODB_LIMITS.connectionTimeoutMs, requestTimeout: DYNAMODB_LIMITS.requestTimeoutMs, throwOnRequestTimeout: true },
+      requestHandler: { connectionTimeout: limits.connectionTimeoutMs, requestTimeout: limits.requestTimeoutMs, throwOnRequestTimeout: true },
     });
     base.middlewareStack.add(
       (next, context) => async (args) => {
