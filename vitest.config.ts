@@ -5,6 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // One DynamoDB Local for the whole run; each test file works in its own table.
     globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/setup.ts'],
     // One DynamoDB Local serves every test file on a 2-core runner; a call may wait its turn for seconds.
     env: { LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', LTS_DYNAMODB_REQUEST_TIMEOUT_MS: '30000' },
     pool: 'forks',

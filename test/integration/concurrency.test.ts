@@ -17,7 +17,7 @@ describe('writes of different records never conflict', () => {
   it('50 clients creating samples at once: every request 201, ids unique, record_count exact', async () => {
     const before = await recordCount('samples');
     const results = await Promise.all(Array.from({ length: 50 }, () => call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName('Par') }) })));
-    expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
+    expect(results.filter((r) => r.status !== 201).map((r) => r.body)).toEqual([]);
     expect(distinct(results.map((r) => r.body.data.id))).toBe(50);
     expect(distinct(results.map((r) => r.body.data.attributes.uuid))).toBe(50);
     expect(await recordCount('samples')).toBe(before + 50);
@@ -28,7 +28,7 @@ describe('writes of different records never conflict', () => {
     const purpose = await purposeId('plate_purposes', 'Stock Plate');
     const before = { plates: await recordCount('plates'), labware: await recordCount('labware'), wells: await recordCount('wells') };
     const results = await Promise.all(Array.from({ length: 50 }, () => call('POST', '/api/v2/plates', { body: doc('plates', {}, { purpose: rel('plate_purposes', purpose) }) })));
-    expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
+    expect(results.filter((r) => r.status !== 201).map((r) => r.body)).toEqual([]);
     expect(distinct(results.map((r) => r.body.data.id))).toBe(50);
     expect(distinct(results.map((r) => r.body.data.attributes.labware_barcode.human_barcode))).toBe(50);
     expect(await recordCount('plates')).toBe(before.plates + 50);

@@ -36,8 +36,9 @@ async function walk(first: string): Promise<{ ids: string[]; pages: number; coun
 beforeAll(async () => {
   await freshStore();
   // One in three samples shares the site_sample_id SHARED (3,334 of them): a filter that matches thousands.
+  // (No names: a name is a guard item each, which would double the seeding for nothing this file tests.)
   seeded = await seedRecords('samples', SAMPLES, (i) => ({
-    attrs: { name: `seed-${i}`, ...(i % 3 === 0 ? { site_sample_id: 'SHARED' } : {}) },
+    attrs: i % 3 === 0 ? { site_sample_id: 'SHARED' } : {},
     rels: { sample_metadata: null, studies: [], component_samples: [] },
   }));
 }, 300_000);
@@ -61,11 +62,6 @@ describe('10,000 samples', () => {
     const middle = await call('GET', '/api/v2/samples?page[size]=500');
     const deep = await call('GET', pathOf((await call('GET', pathOf(middle.body.links.next))).body.links.next));
     expect(deep.calls).toBeLessThanOrEqual(middle.calls);
-  }, 300_000);
-
-  it('walks backwards too (sort=-id), every record once', async () => {
-    const { ids } = await walk('/api/v2/samples?page[size]=500&sort=-id');
-    expect(ids).toEqual(seeded.map((r) => String(r.id)).reverse());
   }, 300_000);
 
   it('a filtered walk (3,334 matches) returns each match exactly once with an exact record_count, reading in proportion to the page', async () => {
@@ -111,7 +107,7 @@ describe('150 fully filled 384-well plates', () => {
   beforeAll(async () => {
     const purpose = Number(await purposeId('plate_purposes', 'Stock Plate 384'));
     const sample = seeded[0]!.id;
-    const aliquot = (n: number) => ({ n, sample, study: null, tag: { oligo: 'ACGTACGT', index: n }, tag2: { oligo: 'TTGGCCAA', index: n }, library_type: 'Standard' });
+    const aliquot = (n: number) => ({ n, sample, study: null, tag: null, tag2: null, library_type: null });
     plates = await seedRecords('plates', 150, (i) => ({
       attrs: {
         name: null,

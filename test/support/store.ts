@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
-import { ensureTable } from '#lib/local/dynamodb.ts';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { ensureTable, localClient } from '#lib/local/dynamodb.ts';
 import { defaultReferenceData, useDynamo } from '#lib/local/service.ts';
 import { loadReferenceData } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
@@ -8,6 +9,20 @@ import { createApiKey } from '#lib/store/api-keys.ts';
 
 export const WRITE_KEY = 'test-write-key-0123456789';
 export const READ_KEY = 'test-read-key-0123456789';
+
+const tables: { endpoint: string; tableName: string }[] = [];
+
+/**
+ * Deletes the tables this test file made (test/support/setup.ts runs it after each file): the run's one
+ * DynamoDB Local keeps every table in memory, and a run leaves thousands of records behind otherwise.
+ */
+export async function dropFreshStores(): Promise<void> {
+  for (const { endpoint, tableName } of tables.splice(0)) {
+    const client = localClient(endpoint);
+    await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+    client.destroy();
+  }
+}
 
 /**
  * Gives the calling test file a fresh table in the run's DynamoDB Local, with the default reference data
@@ -17,6 +32,7 @@ export async function freshStore(): Promise<{ tableName: string; endpoint: strin
   const endpoint = inject('dynamoEndpoint');
   const tableName = `test-${randomUUID()}`;
   await ensureTable(endpoint, tableName);
+  tables.push({ endpoint, tableName });
   useDynamo(endpoint, tableName);
   await loadReferenceData(registry, defaultReferenceData());
   await createApiKey('test-write', 'write', WRITE_KEY);
