@@ -16,7 +16,8 @@ const schema = z.object({
       return url.username === '' && url.password === '' && url.search === '' && url.hash === '';
     }, 'must be an http(s) URL without credentials, query or fragment')
     .optional(),
-  /** How long one DynamoDB call may take (lib/store/client.ts); 3 s on AWS, 10 s against DynamoDB Local by default. */
+  /** How long connecting to DynamoDB, and one DynamoDB call, may take (lib/store/client.ts: 1 s and 3 s on AWS, 5 s and 10 s against DynamoDB Local). */
+  LTS_DYNAMODB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).optional(),
   LTS_DYNAMODB_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });

@@ -36,13 +36,19 @@ export function totalCalls(counts: CallCount): number {
 export const DYNAMODB_LIMITS = { connectionTimeoutMs: 1_000, requestTimeoutMs: 3_000, maxAttempts: 3 } as const;
 
 /**
- * The limits in force: `LTS_DYNAMODB_REQUEST_TIMEOUT_MS` overrides the request timeout. DynamoDB Local
- * (an endpoint is set) is a single Java process that a busy development machine or CI runner can stall
- * for seconds, so there the default is 10 s.
+ * The limits in force. DynamoDB Local (an endpoint is set) is a single Java process that a busy
+ * development machine or CI runner can stall for seconds, and the local server puts many requests on one
+ * client (waiting for a free socket counts towards the connection timeout), so there the defaults are
+ * 5 s to connect and 10 s a request. `LTS_DYNAMODB_CONNECT_TIMEOUT_MS` and `LTS_DYNAMODB_REQUEST_TIMEOUT_MS`
+ * override them.
  */
 export function dynamoLimits(): { connectionTimeoutMs: number; requestTimeoutMs: number; maxAttempts: number } {
-  const { LTS_DYNAMODB_ENDPOINT, LTS_DYNAMODB_REQUEST_TIMEOUT_MS } = config();
-  return { ...DYNAMODB_LIMITS, requestTimeoutMs: LTS_DYNAMODB_REQUEST_TIMEOUT_MS ?? (LTS_DYNAMODB_ENDPOINT ? 10_000 : DYNAMODB_LIMITS.requestTimeoutMs) };
+  const { LTS_DYNAMODB_ENDPOINT: local, LTS_DYNAMODB_CONNECT_TIMEOUT_MS, LTS_DYNAMODB_REQUEST_TIMEOUT_MS } = config();
+  return {
+    connectionTimeoutMs: LTS_DYNAMODB_CONNECT_TIMEOUT_MS ?? (local ? 5_000 : DYNAMODB_LIMITS.connectionTimeoutMs),
+    requestTimeoutMs: LTS_DYNAMODB_REQUEST_TIMEOUT_MS ?? (local ? 10_000 : DYNAMODB_LIMITS.requestTimeoutMs),
+    maxAttempts: DYNAMODB_LIMITS.maxAttempts,
+  };
 }
 
 let documentClient: DynamoDBDocumentClient | undefined;
