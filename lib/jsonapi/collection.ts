@@ -190,7 +190,7 @@ export async function listRecords(ctx: RequestContext, def: ResourceDef, filters
   const family = ctx.registry.familyOf(def.type);
   if (filters.size === 0) {
     const ranges = [...types].map((type): IndexRange => ({ kind: 'type', type }));
-    return rangedPage(ctx, ranges, types, sort, page, readCounts(family).then((counts) => counts.get(def.type) ?? 0));
+    return rangedPage(ctx, ranges, types, sort, page, async () => (await readCounts(family)).get(def.type) ?? 0);
   }
 
   const plans = await Promise.all([...filters].map(([name, values]) => planFilter(ctx, def, name, values)));
@@ -204,7 +204,10 @@ export async function listRecords(ctx: RequestContext, def: ResourceDef, filters
   const [plan] = plans;
   if (plans.length === 1 && (sort.field !== 'updated_at' || plan!.ranges.every(ordersByUpdate))) {
     const counted = plan!.countKeys;
-    const count = counted ? readCounts(family).then((counts) => counted.reduce((sum, key) => sum + (counts.get(key) ?? 0), 0)) : undefined;
+    const count = counted && (async () => {
+      const counts = await readCounts(family);
+      return counted.reduce((sum, key) => sum + (counts.get(key) ?? 0), 0);
+    });
     return rangedPage(ctx, plan!.ranges, types, sort, page, count);
   }
   // No index serves this order or combination: intersect the (bounded) matches of every filter by their keys.
@@ -263,16 +266,16 @@ async function mergedRead(ranges: IndexRange[], types: ReadonlySet<string>, sort
 }
 
 /** A page of ordered ranges: after the cursor, or past the records of earlier pages (bare `page[number]`). */
-async function rangedPage(ctx: RequestContext, ranges: IndexRange[], types: ReadonlySet<string>, sort: Sort, page: Page, knownCount?: Promise<number>): Promise<CollectionPage> {
+async function rangedPage(ctx: RequestContext, ranges: IndexRange[], types: ReadonlySet<string>, sort: Sort, page: Page, keptCount?: () => Promise<number>): Promise<CollectionPage> {
   const skip = page.cursor ? 0 : (page.number - 1) * page.size;
   // A bare page past the end reads nothing more.
-  if (knownCount && skip > 0 && skip >= (await knownCount)) return { records: [], count: await knownCount };
-  const { hits, more } = await mergedRead(ranges, types, sort, skip + page.size, page.cursor?.after);
+  const known = keptCount && skip > 0 ? await keptCount() : undefined;
+  if (known !== undefined && skip >= known) return { records: [], count: known };
+  const [kept, { hits, more }] = await Promise.all([known ?? keptCount?.(), mergedRead(ranges, types, sort, skip + page.size, page.cursor?.after)]);
   const pageHits = hits.slice(skip);
   const last = pageHits.at(-1);
   // Without a kept count: a page that ends the listing tells it (earlier pages were full); else DynamoDB
   // counts the keys once, on the first page, and the walk carries that count in its cursor.
-  const kept = knownCount ? await knownCount : undefined;
   const count =
     kept ?? (!more ? (page.number - 1) * page.size + pageHits.length : (page.cursor?.count ?? (await Promise.all(ranges.map(countRange))).reduce((a, b) => a + b, 0)));
   return {
@@ -296,11 +299,11 @@ async function listEmbedded(ctx: RequestContext, def: ResourceDef, types: Set<st
   const byUpdated = sort.field === 'updated_at';
   const skip = page.cursor ? 0 : (page.number - 1) * page.size;
   const last = page.cursor?.after;
-  const counted = readCounts(ctx.registry.familyOf(parentTypes[0]!)).then((counts) => counts.get(def.type) ?? 0);
   // Resume at the parent of the last record returned (inclusive), then skip what was already returned.
   let position: ListPosition | undefined = last && { id: parentId(last.id) + (sort.descending ? 1 : -1), ...(byUpdated ? { updatedAt: last.updatedAt } : {}) };
   const ranges = parentTypes.map((type): IndexRange => ({ kind: 'type', type }));
   const children: StoredRecord[] = [];
+  const walk = async () => {
   for (;;) {
     const { hits: batch, more } = await mergedRead(ranges, new Set(parentTypes), sort, PARENT_BATCH, position);
     const parents = await loadHits(ctx, batch);
@@ -317,11 +320,13 @@ async function listEmbedded(ctx: RequestContext, def: ResourceDef, types: Set<st
     if (children.length > skip + page.size || !more) break;
     position = positionOf(batch.at(-1)!, byUpdated);
   }
+  };
+  const [counts] = await Promise.all([readCounts(ctx.registry.familyOf(parentTypes[0]!)), walk()]);
   const records = children.slice(skip, skip + page.size);
   const lastRecord = records.at(-1);
   return {
     records,
-    count: await counted,
+    count: counts.get(def.type) ?? 0,
     ...(children.length > skip + page.size && lastRecord ? { next: { after: positionOf(lastRecord, byUpdated) } } : {}),
   };
 }
