@@ -5,7 +5,7 @@ import { store } from '#lib/store/entities.ts';
 import { reserve } from '#lib/store/sequences.ts';
 import { transact, type TransactItem } from '#lib/store/transaction.ts';
 import { encodeUuid } from '#lib/store/uuids.ts';
-import { padId, recordKey, termValue, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { padId, recordKey, termValue, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 
 /** An index entry a record should have. Unique entries are created conditionally and act as guards. */
 export interface TermSpec {
@@ -293,4 +293,3 @@ export class UnitOfWork {
 }
 
 export const listRef = (record: StoredRecord): string => `${padId(record.id)}#${record.family}`;
-export type { Ref };
