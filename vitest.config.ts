@@ -10,7 +10,9 @@ export default defineConfig({
     env: { LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', LTS_DYNAMODB_CONNECT_TIMEOUT_MS: '30000', LTS_DYNAMODB_REQUEST_TIMEOUT_MS: '30000' },
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous: on a 2-core runner the one DynamoDB Local serves both workers, and tests that write
+    // hundreds of records one by one wait their turn. A slow machine must never fail a test.
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
   },
 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
-import { createSample as newSample, rels } from '../support/fixtures.ts';
+import { inBatches, createSample as newSample, rels } from '../support/fixtures.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -34,7 +34,7 @@ describe('DynamoDB call budget', () => {
     expect(small.body.meta.record_count).toBe(3);
     expect(small.body.included.map((r: { id: string }) => r.id).sort()).toEqual([studyA, studyB].sort());
 
-    for (let i = 0; i < 60; i++) await createSample(i % 2 === 0 ? [studyA] : [studyA, studyB]);
+    await inBatches(60, 10, (i) => createSample(i % 2 === 0 ? [studyA] : [studyA, studyB]));
     await warmKeyCache();
     const large = await call('GET', '/api/v2/samples?include=studies');
     expect(large.status).toBe(200);
@@ -88,7 +88,7 @@ describe('DynamoDB call budget', () => {
 
   it('an item GET is one call, and an unfiltered page of 100 three (counts, index, records), however many records there are', async () => {
     const id = await createSample([]);
-    for (let i = 0; i < 110; i++) await createSample([]);
+    await inBatches(110, 10, () => createSample([]));
     await warmKeyCache();
     const item = await call('GET', `/api/v2/samples/${id}`);
     expect(item.status).toBe(200);

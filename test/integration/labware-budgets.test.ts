@@ -193,7 +193,7 @@ describe('(b) item size of the fullest realistic aggregate', () => {
     expect(last.relationships.sample.links.related).toBe(`https://lts.test/api/v2/aliquots/${last.id}/sample`);
     // One read of the tube item serves all 1,536 (BatchGetItem tube; the key lookup is cached).
     expect(res.calls).toBe(1);
-  }, 60_000);
+  }, 180_000);
 
   it('a record past the limit (6,000 aliquots) → 422 too_large naming the record and the limit; nothing is written', async () => {
     const tube = await loadLabware(tubeId);
@@ -228,5 +228,5 @@ describe('(b) item size of the fullest realistic aggregate', () => {
     expect(await readCounts('labware')).toEqual(countsBefore);
     expect((await call('GET', '/api/v2/aliquots?page[size]=1')).body.meta.record_count).toBe(aliquotsBefore);
     expect((await call('GET', `/api/v2/tubes/${tubeId}/aliquots?page[size]=1`)).body.meta.record_count).toBe(1536);
-  }, 60_000);
+  }, 180_000);
 });

@@ -86,7 +86,7 @@ describe('10,000 samples', () => {
     expect(error.source).toEqual({ parameter: 'filter[site_sample_id]' });
     expect(error.detail).toContain(String(MAX_IN_MEMORY));
     expect(error.detail).toContain('updated_at');
-  }, 60_000);
+  }, 180_000);
 
   it('filter values are de-duplicated and capped; filter[uuid] resolves hundreds of uuids in a few batched reads', async () => {
     const uuids = seeded.slice(0, MAX_FILTER_VALUES).map((r) => r.uuid);
@@ -98,7 +98,7 @@ describe('10,000 samples', () => {
     const tooMany = [...uuids, ...seeded.slice(MAX_FILTER_VALUES, MAX_FILTER_VALUES + 1).map((r) => r.uuid)];
     const refused = await call('GET', `/api/v2/samples?filter[uuid]=${tooMany.join(',')}`);
     expect(expectError(refused, 400, 'invalid_parameter').source).toEqual({ parameter: 'filter[uuid]' });
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('150 fully filled 384-well plates', () => {

@@ -33,7 +33,7 @@ beforeAll(async () => {
   await ensureTable(dynamo.endpoint, TABLE);
   useDynamo(dynamo.endpoint, TABLE);
   await createApiKey('test-write', 'write', WRITE_KEY);
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await dynamo?.stop();
@@ -117,5 +117,5 @@ describe('DynamoDB unavailable', () => {
       useDynamo(dynamo.endpoint, TABLE);
     }
     expect((await call('GET', '/api/v2/samples')).status).toBe(200);
-  }, 60_000);
+  }, 180_000);
 });

@@ -86,7 +86,7 @@ describe('a rack of 96 tubes', () => {
       expect(res.body.data.relationships.tube_rack.data).toEqual({ type: 'tube_racks', id: rackId });
       expect(res.body.data.relationships.racked_tube.data).toEqual({ type: 'racked_tubes', id: String(Number(rackId) * 1000 + i + 1) });
     });
-  }, 60_000);
+  }, 180_000);
 
   it('through the HTTP handler costs the same calls plus the key lookup when the key is not cached', async () => {
     const more = await createTubes(96);
@@ -165,5 +165,5 @@ describe('two racks racing for one tube', () => {
       const heldTubes = (filtered.body.included as any[]).filter((r) => r.type === 'tubes').map((t) => t.id);
       expect(heldTubes).toContain(shared!.id);
     }
-  }, 60_000);
+  }, 180_000);
 });
