@@ -179,7 +179,7 @@ export interface CollectionPage {
  * One page of a type's records, filtered and sorted, read in proportion to the page:
  * - no filter: the type's listing index (merged over the members of a polymorphic type), counts from the count shards;
  * - one broad filter: its index ranges in the asked order, counted by its count keys, by the page when it ends the
- *   listing, or by DynamoDB counting the matches' keys;
+ *   listing, or by DynamoDB counting the matches' keys once (the walk's cursor carries that count);
  * - a selective filter (uuid, barcode, a unique name): its few matches read whole, other filters applied to them;
  * - what no index orders (several broad filters, `sort=updated_at` on an index kept in id order): at most
  *   `MAX_IN_MEMORY` matches, else a 400.
