@@ -10,8 +10,8 @@ import { labwareAttrs } from '#lib/resources/labware-model.ts';
 
 /**
  * Racks hold tubes at coordinates. The rack records its tubes and each tube records its rack, in one
- * transaction: a rack of 96 tubes is the rack, 96 conditional tube updates, the id counter and the
- * request record — the 100 items a transaction allows (see docs/decisions.md).
+ * transaction: a rack of 96 tubes is the rack, 96 conditional tube updates, the barcode guard, one count
+ * shard and the request record — exactly the 100 items a transaction allows (see docs/decisions.md).
  */
 const RACK_SIZES = [48, 96] as const;
 /**
