@@ -55,7 +55,7 @@ export const tableSnapshot = async (): Promise<string[]> =>
     .map(stable)
     .sort();
 
-/** Sends a write that must be refused (status ≥ 400) and checks it wrote nothing at all (no record, counter, index entry or event). */
+/** Sends a write that must be refused (status ≥ 400) and checks it wrote nothing at all (no record, count, index entry or event). */
 export async function refused(method: string, path: string, body: unknown, headers?: Record<string, string>): Promise<CallResult> {
   const before = await tableSnapshot();
   const res = await call(method, path, { body, ...(headers ? { headers } : {}) });
