@@ -178,11 +178,14 @@ export class UnitOfWork {
   async commit(): Promise<void> {
     const { items, onReject } = this.plan();
     if (items.length === 0) return;
-    if (items.length + this.countItems().length > TRANSACTION_ITEM_LIMIT) {
-      throw errors.tooLarge('/data', `this request would write ${items.length + this.countItems().length} items; one request may write at most ${TRANSACTION_ITEM_LIMIT}`);
+    const deltas = [...this.countDeltas()];
+    const total = items.length + deltas.length;
+    if (total > TRANSACTION_ITEM_LIMIT) {
+      throw errors.tooLarge('/data', `this request would write ${total} items; one request may write at most ${TRANSACTION_ITEM_LIMIT}`);
     }
     for (let attempt = 0; ; attempt++) {
-      const counts = this.countItems();
+      // One ADD per counter that changes, on a shard drawn afresh for every attempt.
+      const counts = deltas.map(([family, changes]) => countUpdate(family, changes, randomShard()));
       const codes = await transact([...items, ...counts]);
       if (!codes) return;
       const rejected = codes.map((code, i) => ({ code, i })).filter(({ code }) => code !== 'None');
@@ -223,11 +226,6 @@ export class UnitOfWork {
       if (keys.size === 0) deltas.delete(family);
     }
     return deltas;
-  }
-
-  /** One ADD on a random shard per counter that changes. */
-  private countItems(): TransactItem[] {
-    return [...this.countDeltas()].map(([family, deltas]) => countUpdate(family, deltas, randomShard()));
   }
 
   /** The transaction items of the records, index entries and request item, with what a failed condition on each means. */

@@ -188,6 +188,30 @@ function fakeJava(): { path: string; started: () => number | undefined } {
 }
 
 /** Polls for a condition that another process will make true; the limit only stops a hang. */
+/**
+ * Starts a POST whose body is held back: once the server has answered `100 Continue`, the request is in
+ * flight. The caller sends the body (or not) on `socket`; `received` is what came back so far.
+ */
+async function heldRequest(port: number, key: string, length: number): Promise<{ socket: Socket; closed: Promise<void>; received: () => string }> {
+  const socket = connect(port, '127.0.0.1');
+  cleanups.push(() => socket.destroy());
+  socket.on('error', () => {});
+  let received = '';
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  const gotContinue = new Promise<void>((resolve) =>
+    socket.on('data', (chunk) => {
+      received += chunk;
+      if (received.includes('100 Continue')) resolve();
+    }),
+  );
+  socket.write(
+    `POST /api/v2/samples HTTP/1.1\r\nHost: localhost\r\nX-Sequencescape-Client-Id: ${key}\r\nContent-Type: application/vnd.api+json\r\n` +
+      `Accept: application/vnd.api+json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`,
+  );
+  await gotContinue;
+  return { socket, closed, received: () => received };
+}
+
 async function eventually(condition: () => boolean, what: string): Promise<void> {
   const limit = Date.now() + EVENT_LIMIT_MS;
   while (!condition()) {
@@ -283,30 +307,16 @@ describe('SIGTERM drains', () => {
 
     // A request whose body the test holds back: once the server answers 100 Continue it is in flight.
     const body = JSON.stringify({ data: { type: 'samples', attributes: { name: `drain-${randomUUID()}` }, relationships: { studies: { data: [{ type: 'studies', id: '1' }] } } } });
-    const socket: Socket = connect(Number(port), '127.0.0.1');
-    cleanups.push(() => socket.destroy());
-    let received = '';
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    const gotContinue = new Promise<void>((resolve) =>
-      socket.on('data', (chunk) => {
-        received += chunk;
-        if (received.includes('100 Continue')) resolve();
-      }),
-    );
-    socket.write(
-      `POST /api/v2/samples HTTP/1.1\r\nHost: localhost\r\nX-Sequencescape-Client-Id: ${key}\r\nContent-Type: application/vnd.api+json\r\n` +
-        `Accept: application/vnd.api+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
-    );
-    await gotContinue;
+    const held = await heldRequest(Number(port), key, Buffer.byteLength(body));
 
     run.child.kill('SIGTERM');
     await run.waitFor(/SIGTERM: stopping/);
     expect(await accepts(Number(port))).toBe(false);
     expect(alive(Number(pid))).toBe(true);
 
-    socket.write(body);
-    await closed; // the response is the last on its connection
-    const response = received.slice(received.indexOf('\r\n\r\n') + 4);
+    held.socket.write(body);
+    await held.closed; // the response is the last on its connection
+    const response = held.received().slice(held.received().indexOf('\r\n\r\n') + 4);
     expect(response).toMatch(/^HTTP\/1\.1 201 /);
     expect(response).toMatch(/\r\nConnection: close\r\n/i);
 
@@ -322,24 +332,12 @@ describe('SIGTERM drains', () => {
     cleanups.push(() => void service.stop({ graceMs: 0 }));
     const key = `start-test-${randomUUID()}`;
     await createApiKey('start-test', 'write', key);
-    const socket = connect(Number(new URL(service.url).port), '127.0.0.1');
-    cleanups.push(() => socket.destroy());
-    let received = '';
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    const gotContinue = new Promise<void>((resolve) =>
-      socket.on('data', (chunk) => {
-        received += chunk;
-        if (received.includes('100 Continue')) resolve();
-      }),
-    );
-    socket.on('error', () => {});
-    socket.write(`POST /api/v2/samples HTTP/1.1\r\nHost: localhost\r\nX-Sequencescape-Client-Id: ${key}\r\nContent-Type: application/vnd.api+json\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n`);
-    await gotContinue;
+    const held = await heldRequest(Number(new URL(service.url).port), key, 10);
 
     // The body never comes; stop() waits out the grace period, then closes the connection.
     await service.stop({ graceMs: 50 });
-    await closed;
-    expect(received).not.toMatch(/HTTP\/1\.1 [2-5]\d\d /);
+    await held.closed;
+    expect(held.received()).not.toMatch(/HTTP\/1\.1 [2-5]\d\d /);
   });
 });
 

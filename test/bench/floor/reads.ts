@@ -1,5 +1,6 @@
 import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
 import { aliquotId, slotId, slotUuid } from '#lib/domain/labware-ids.ts';
+import type { StoredAliquot } from '#lib/resources/labware-model.ts';
 import { readCount } from './count.ts';
 import type { Db, Item } from './db.ts';
 import { recordKey, typeListingPk } from './keys.ts';
@@ -53,14 +54,6 @@ export async function listSamples(db: Db, table: string, base: string, size: num
   };
 }
 
-interface StoredAliquot {
-  n: number;
-  sample: number;
-  study: number | null;
-  tag: { oligo: string; index: number } | null;
-  tag2: { oligo: string; index: number } | null;
-  library_type: string | null;
-}
 
 /**
  * GET /api/v2/plates/{id}?include=wells.aliquots.sample.sample_metadata: GetItem of the plate (its wells
