@@ -7,7 +7,12 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/setup.ts'],
     // One DynamoDB Local serves every test file on a 2-core runner; a call may wait its turn for seconds.
-    env: { LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', LTS_DYNAMODB_CONNECT_TIMEOUT_MS: '30000', LTS_DYNAMODB_REQUEST_TIMEOUT_MS: '30000' },
+    env: {
+      LOG_LEVEL: 'silent',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      LTS_DYNAMODB_CONNECT_TIMEOUT_MS: '30000',
+      LTS_DYNAMODB_REQUEST_TIMEOUT_MS: '30000',
+    },
     pool: 'forks',
     maxWorkers: 2,
     // Generous: on a 2-core runner the one DynamoDB Local serves both workers, and tests that write

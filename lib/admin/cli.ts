@@ -59,7 +59,13 @@ async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, scope: { type: 'string' }, key: { type: 'string' }, aws: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      name: { type: 'string' },
+      scope: { type: 'string' },
+      key: { type: 'string' },
+      aws: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const [command, sub, file] = positionals;
   if (values.help || !command) throw new UsageError('');
@@ -90,7 +96,8 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
-const report = (r: { created: number; updated: number; unchanged: number }) => `Reference data: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged.`;
+const report = (r: { created: number; updated: number; unchanged: number }) =>
+  `Reference data: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged.`;
 
 try {
   await run(process.argv.slice(2));

@@ -71,10 +71,7 @@ export function ean13CheckDigit(first12: string): number {
 /** All forms of a barcode; throws RangeError on an invalid prefix or number. */
 export function encodeBarcode(prefix: string, number: number): EncodedBarcode {
   const letter = checkLetter(prefix, number);
-  const first12 =
-    String(prefixToNumber(prefix)).padStart(3, '0') +
-    String(number).padStart(7, '0') +
-    String(letter.charCodeAt(0)); // A–W are 65–87: always two digits
+  const first12 = String(prefixToNumber(prefix)).padStart(3, '0') + String(number).padStart(7, '0') + String(letter.charCodeAt(0)); // A–W are 65–87: always two digits
   const machine = first12 + ean13CheckDigit(first12);
   return { human_barcode: `${prefix}${number}${letter}`, machine_barcode: machine, ean13_barcode: machine };
 }

@@ -42,7 +42,14 @@ function createChain(resources: Registry, served: readonly string[]) {
     .use(bodyLimit())
     .handler(async (_event, context) => {
       const { request, def, target, apiKey, requestId } = context.lts;
-      const ctx = { registry: resources, baseUrl: baseUrl(config().LTS_BASE_URL, request.headers), requestId, now: new Date().toISOString(), apiKey, loader: new Loader(resources) };
+      const ctx = {
+        registry: resources,
+        baseUrl: baseUrl(config().LTS_BASE_URL, request.headers),
+        requestId,
+        now: new Date().toISOString(),
+        apiKey,
+        loader: new Loader(resources),
+      };
       return toResult(await serve(ctx, def!, target!, request), requestId);
     });
 }

@@ -19,7 +19,9 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
     size += (chunk as Buffer).length;
   }
   if (size === 0) return undefined;
-  return Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES + 1).toString('utf8');
+  return Buffer.concat(chunks)
+    .subarray(0, MAX_BODY_BYTES + 1)
+    .toString('utf8');
 }
 
 export function toEvent(req: IncomingMessage, body: string | undefined): APIGatewayProxyEventV2 {
@@ -42,7 +44,13 @@ export function toEvent(req: IncomingMessage, body: string | undefined): APIGate
       apiId: 'local',
       domainName: headers.host ?? 'localhost',
       domainPrefix: 'localhost',
-      http: { method: req.method ?? 'GET', path: rawPath, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? '', userAgent: headers['user-agent'] ?? '' },
+      http: {
+        method: req.method ?? 'GET',
+        path: rawPath,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '',
+        userAgent: headers['user-agent'] ?? '',
+      },
       requestId: randomUUID(),
       routeKey: '$default',
       stage: '$default',

@@ -31,7 +31,13 @@ export function toApiRequest(event: APIGatewayProxyEventV2): ApiRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
   const body = event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  return { method: event.requestContext.http.method.toUpperCase(), path: event.rawPath, query: event.rawQueryString ?? '', headers, ...(body !== undefined ? { body } : {}) };
+  return {
+    method: event.requestContext.http.method.toUpperCase(),
+    path: event.rawPath,
+    query: event.rawQueryString ?? '',
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  };
 }
 
 export function toResult(response: ApiResponse, requestId: string): APIGatewayProxyStructuredResultV2 {

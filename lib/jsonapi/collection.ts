@@ -5,7 +5,18 @@ import { Registry } from '#lib/jsonapi/registry.ts';
 import { own, type FilterDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import type { Fieldsets } from '#lib/jsonapi/render.ts';
 import { readCounts } from '#lib/store/counts.ts';
-import { countRange, ordersByUpdate, padId, readRange, recordKey, type IndexRange, type ListHit, type ListPosition, type StoredRecord, type TermHit } from '#lib/store/records.ts';
+import {
+  countRange,
+  ordersByUpdate,
+  padId,
+  readRange,
+  recordKey,
+  type IndexRange,
+  type ListHit,
+  type ListPosition,
+  type StoredRecord,
+  type TermHit,
+} from '#lib/store/records.ts';
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 500;
@@ -36,12 +47,19 @@ function positiveInteger(raw: string | undefined, parameter: string, fallback: n
 
 /** The cursor of a `next` link: the position after the last record of a page, valid for one page number and sort. */
 const encodeCursor = (page: number, sort: Sort, { after, count }: Cursor) =>
-  Buffer.from(JSON.stringify({ p: page, s: `${sort.descending ? '-' : ''}${sort.field}`, a: after, ...(count !== undefined ? { n: count } : {}) })).toString('base64url');
+  Buffer.from(JSON.stringify({ p: page, s: `${sort.descending ? '-' : ''}${sort.field}`, a: after, ...(count !== undefined ? { n: count } : {}) })).toString(
+    'base64url',
+  );
 
 /** What a position may hold: a record id and, for update-time order, a timestamp as the service writes them. */
 const isPosition = (a: unknown): a is ListPosition => {
   const { id, updatedAt } = (a ?? {}) as Partial<ListPosition>;
-  return typeof a === 'object' && Number.isSafeInteger(id) && id! > 0 && (updatedAt === undefined || (typeof updatedAt === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(updatedAt)));
+  return (
+    typeof a === 'object' &&
+    Number.isSafeInteger(id) &&
+    id! > 0 &&
+    (updatedAt === undefined || (typeof updatedAt === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(updatedAt)))
+  );
 };
 
 function decodeCursor(raw: string, page: number, sort: Sort): Cursor | undefined {
@@ -53,7 +71,8 @@ function decodeCursor(raw: string, page: number, sort: Sort): Cursor | undefined
     throw invalid();
   }
   const { p, s, a, n } = (parsed ?? {}) as { p?: unknown; s?: unknown; a?: unknown; n?: unknown };
-  if (!isPosition(a) || typeof p !== 'number' || typeof s !== 'string' || (n !== undefined && !(Number.isSafeInteger(n) && (n as number) >= 0))) throw invalid();
+  if (!isPosition(a) || typeof p !== 'number' || typeof s !== 'string' || (n !== undefined && !(Number.isSafeInteger(n) && (n as number) >= 0)))
+    throw invalid();
   // A cursor only continues the walk it came from; a client that changed the page or sort gets plain paging.
   return p === page && s === `${sort.descending ? '-' : ''}${sort.field}` ? { after: a, ...(n !== undefined ? { count: n as number } : {}) } : undefined;
 }
@@ -154,7 +173,10 @@ async function allMatches(ctx: RequestContext, plan: FilterPlan, types: Readonly
       : (await Promise.all(plan.ranges.map((range) => readRange(range, { byUpdated: false, limit: MAX_IN_MEMORY + 1, descending: false })))).flat();
   const matching = [...new Map(hits.filter((h) => types.has(h.type)).map((h) => [recordKey(h.family, h.id), h])).values()];
   if (matching.length > MAX_IN_MEMORY) {
-    throw errors.invalidParameter(`filter[${plan.name}]`, `filter[${plan.name}] matches more than ${MAX_IN_MEMORY} records, too many ${why}; narrow it or page in id order`);
+    throw errors.invalidParameter(
+      `filter[${plan.name}]`,
+      `filter[${plan.name}] matches more than ${MAX_IN_MEMORY} records, too many ${why}; narrow it or page in id order`,
+    );
   }
   return matching;
 }
@@ -198,16 +220,24 @@ export async function listRecords(ctx: RequestContext, def: ResourceDef, filters
   if (selective) {
     const records = await loadHits(ctx, await allMatches(ctx, selective, types, 'to read at once'));
     const others = plans.filter((p) => p !== selective);
-    const keep = await Promise.all(records.map(async (r) => (await Promise.all(others.map((p) => recordMatches(ctx, def, p.filter, p.values, r)))).every(Boolean)));
-    return inMemoryPage(records.filter((_, i) => keep[i]), sort, page);
+    const keep = await Promise.all(
+      records.map(async (r) => (await Promise.all(others.map((p) => recordMatches(ctx, def, p.filter, p.values, r)))).every(Boolean)),
+    );
+    return inMemoryPage(
+      records.filter((_, i) => keep[i]),
+      sort,
+      page,
+    );
   }
   const [plan] = plans;
   if (plans.length === 1 && (sort.field !== 'updated_at' || plan!.ranges.every(ordersByUpdate))) {
     const counted = plan!.countKeys;
-    const count = counted && (async () => {
-      const counts = await readCounts(family);
-      return counted.reduce((sum, key) => sum + (counts.get(key) ?? 0), 0);
-    });
+    const count =
+      counted &&
+      (async () => {
+        const counts = await readCounts(family);
+        return counted.reduce((sum, key) => sum + (counts.get(key) ?? 0), 0);
+      });
     return rangedPage(ctx, plan!.ranges, types, sort, page, count);
   }
   // No index serves this order or combination: intersect the (bounded) matches of every filter by their keys.
@@ -228,14 +258,23 @@ function inMemoryPage(records: StoredRecord[], sort: Sort, page: Page): Collecti
 const listOrder = (sort: Sort) => (a: ListPosition, b: ListPosition) =>
   (sort.field === 'updated_at' && a.updatedAt !== b.updatedAt ? (a.updatedAt! < b.updatedAt! ? -1 : 1) : a.id - b.id) * (sort.descending ? -1 : 1);
 
-const positionOf = (hit: ListPosition, byUpdated: boolean): ListPosition => ({ id: hit.id, ...(byUpdated && hit.updatedAt !== undefined ? { updatedAt: hit.updatedAt } : {}) });
+const positionOf = (hit: ListPosition, byUpdated: boolean): ListPosition => ({
+  id: hit.id,
+  ...(byUpdated && hit.updatedAt !== undefined ? { updatedAt: hit.updatedAt } : {}),
+});
 
 /**
  * The first `want` entries of several ranges in one order, of the given types, each record once: a k-way
  * merge that reads every range only as far as the merged order needs (a range whose buffer runs dry is
  * read again after its own last entry). `more` says whether entries remain after them.
  */
-async function mergedRead(ranges: IndexRange[], types: ReadonlySet<string>, sort: Sort, want: number, after?: ListPosition): Promise<{ hits: ListHit[]; more: boolean }> {
+async function mergedRead(
+  ranges: IndexRange[],
+  types: ReadonlySet<string>,
+  sort: Sort,
+  want: number,
+  after?: ListPosition,
+): Promise<{ hits: ListHit[]; more: boolean }> {
   const byUpdated = sort.field === 'updated_at';
   const order = listOrder(sort);
   const streams = ranges.map((range) => ({ range, buffer: [] as ListHit[], after, done: false }));
@@ -266,7 +305,14 @@ async function mergedRead(ranges: IndexRange[], types: ReadonlySet<string>, sort
 }
 
 /** A page of ordered ranges: after the cursor, or past the records of earlier pages (bare `page[number]`). */
-async function rangedPage(ctx: RequestContext, ranges: IndexRange[], types: ReadonlySet<string>, sort: Sort, page: Page, keptCount?: () => Promise<number>): Promise<CollectionPage> {
+async function rangedPage(
+  ctx: RequestContext,
+  ranges: IndexRange[],
+  types: ReadonlySet<string>,
+  sort: Sort,
+  page: Page,
+  keptCount?: () => Promise<number>,
+): Promise<CollectionPage> {
   const skip = page.cursor ? 0 : (page.number - 1) * page.size;
   // A bare page past the end reads nothing more.
   const known = keptCount && skip > 0 ? await keptCount() : undefined;
@@ -277,7 +323,8 @@ async function rangedPage(ctx: RequestContext, ranges: IndexRange[], types: Read
   // Without a kept count: a page that ends the listing tells it (earlier pages were full); else DynamoDB
   // counts the keys once, on the first page, and the walk carries that count in its cursor.
   const count =
-    kept ?? (!more ? (page.number - 1) * page.size + pageHits.length : (page.cursor?.count ?? (await Promise.all(ranges.map(countRange))).reduce((a, b) => a + b, 0)));
+    kept ??
+    (!more ? (page.number - 1) * page.size + pageHits.length : (page.cursor?.count ?? (await Promise.all(ranges.map(countRange))).reduce((a, b) => a + b, 0)));
   return {
     records: await loadHits(ctx, pageHits),
     count,
@@ -304,22 +351,22 @@ async function listEmbedded(ctx: RequestContext, def: ResourceDef, types: Set<st
   const ranges = parentTypes.map((type): IndexRange => ({ kind: 'type', type }));
   const children: StoredRecord[] = [];
   const walk = async () => {
-  for (;;) {
-    const { hits: batch, more } = await mergedRead(ranges, new Set(parentTypes), sort, PARENT_BATCH, position);
-    const parents = await loadHits(ctx, batch);
-    for (const parent of parents) {
-      const own = ctx.registry
-        .embeddedIn(parent.type)
-        .filter((d) => types.has(d.type))
-        .flatMap((d) => d.embedded!.extract(parent))
-        .sort((a, b) => (a.id - b.id) * (sort.descending ? -1 : 1));
-      // Only the last record's own parent was partly returned; other parents (in update-time order) may have any ids.
-      const resumed = last && parent.id === parentId(last.id);
-      children.push(...own.filter((c) => !resumed || (sort.descending ? c.id < last.id : c.id > last.id)));
+    for (;;) {
+      const { hits: batch, more } = await mergedRead(ranges, new Set(parentTypes), sort, PARENT_BATCH, position);
+      const parents = await loadHits(ctx, batch);
+      for (const parent of parents) {
+        const own = ctx.registry
+          .embeddedIn(parent.type)
+          .filter((d) => types.has(d.type))
+          .flatMap((d) => d.embedded!.extract(parent))
+          .sort((a, b) => (a.id - b.id) * (sort.descending ? -1 : 1));
+        // Only the last record's own parent was partly returned; other parents (in update-time order) may have any ids.
+        const resumed = last && parent.id === parentId(last.id);
+        children.push(...own.filter((c) => !resumed || (sort.descending ? c.id < last.id : c.id > last.id)));
+      }
+      if (children.length > skip + page.size || !more) break;
+      position = positionOf(batch.at(-1)!, byUpdated);
     }
-    if (children.length > skip + page.size || !more) break;
-    position = positionOf(batch.at(-1)!, byUpdated);
-  }
   };
   const [counts] = await Promise.all([readCounts(ctx.registry.familyOf(parentTypes[0]!)), walk()]);
   const records = children.slice(skip, skip + page.size);

@@ -42,7 +42,8 @@ function checkEnvelope(def: ResourceDef, body: unknown, mode: WriteMode, urlId: 
   if (mode === 'update') {
     if (id === undefined) throw errors.missingMember('/data/id', 'data.id');
     // Only a string or a number can name the URL's id (String() of a deeply nested array would overflow the stack).
-    if ((typeof id !== 'string' && typeof id !== 'number') || String(id) !== String(urlId)) throw errors.conflict(`data.id ${show(id)} does not match the id in the URL (${urlId})`, '/data/id');
+    if ((typeof id !== 'string' && typeof id !== 'number') || String(id) !== String(urlId))
+      throw errors.conflict(`data.id ${show(id)} does not match the id in the URL (${urlId})`, '/data/id');
   }
   for (const member of ['attributes', 'relationships'] as const) {
     if (member in data && !isObject(data[member])) throw errors.invalidMember(`/data/${member}`, `data.${member} must be an object, got ${show(data[member])}`);
@@ -57,7 +58,8 @@ function accessProblem(access: string, mode: WriteMode, acceptOnCreate: boolean 
 }
 
 function parseLinkage(registry: Registry, name: string, at: string, value: unknown, accepted: readonly string[], aliases: readonly string[]): Ref {
-  if (!isObject(value) || !('type' in value) || !('id' in value)) throw errors.invalidLinkage(at, name, `linkage must be an object with type and id, got ${show(value)}`);
+  if (!isObject(value) || !('type' in value) || !('id' in value))
+    throw errors.invalidLinkage(at, name, `linkage must be an object with type and id, got ${show(value)}`);
   const { type } = value;
   if (typeof type !== 'string') throw errors.invalidLinkage(at, name, `linkage type must be a string, got ${show(type)}`);
   const id = parseId(value.id);
@@ -98,7 +100,8 @@ export function parseWriteDocument(
       continue;
     }
     try {
-      if (!isObject(value) || !('data' in value)) throw errors.invalidLinkage(at, name, `a relationship must be an object with a data member, got ${show(value)}`);
+      if (!isObject(value) || !('data' in value))
+        throw errors.invalidLinkage(at, name, `a relationship must be an object with a data member, got ${show(value)}`);
       const data = value.data;
       const aliases = relationship!.aliases ?? [];
       if (relationship!.kind === 'many') {

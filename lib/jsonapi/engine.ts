@@ -94,14 +94,21 @@ async function getCollection(ctx: RequestContext, def: ResourceDef, request: Api
   const page = parsePage(query, sort);
   const { records, count, next } = await listRecords(ctx, def, query.filters, sort, page);
   const { render, included } = await compound(ctx, records, options);
-  return json(200, { data: records.map(render), ...included, links: pageLinks(ctx, request.path, query, page, sort, count, next), meta: { record_count: count } });
+  return json(200, {
+    data: records.map(render),
+    ...included,
+    links: pageLinks(ctx, request.path, query, page, sort, count, next),
+    meta: { record_count: count },
+  });
 }
 
 async function getRelated(ctx: RequestContext, owner: StoredRecord, name: string, request: ApiRequest, query: ParsedQuery): Promise<ApiResponse> {
   const relationship = ctx.registry.require(owner.type).relationships[name]!;
   const value = (await resolveRelationship(ctx, name, [owner])).get(owner) ?? null;
   const loaded = await ctx.loader.load(refsOf(value));
-  const targets = refsOf(value).map((r) => loaded.get(refKey(r))).filter((r): r is StoredRecord => r !== undefined);
+  const targets = refsOf(value)
+    .map((r) => loaded.get(refKey(r)))
+    .filter((r): r is StoredRecord => r !== undefined);
   const options = readOptions(ctx, query, relationship.types);
   if (relationship.kind === 'one') {
     const { render, included } = await compound(ctx, targets, options);
@@ -123,7 +130,12 @@ async function getRelated(ctx: RequestContext, owner: StoredRecord, name: string
   const page = parsePage(query, sort);
   const sorted = sortRecords(matching, sort).slice((page.number - 1) * page.size, page.number * page.size);
   const { render, included } = await compound(ctx, sorted, options);
-  return json(200, { data: sorted.map(render), ...included, links: pageLinks(ctx, request.path, query, page, sort, matching.length), meta: { record_count: matching.length } });
+  return json(200, {
+    data: sorted.map(render),
+    ...included,
+    links: pageLinks(ctx, request.path, query, page, sort, matching.length),
+    meta: { record_count: matching.length },
+  });
 }
 
 async function get(ctx: RequestContext, def: ResourceDef, target: Target, request: ApiRequest): Promise<ApiResponse> {

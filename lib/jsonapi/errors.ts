@@ -43,8 +43,7 @@ function error(status: number, code: string, title: string, detail: string, sour
 }
 
 /** An RFC 6901 JSON pointer: `~` and `/` inside a segment are escaped as `~0` and `~1`. */
-export const pointer = (...segments: (string | number)[]): string =>
-  segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+export const pointer = (...segments: (string | number)[]): string => segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 
 /**
  * Renders a value for a detail message: strings quoted, everything else as JSON, long values cut. A value
@@ -67,15 +66,27 @@ export const errors = {
     error(401, 'unauthorized', 'Unauthorized', `Please ensure a valid API key is provided for header '${API_KEY_HEADER}'.`, { header: API_KEY_HEADER }),
   forbidden: (detail: string) => error(403, 'forbidden', 'Forbidden', detail),
   clientIdNotAllowed: () =>
-    error(403, 'client_generated_id', 'Client-generated id not allowed', 'id - client-generated ids are not supported; omit data.id on POST', { pointer: '/data/id' }),
+    error(403, 'client_generated_id', 'Client-generated id not allowed', 'id - client-generated ids are not supported; omit data.id on POST', {
+      pointer: '/data/id',
+    }),
   notFound: (detail: string, source?: ErrorSource) => error(404, 'record_not_found', 'Record not found', detail, source),
   routeNotFound: (path: string) => error(404, 'route_not_found', 'Not found', `No resource is served at ${path}`),
   methodNotAllowed: (method: string, path: string, allow: string[]) =>
-    error(405, 'method_not_allowed', 'Method not allowed', `${method} is not supported on ${path}; allowed: ${allow.join(', ')}`, undefined, { Allow: allow.join(', ') }),
+    error(405, 'method_not_allowed', 'Method not allowed', `${method} is not supported on ${path}; allowed: ${allow.join(', ')}`, undefined, {
+      Allow: allow.join(', '),
+    }),
   notAcceptable: (accept: string) =>
-    error(406, 'not_acceptable', 'Not acceptable', `Accept ${show(accept)} names no media type this service produces; use application/vnd.api+json`, { header: 'Accept' }),
+    error(406, 'not_acceptable', 'Not acceptable', `Accept ${show(accept)} names no media type this service produces; use application/vnd.api+json`, {
+      header: 'Accept',
+    }),
   unsupportedMediaType: (contentType: string | undefined) =>
-    error(415, 'unsupported_media_type', 'Unsupported media type', `Content-Type ${contentType === undefined ? 'is missing' : show(contentType) + ' is not supported'}; writes must use application/vnd.api+json`, { header: 'Content-Type' }),
+    error(
+      415,
+      'unsupported_media_type',
+      'Unsupported media type',
+      `Content-Type ${contentType === undefined ? 'is missing' : `${show(contentType)} is not supported`}; writes must use application/vnd.api+json`,
+      { header: 'Content-Type' },
+    ),
   payloadTooLarge: (limit: number) => error(413, 'payload_too_large', 'Payload too large', `request bodies are limited to ${limit} bytes`),
   conflict: (detail: string, pointer?: string) => error(409, 'conflict', 'Conflict', detail, pointer ? { pointer } : undefined),
   concurrentUpdate: () =>
@@ -89,7 +100,9 @@ export const errors = {
     error(400, 'param_not_allowed', 'Param not allowed', `${name} is not allowed${why ? ` (${why})` : ''}`, { pointer }),
   invalidLinkage: (pointer: string, name: string, detail: string) => error(400, 'invalid_linkage', 'Invalid linkage', `${name} - ${detail}`, { pointer }),
   typeMismatch: (pointer: string, name: string, given: unknown, accepted: readonly string[]) =>
-    error(400, 'type_mismatch', 'Type mismatch', `${name} - ${show(given)} is not a valid type for this relationship; expected ${accepted.join(' or ')}`, { pointer }),
+    error(400, 'type_mismatch', 'Type mismatch', `${name} - ${show(given)} is not a valid type for this relationship; expected ${accepted.join(' or ')}`, {
+      pointer,
+    }),
   invalidId: (value: unknown, source: ErrorSource) =>
     error(400, 'invalid_id', 'Invalid id', `${show(value)} is not a valid id; ids are positive integers`, source),
   invalidHeader: (header: string, detail: string) => error(400, 'invalid_header', 'Invalid header', detail, { header }),
@@ -97,9 +110,18 @@ export const errors = {
   filterNotAllowed: (parameter: string, name: string, type: string) =>
     error(400, 'filter_not_allowed', 'Filter not allowed', `${name} is not an allowed filter for ${type}`, { parameter }),
   invalidInclude: (path: string, relationship: string, type: string) =>
-    error(400, 'invalid_include', 'Invalid include', `${relationship} is not a valid relationship of ${type} (in include path ${show(path)})`, { parameter: 'include' }),
+    error(400, 'invalid_include', 'Invalid include', `${relationship} is not a valid relationship of ${type} (in include path ${show(path)})`, {
+      parameter: 'include',
+    }),
   invalidField: (parameter: string, detail: string) => error(400, 'invalid_field', 'Invalid field', detail, { parameter }),
-  invalidSort: (field: string) => error(400, 'invalid_sort', 'Invalid sort criteria', `${show(field)} is not a sortable field; use id, created_at or updated_at, optionally prefixed with -`, { parameter: 'sort' }),
+  invalidSort: (field: string) =>
+    error(
+      400,
+      'invalid_sort',
+      'Invalid sort criteria',
+      `${show(field)} is not a sortable field; use id, created_at or updated_at, optionally prefixed with -`,
+      { parameter: 'sort' },
+    ),
   invalidPage: (parameter: string, detail: string) => error(400, 'invalid_page', 'Invalid page value', detail, { parameter }),
   writeNotSupported: (detail: string, pointer: string) => error(400, 'template_conflict', 'Param not allowed', detail, { pointer }),
 
@@ -121,7 +143,9 @@ export const errors = {
       { 'Retry-After': String(retryAfterSeconds) },
     ),
   idempotencyMismatch: () =>
-    error(422, 'idempotency_key_reused', 'Idempotency key reused', 'Idempotency-Key was already used with a different request body', { header: 'Idempotency-Key' }),
+    error(422, 'idempotency_key_reused', 'Idempotency key reused', 'Idempotency-Key was already used with a different request body', {
+      header: 'Idempotency-Key',
+    }),
 };
 
 /** The body of a 500: nothing about the internals. */

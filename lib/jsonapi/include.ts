@@ -27,10 +27,12 @@ function targetTypes(registry: Registry, relationship: RelationshipDef): string[
 export function parseIncludes(registry: Registry, rootTypes: readonly string[], paths: readonly string[] | undefined): IncludeTree {
   const tree: IncludeTree = new Map();
   if (!paths) return tree;
-  if (paths.length > MAX_INCLUDE_PATHS) throw errors.invalidParameter('include', `include names ${paths.length} paths; at most ${MAX_INCLUDE_PATHS} are allowed`);
+  if (paths.length > MAX_INCLUDE_PATHS)
+    throw errors.invalidParameter('include', `include names ${paths.length} paths; at most ${MAX_INCLUDE_PATHS} are allowed`);
   for (const path of paths) {
     const segments = path.split('.');
-    if (segments.length > MAX_INCLUDE_DEPTH) throw errors.invalidParameter('include', `include path "${path}" is ${segments.length} levels deep; at most ${MAX_INCLUDE_DEPTH} are allowed`);
+    if (segments.length > MAX_INCLUDE_DEPTH)
+      throw errors.invalidParameter('include', `include path "${path}" is ${segments.length} levels deep; at most ${MAX_INCLUDE_DEPTH} are allowed`);
     let types = rootTypes.flatMap((t) => [...registry.concreteTypes(t)]);
     let node = tree;
     for (const segment of segments) {
@@ -38,7 +40,10 @@ export function parseIncludes(registry: Registry, rootTypes: readonly string[], 
       if (relationships.length === 0) throw errors.invalidInclude(path, segment, types.join(' / '));
       types = [...new Set(relationships.flatMap((r) => targetTypes(registry, r)))];
       let child = node.get(segment);
-      if (!child) node.set(segment, (child = new Map()));
+      if (!child) {
+        child = new Map();
+        node.set(segment, child);
+      }
       node = child;
     }
   }
@@ -83,15 +88,16 @@ export async function resolveIncludes(ctx: RequestContext, records: readonly Sto
   const seen = new Set(records.map((r) => refKey(r)));
   const setLinkage = (record: StoredRecord, name: string, value: RelValue) => {
     let map = result.linkages.get(record);
-    if (!map) result.linkages.set(record, (map = new Map()));
+    if (!map) {
+      map = new Map();
+      result.linkages.set(record, map);
+    }
     map.set(name, value);
   };
 
   async function expand(level: readonly StoredRecord[], node: IncludeTree): Promise<void> {
     if (node.size === 0 || level.length === 0) return;
-    const resolved = await Promise.all(
-      [...node].map(async ([name, child]) => ({ name, child, values: await resolveRelationship(ctx, name, level) })),
-    );
+    const resolved = await Promise.all([...node].map(async ([name, child]) => ({ name, child, values: await resolveRelationship(ctx, name, level) })));
     const refs = resolved.flatMap(({ name, values }) =>
       [...values].flatMap(([record, value]) => {
         setLinkage(record, name, value);
@@ -115,7 +121,10 @@ export async function resolveIncludes(ctx: RequestContext, records: readonly Sto
     }
     await Promise.all(
       resolved.map(({ child, values }) => {
-        const targets = [...values.values()].flatMap(refsOf).map((ref) => loaded.get(refKey(ref))).filter((r): r is StoredRecord => r !== undefined);
+        const targets = [...values.values()]
+          .flatMap(refsOf)
+          .map((ref) => loaded.get(refKey(ref)))
+          .filter((r): r is StoredRecord => r !== undefined);
         return expand([...new Set(targets)], child);
       }),
     );

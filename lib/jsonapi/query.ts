@@ -63,7 +63,8 @@ export function parseQuery(raw: string | undefined): ParsedQuery {
       else result.filters.set(name, [...(result.filters.get(name) ?? []), ...splitList(value)]);
     } else if (key.startsWith('fields')) {
       const type = bracketed(key, 'fields');
-      if (!type || key.endsWith('[]')) problems.push(errors.invalidParameter(key, `${show(key)} is not a valid fields parameter; use fields[<type>]=<field>,<field>`));
+      if (!type || key.endsWith('[]'))
+        problems.push(errors.invalidParameter(key, `${show(key)} is not a valid fields parameter; use fields[<type>]=<field>,<field>`));
       else result.fields.set(type, [...(result.fields.get(type) ?? []), ...splitList(value)]);
     } else if (key.startsWith('page[')) {
       // Unknown page keys (e.g. json_api_client's page[page]/page[per_page]) are ignored, as in the reference.

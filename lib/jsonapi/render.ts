@@ -27,12 +27,7 @@ export function linkage(value: RelValue): Linkage | Linkage[] | null {
 }
 
 /** Renders one record; `data` appears on exactly the relationships in `linkages` (those included). */
-export function renderResource(
-  ctx: RequestContext,
-  record: StoredRecord,
-  fields: Fieldsets,
-  linkages: Map<string, RelValue> = new Map(),
-): ResourceObject {
+export function renderResource(ctx: RequestContext, record: StoredRecord, fields: Fieldsets, linkages: Map<string, RelValue> = new Map()): ResourceObject {
   const def: ResourceDef = ctx.registry.require(record.type);
   const wanted = fields.get(record.type);
   const self = resourceUrl(ctx, record.type, record.id);

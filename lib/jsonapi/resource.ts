@@ -147,13 +147,21 @@ export const attr = (access: Access, schema?: z.ZodType, options: Omit<Attribute
   ...(schema ? { schema } : {}),
   ...options,
 });
-export const toOne = (types: string | readonly string[], access: Access, options: Omit<RelationshipDef, 'kind' | 'types' | 'access'> = {}): RelationshipDef => ({
+export const toOne = (
+  types: string | readonly string[],
+  access: Access,
+  options: Omit<RelationshipDef, 'kind' | 'types' | 'access'> = {},
+): RelationshipDef => ({
   kind: 'one',
   types: typeof types === 'string' ? [types] : types,
   access,
   ...options,
 });
-export const toMany = (types: string | readonly string[], access: Access, options: Omit<RelationshipDef, 'kind' | 'types' | 'access'> = {}): RelationshipDef => ({
+export const toMany = (
+  types: string | readonly string[],
+  access: Access,
+  options: Omit<RelationshipDef, 'kind' | 'types' | 'access'> = {},
+): RelationshipDef => ({
   kind: 'many',
   types: typeof types === 'string' ? [types] : types,
   access,
@@ -168,8 +176,7 @@ export const timestamps = {
 export const uuidAttribute = { uuid: attr('R', undefined, { get: (r) => r.uuid }) };
 
 /** Filters on an index of the same name. */
-export const indexFilters = (...names: string[]): Record<string, FilterDef> =>
-  Object.fromEntries(names.map((name) => [name, { index: name }]));
+export const indexFilters = (...names: string[]): Record<string, FilterDef> => Object.fromEntries(names.map((name) => [name, { index: name }]));
 
 export const lowerCase = (value: string): string => value.toLowerCase();
 

@@ -75,7 +75,14 @@ export function validateValues(def: ResourceDef, parsed: ParsedWrite): Record<st
  * Resolves every reference of a write (relationship linkage, then `*_uuid` attributes for relationships
  * not also sent) to records: 404 for each that does not resolve. Then checks required values (422).
  */
-export async function resolveInput(ctx: WriteContext, def: ResourceDef, parsed: ParsedWrite, values: Record<string, unknown>, mode: WriteMode, current?: StoredRecord): Promise<WriteInput> {
+export async function resolveInput(
+  ctx: WriteContext,
+  def: ResourceDef,
+  parsed: ParsedWrite,
+  values: Record<string, unknown>,
+  mode: WriteMode,
+  current?: StoredRecord,
+): Promise<WriteInput> {
   const problems: JsonApiError[] = [];
   const input: WriteInput = { attributes: {}, relationships: {}, sent: new Set() };
 
@@ -90,7 +97,11 @@ export async function resolveInput(ctx: WriteContext, def: ResourceDef, parsed: 
     };
     const at = pointer('data', 'relationships', name, 'data');
     input.relationships[name] =
-      value === null ? null : Array.isArray(value) ? value.map((r, i) => pick(r, at + pointer(i))).filter((r): r is StoredRecord => !!r) : (pick(value, at) ?? null);
+      value === null
+        ? null
+        : Array.isArray(value)
+          ? value.map((r, i) => pick(r, at + pointer(i))).filter((r): r is StoredRecord => !!r)
+          : (pick(value, at) ?? null);
   }
 
   for (const [name, value] of Object.entries(values)) {
@@ -108,14 +119,18 @@ export async function resolveInput(ctx: WriteContext, def: ResourceDef, parsed: 
       continue;
     }
     const record = await ctx.loader.byUuid(value, def.relationships[target]!.types);
-    if (!record) problems.push(errors.notFound(`${name} - no ${def.relationships[target]!.types.join(' or ')} with uuid ${show(value)}`, { pointer: `/data/attributes/${name}` }));
+    if (!record)
+      problems.push(
+        errors.notFound(`${name} - no ${def.relationships[target]!.types.join(' or ')} with uuid ${show(value)}`, { pointer: `/data/attributes/${name}` }),
+      );
     else input.relationships[target] = record;
   }
   if (problems.length > 0) throw JsonApiError.all(problems);
 
   if (mode === 'create') {
     for (const [name, attribute] of Object.entries(def.attributes)) {
-      if (attribute.required && (input.attributes[name] === undefined || input.attributes[name] === null)) problems.push(errors.missingRequired(`/data/attributes/${name}`, name));
+      if (attribute.required && (input.attributes[name] === undefined || input.attributes[name] === null))
+        problems.push(errors.missingRequired(`/data/attributes/${name}`, name));
     }
     for (const [name, relationship] of Object.entries(def.relationships)) {
       const value = input.relationships[name];
@@ -177,4 +192,6 @@ export function recordEvents(ctx: WriteContext, input: WriteInput, primary: Stor
 }
 
 export const requestHash = (method: string, path: string, body: string | undefined): string =>
-  createHash('sha256').update(`${method}\n${path}\n${body ?? ''}`).digest('hex');
+  createHash('sha256')
+    .update(`${method}\n${path}\n${body ?? ''}`)
+    .digest('hex');

@@ -190,9 +190,11 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
       new CreateTableCommand({
         TableName: tableName,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [tableDefinition.partitionKey, tableDefinition.sortKey, ...tableDefinition.indexes.flatMap((i) => [i.partitionKey, i.sortKey])].map(
-          (name) => ({ AttributeName: name, AttributeType: 'S' as const }),
-        ),
+        AttributeDefinitions: [
+          tableDefinition.partitionKey,
+          tableDefinition.sortKey,
+          ...tableDefinition.indexes.flatMap((i) => [i.partitionKey, i.sortKey]),
+        ].map((name) => ({ AttributeName: name, AttributeType: 'S' as const })),
         KeySchema: [
           { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
           { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },

@@ -48,12 +48,24 @@ export const DEFAULT_GRACE_MS = 10_000;
  * server, and DynamoDB Local when this call started it) before the promise rejects.
  */
 export async function startLocalService(
-  options: { port?: number; dynamoPort?: number; dataDir?: string; tableName?: string; dynamo?: LocalDynamo; signal?: AbortSignal; prepare?: (dynamo: LocalDynamo) => Promise<void> } = {},
+  options: {
+    port?: number;
+    dynamoPort?: number;
+    dataDir?: string;
+    tableName?: string;
+    dynamo?: LocalDynamo;
+    signal?: AbortSignal;
+    prepare?: (dynamo: LocalDynamo) => Promise<void>;
+  } = {},
 ): Promise<LocalService> {
   const { signal } = options;
   const dynamo =
     options.dynamo ??
-    (await startDynamoLocal({ ...(options.dynamoPort ? { port: options.dynamoPort } : {}), ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...(signal ? { signal } : {}) }));
+    (await startDynamoLocal({
+      ...(options.dynamoPort ? { port: options.dynamoPort } : {}),
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+      ...(signal ? { signal } : {}),
+    }));
   const ownDynamo = !options.dynamo;
   let server: Server | undefined;
   try {
@@ -70,7 +82,10 @@ export async function startLocalService(
     server = createLocalServer((path) => {
       const route = routeForPath(path);
       let handler = handlers.get(route.name);
-      if (!handler) handlers.set(route.name, (handler = createHandler(route.name)));
+      if (!handler) {
+        handler = createHandler(route.name);
+        handlers.set(route.name, handler);
+      }
       return handler;
     });
     server.listen(options.port ?? 0, LOOPBACK);

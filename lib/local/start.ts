@@ -17,7 +17,10 @@ const parsed = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     LTS_DATA_DIR: z.string().min(1).default('.lts'),
-    LTS_IN_MEMORY: z.enum(['0', '1', 'true', 'false', '']).default('').transform((v) => v === '1' || v === 'true'),
+    LTS_IN_MEMORY: z
+      .enum(['0', '1', 'true', 'false', ''])
+      .default('')
+      .transform((v) => v === '1' || v === 'true'),
     LTS_DYNAMODB_PORT: z.coerce.number().int().min(1).max(65535).optional(),
     LTS_DEV_API_KEY: z.string().min(1).optional(),
     LTS_DEV_READ_API_KEY: z.string().min(1).optional(),

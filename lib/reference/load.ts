@@ -56,7 +56,10 @@ function validate(registry: Registry, document: unknown): Planned[] {
     const { field } = naturalKey(def);
     records.forEach((record, i) => {
       const where = `${type}[${i}]`;
-      if (!isObject(record)) return problems.push(`${where}: must be an object`);
+      if (!isObject(record)) {
+        problems.push(`${where}: must be an object`);
+        return;
+      }
       const attrs: Record<string, unknown> = {};
       const rels: Record<string, unknown> = {};
       for (const [name, value] of Object.entries(record)) {
@@ -92,7 +95,8 @@ export async function loadReferenceData(registry: Registry, document: unknown): 
         if (!ref) throw new ReferenceDataError(`${def.type} ${key}: ${name} names ${JSON.stringify(v)}, which is not a ${targetDef.type} record`);
         return ref;
       };
-      rels[name] = relationship.kind === 'many' ? await Promise.all((Array.isArray(value) ? value : [value]).map(resolve)) : value === null ? null : await resolve(value);
+      rels[name] =
+        relationship.kind === 'many' ? await Promise.all((Array.isArray(value) ? value : [value]).map(resolve)) : value === null ? null : await resolve(value);
     }
     const uow = new UnitOfWork(registry, new Date().toISOString());
     const existing = await findByNaturalKey(registry, def, key);

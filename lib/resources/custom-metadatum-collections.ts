@@ -9,7 +9,13 @@ import type { StoredRecord } from '#lib/store/records.ts';
  * barcode). `user_id` and `asset_id` are the integer ids of a user and a labware; `metadata` is replaced
  * whole on PATCH (clients merge and resend it).
  */
-const integerId = z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d*$/, 'must be a positive integer').transform(Number)]);
+const integerId = z.union([
+  z.number().int().positive(),
+  z
+    .string()
+    .regex(/^[1-9]\d*$/, 'must be a positive integer')
+    .transform(Number),
+]);
 /**
  * Keys that cannot be stored and read back as ordinary keys, so they are refused (422) rather than lost
  * or mangled: `__proto__` is dropped by every JavaScript object built by assignment (zod's records, the
@@ -28,7 +34,10 @@ const noReservedKeys = z.unknown().superRefine((value, ctx) => {
 });
 // Keys are kept as sent: trimming them here would merge `" a "` and `"a"` into one key, silently dropping a value.
 const metadata = noReservedKeys.pipe(
-  z.record(z.string().refine((k) => k.trim() !== '', 'keys must not be empty'), z.string().refine((v) => v.trim() !== '', 'values must not be empty')),
+  z.record(
+    z.string().refine((k) => k.trim() !== '', 'keys must not be empty'),
+    z.string().refine((v) => v.trim() !== '', 'values must not be empty'),
+  ),
 );
 
 function duplicateKeys(values: Record<string, string>): JsonApiError[] {
@@ -36,7 +45,10 @@ function duplicateKeys(values: Record<string, string>): JsonApiError[] {
   const problems: JsonApiError[] = [];
   for (const key of Object.keys(values)) {
     const folded = key.toLowerCase();
-    if (seen.has(folded)) problems.push(errors.invalidValue(`/data/attributes/metadata/${key}`, `metadata - keys must be unique ignoring case: ${show(seen.get(folded))} and ${show(key)}`));
+    if (seen.has(folded))
+      problems.push(
+        errors.invalidValue(`/data/attributes/metadata/${key}`, `metadata - keys must be unique ignoring case: ${show(seen.get(folded))} and ${show(key)}`),
+      );
     seen.set(folded, key);
   }
   return problems;
@@ -67,7 +79,10 @@ export const customMetadatumCollections: ResourceDef = {
   validate: async (ctx, input, current) => {
     const values = input.attributes.metadata as Record<string, string> | null | undefined;
     // Clients merge into the map they read back, so it is never null (send {} to empty it).
-    const problems = values === null ? [errors.wrongType('/data/attributes/metadata', 'metadata - must be an object of string values, got null')] : duplicateKeys(values ?? {});
+    const problems =
+      values === null
+        ? [errors.wrongType('/data/attributes/metadata', 'metadata - must be an object of string values, got null')]
+        : duplicateKeys(values ?? {});
     // A missing id is already a 422 (required): there is nothing to look up.
     if (current || input.attributes.user_id == null || input.attributes.asset_id == null) return problems;
     const { user, asset } = await owners(ctx, input);

@@ -127,4 +127,3 @@ export function aliquotViews(labware: StoredRecord): StoredRecord[] {
     })),
   );
 }
-

@@ -3,16 +3,44 @@ import { slotId } from '#lib/domain/labware-ids.ts';
 import { layoutForSize } from '#lib/domain/geometry.ts';
 import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
-import { attr, lowerCase, timestamps, toMany, toOne, uuidAttribute, uuidFilter, type AttributeDef, type FilterDef, type IndexDef, type RelationshipDef, type ResourceDef, type WriteInput } from '#lib/jsonapi/resource.ts';
+import {
+  attr,
+  lowerCase,
+  timestamps,
+  toMany,
+  toOne,
+  uuidAttribute,
+  uuidFilter,
+  type AttributeDef,
+  type FilterDef,
+  type IndexDef,
+  type RelationshipDef,
+  type ResourceDef,
+  type WriteInput,
+} from '#lib/jsonapi/resource.ts';
 import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
-import { aliquotRefs, canonicalBarcode, externalBarcode, generatedBarcode, labwareAttrs, receptacleRefs, renderBarcode, type LabwareAttrs } from '#lib/resources/labware-model.ts';
+import {
+  aliquotRefs,
+  canonicalBarcode,
+  externalBarcode,
+  generatedBarcode,
+  labwareAttrs,
+  receptacleRefs,
+  renderBarcode,
+  type LabwareAttrs,
+} from '#lib/resources/labware-model.ts';
 
 /** What plates, tubes and tube racks share: barcodes, purpose, family links, custom metadata. */
 export const LABWARE_TYPES = ['plates', 'tubes', 'tube_racks'] as const;
 export const MAX_BARCODE_NUMBER = 9_999_999;
 
 /** A relationship computed from the record alone (no reads). */
-export const computed = (kind: 'one' | 'many', types: string | readonly string[], fn: (record: StoredRecord) => RelValue, access: RelationshipDef['access'] = 'R'): RelationshipDef => ({
+export const computed = (
+  kind: 'one' | 'many',
+  types: string | readonly string[],
+  fn: (record: StoredRecord) => RelValue,
+  access: RelationshipDef['access'] = 'R',
+): RelationshipDef => ({
   ...(kind === 'one' ? toOne(types, access) : toMany(types, access)),
   resolve: async (_ctx, records) => new Map(records.map((r) => [r, fn(r)])),
 });
@@ -23,7 +51,7 @@ export const computed = (kind: 'one' | 'many', types: string | readonly string[]
  */
 async function lineage(ctx: RequestContext, records: StoredRecord[], direction: 'parents' | 'children'): Promise<Map<StoredRecord, RelValue>> {
   const MAX_GENERATIONS = 50;
-  const links = (record: StoredRecord | undefined) => ((record?.rels[direction] as Ref[] | undefined) ?? []);
+  const links = (record: StoredRecord | undefined) => (record?.rels[direction] as Ref[] | undefined) ?? [];
   const seen = new Map(records.map((r) => [r, new Map<string, Ref>()]));
   let frontiers = new Map(records.map((r) => [r, links(r)]));
   for (let generation = 0; generation < MAX_GENERATIONS; generation++) {
@@ -37,7 +65,13 @@ async function lineage(ctx: RequestContext, records: StoredRecord[], direction: 
   return new Map([...seen].map(([record, refs]) => [record, [...refs.values()].sort((a, b) => a.id - b.id)]));
 }
 
-export const barcodeIndex: IndexDef = { scope: 'barcode', slot: 1, selective: true, values: (r) => [labwareAttrs(r).barcode?.human_barcode], normalize: canonicalBarcode };
+export const barcodeIndex: IndexDef = {
+  scope: 'barcode',
+  slot: 1,
+  selective: true,
+  values: (r) => [labwareAttrs(r).barcode?.human_barcode],
+  normalize: canonicalBarcode,
+};
 export const purposeIndex: IndexDef = { scope: 'purpose', slot: 2, counted: true, values: (r) => [(r.rels.purpose as Ref | null)?.id] };
 /**
  * Every barcode, in any of its forms, belongs to one labware: a guard item per barcode, created with the
@@ -58,7 +92,12 @@ const purposeNameFilter: FilterDef = {
 };
 
 export const labwareIndexes = { barcode: barcodeIndex, purpose: purposeIndex, barcode_guard: barcodeGuard(true), generated_barcode_guard: barcodeGuard(false) };
-export const labwareFilters: Record<string, FilterDef> = { uuid: uuidFilter, barcode: { index: 'barcode' }, purpose_id: { index: 'purpose' }, purpose_name: purposeNameFilter };
+export const labwareFilters: Record<string, FilterDef> = {
+  uuid: uuidFilter,
+  barcode: { index: 'barcode' },
+  purpose_id: { index: 'purpose' },
+  purpose_name: purposeNameFilter,
+};
 
 export const labwareAttributes: Record<string, AttributeDef> = {
   ...uuidAttribute,
@@ -98,13 +137,20 @@ export async function createLabware(
   const purpose = input.relationships.purpose as StoredRecord | undefined;
   const given = input.attributes.barcode as string | undefined;
   const [[id], number] = await Promise.all([ctx.uow.allocateIds('labware', 1), given ? undefined : ctx.uow.allocateIds(BARCODE_SEQUENCE, 1).then(([n]) => n!)]);
-  if (number !== undefined && number > MAX_BARCODE_NUMBER) throw errors.invalidValue('/data/attributes/barcode', `barcode - generated barcodes are exhausted (number ${number}); give a barcode`);
+  if (number !== undefined && number > MAX_BARCODE_NUMBER)
+    throw errors.invalidValue('/data/attributes/barcode', `barcode - generated barcodes are exhausted (number ${number}); give a barcode`);
   const barcode = given ? externalBarcode(given) : generatedBarcode(barcodePrefix ?? String(purpose!.attrs.barcode_prefix), number!);
   const stored: LabwareAttrs = { name: null, ...attrs, barcode, aliquotCount: 0 };
   return ctx.uow.create(type, {
     id: id!,
     attrs: stored as unknown as Record<string, unknown>,
-    rels: { purpose: purpose ? refOf(purpose) : null, parents: [], children: [], custom_metadatum_collection: null, ...(type === 'tubes' ? { tube_rack: null } : {}) },
+    rels: {
+      purpose: purpose ? refOf(purpose) : null,
+      parents: [],
+      children: [],
+      custom_metadatum_collection: null,
+      ...(type === 'tubes' ? { tube_rack: null } : {}),
+    },
   });
 }
 

@@ -91,7 +91,14 @@ export const aliquots: ResourceDef = {
     const labware = (await ctx.loader.one((receptacle.rels.plate ?? receptacle.rels.labware) as Ref))!;
     const attrs = labwareAttrs(labware);
     const slot = slotOf(receptacle.id);
-    const aliquot: StoredAliquot = { n: attrs.aliquotCount + 1, sample: sample.id, study: study?.id ?? null, tag: null, tag2: null, library_type: (input.attributes.library_type as string | undefined) ?? null };
+    const aliquot: StoredAliquot = {
+      n: attrs.aliquotCount + 1,
+      sample: sample.id,
+      study: study?.id ?? null,
+      tag: null,
+      tag2: null,
+      library_type: (input.attributes.library_type as string | undefined) ?? null,
+    };
     const clash = attrs.receptacles[slot - 1]!.find((a) => tagKey(a) === tagKey(aliquot));
     if (clash) {
       throw errors.invalidValue(

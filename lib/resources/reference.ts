@@ -59,7 +59,11 @@ export const tubeRackPurposes = purpose('tube_rack_purposes', { size: attr('R', 
 
 export const requestTypes = referenceResource(
   'request_types',
-  { name: attr('R', text), key: attr('R', z.string().regex(/^[a-z0-9_]+$/, 'must be lower-case letters, digits and _'), { required: true }), for_multiplexing: attr('R', z.boolean()) },
+  {
+    name: attr('R', text),
+    key: attr('R', z.string().regex(/^[a-z0-9_]+$/, 'must be lower-case letters, digits and _'), { required: true }),
+    for_multiplexing: attr('R', z.boolean()),
+  },
   { indexes: { key: uniqueIndex('key') } },
 );
 

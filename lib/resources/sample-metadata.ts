@@ -25,7 +25,8 @@ const realCalendarDate = (value: string): boolean => {
 };
 const isoDate = z.string().transform((value, ctx) => {
   if (value.trim() === '') return null;
-  if (!ISO_8601.test(value) || !realCalendarDate(value) || Number.isNaN(Date.parse(value))) ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or date-time (e.g. 2024-05-01 or 2024-05-01T10:30:00Z)' });
+  if (!ISO_8601.test(value) || !realCalendarDate(value) || Number.isNaN(Date.parse(value)))
+    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or date-time (e.g. 2024-05-01 or 2024-05-01T10:30:00Z)' });
   return value;
 });
 
@@ -59,7 +60,12 @@ export const sampleMetadata: ResourceDef = {
     const currentRef = sample.rels.sample_metadata as { type: string; id: number } | null;
     const current = currentRef ? await ctx.loader.one(currentRef) : undefined;
     return current && holdsData(current)
-      ? [errors.invalidValue('/data/relationships/sample', `sample - sample ${sample.id} already has metadata record ${current.id} holding data; PATCH that record instead`)]
+      ? [
+          errors.invalidValue(
+            '/data/relationships/sample',
+            `sample - sample ${sample.id} already has metadata record ${current.id} holding data; PATCH that record instead`,
+          ),
+        ]
       : [];
   },
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
-import { errors, JsonApiError, show } from '#lib/jsonapi/errors.ts';
+import { errors, type JsonApiError, show } from '#lib/jsonapi/errors.ts';
 import { attr, indexFilters, lowerCase, toMany, toOne, uuidAttribute, uuidFilter, type ResourceDef, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { defaultCreate, defaultUpdate } from '#lib/jsonapi/write.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
@@ -46,7 +46,9 @@ export const samples: ResourceDef = {
     const problems = linkProblems(input, current);
     const merged = { ...current?.attrs, ...input.attributes };
     if (merged.control_type && merged.control !== true) {
-      problems.push(errors.invalidValue('/data/attributes/control_type', `control_type - should be blank unless control is true, got ${show(merged.control_type)}`));
+      problems.push(
+        errors.invalidValue('/data/attributes/control_type', `control_type - should be blank unless control is true, got ${show(merged.control_type)}`),
+      );
     }
     const before = current?.attrs.name;
     if ('name' in input.attributes && before && input.attributes.name !== before) {

@@ -22,7 +22,13 @@ const CANONICAL = layoutForSize(96)!;
 const slotOfCoordinate = (coordinate: string) => positionIndex(CANONICAL, coordinate)! + 1;
 
 const size = z
-  .union([z.number(), z.string().regex(/^\s*\d+\s*$/, 'must be a number').transform(Number)])
+  .union([
+    z.number(),
+    z
+      .string()
+      .regex(/^\s*\d+\s*$/, 'must be a number')
+      .transform(Number),
+  ])
   .refine((n): n is 48 | 96 => (RACK_SIZES as readonly number[]).includes(n), 'must be 48 or 96');
 
 const tubeLocations = z.record(z.string(), z.object({ uuid: z.string().min(1) }).strict());
@@ -41,13 +47,25 @@ function rackState(tubes: StoredRecord[]): string {
 }
 
 /** Validates `tube_locations` and finds its tubes: 422 for bad coordinates and repeats, 404 for unknown tubes. */
-async function placements(ctx: WriteContext, layout: Layout, locations: Record<string, { uuid: string }>, rackId?: number): Promise<{ coordinate: string; tube: StoredRecord }[]> {
+async function placements(
+  ctx: WriteContext,
+  layout: Layout,
+  locations: Record<string, { uuid: string }>,
+  rackId?: number,
+): Promise<{ coordinate: string; tube: StoredRecord }[]> {
   const at = (key: string, ...rest: string[]) => pointer('data', 'attributes', 'tube_locations', key, ...rest);
   const problems: JsonApiError[] = [];
   const seen = new Map<string, string>();
-  const entries = Object.entries(locations).map(([key, { uuid }]) => ({ key, uuid: uuid.toLowerCase(), coordinate: columnOrder(layout).find((c) => c === key.toUpperCase()) }));
+  const entries = Object.entries(locations).map(([key, { uuid }]) => ({
+    key,
+    uuid: uuid.toLowerCase(),
+    coordinate: columnOrder(layout).find((c) => c === key.toUpperCase()),
+  }));
   for (const { key, uuid, coordinate } of entries) {
-    if (!coordinate) problems.push(errors.invalidValue(at(key), `tube_locations - ${show(key)} is not a coordinate of a ${layout.size}-tube rack (A1 to ${columnOrder(layout).at(-1)})`));
+    if (!coordinate)
+      problems.push(
+        errors.invalidValue(at(key), `tube_locations - ${show(key)} is not a coordinate of a ${layout.size}-tube rack (A1 to ${columnOrder(layout).at(-1)})`),
+      );
     if (seen.has(uuid)) problems.push(errors.invalidValue(at(key, 'uuid'), `tube_locations - tube ${uuid} is placed twice (${seen.get(uuid)} and ${key})`));
     seen.set(uuid, key);
   }
@@ -58,12 +76,18 @@ async function placements(ctx: WriteContext, layout: Layout, locations: Record<s
   }
   if (problems.length > 0) throw JsonApiError.all(problems);
 
-  const tubes = await ctx.loader.byUuids(entries.map((e) => e.uuid), ['tubes']);
-  const missing = entries.filter((_, i) => !tubes[i]).map(({ key, uuid }) => errors.notFound(`tube_locations - no tube with uuid ${show(uuid)}`, { pointer: at(key, 'uuid') }));
+  const tubes = await ctx.loader.byUuids(
+    entries.map((e) => e.uuid),
+    ['tubes'],
+  );
+  const missing = entries
+    .filter((_, i) => !tubes[i])
+    .map(({ key, uuid }) => errors.notFound(`tube_locations - no tube with uuid ${show(uuid)}`, { pointer: at(key, 'uuid') }));
   if (missing.length > 0) throw JsonApiError.all(missing);
   entries.forEach(({ key }, i) => {
     const rack = tubes[i]!.rels.tube_rack as Ref | null | undefined;
-    if (rack && rack.id !== rackId) problems.push(errors.invalidValue(at(key, 'uuid'), `tube_locations - tube ${tubes[i]!.uuid} is already in tube rack ${rack.id}`));
+    if (rack && rack.id !== rackId)
+      problems.push(errors.invalidValue(at(key, 'uuid'), `tube_locations - tube ${tubes[i]!.uuid} is already in tube rack ${rack.id}`));
   });
   if (problems.length > 0) throw JsonApiError.all(problems);
   return entries.map(({ coordinate }, i) => ({ coordinate: coordinate!, tube: tubes[i]! }));
@@ -99,7 +123,12 @@ export const tubeRacks: ResourceDef = {
     const outside = racked(current).filter((t) => positionIndex(layout, t.coordinate) === undefined);
     return outside.length === 0
       ? []
-      : [errors.invalidValue('/data/attributes/size', `size - ${input.attributes.size} does not fit the rack's tubes at ${outside.map((t) => t.coordinate).join(', ')}`)];
+      : [
+          errors.invalidValue(
+            '/data/attributes/size',
+            `size - ${input.attributes.size} does not fit the rack's tubes at ${outside.map((t) => t.coordinate).join(', ')}`,
+          ),
+        ];
   },
 
   create: async (ctx, input) => {
@@ -148,4 +177,3 @@ export const rackedTubes: ResourceDef = {
   relationships: { tube: toOne('tubes', 'R'), tube_rack: toOne('tube_racks', 'R') },
   filters: {},
 };
-

@@ -60,9 +60,7 @@ export function dynamo(): DynamoDBDocumentClient {
     const limits = dynamoLimits();
     const base = new DynamoDBClient({
       region: AWS_REGION,
-      ...(LTS_DYNAMODB_ENDPOINT
-        ? { endpoint: LTS_DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-        : {}),
+      ...(LTS_DYNAMODB_ENDPOINT ? { endpoint: LTS_DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
       maxAttempts: limits.maxAttempts,
       // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes and keeps waiting.
       requestHandler: { connectionTimeout: limits.connectionTimeoutMs, requestTimeout: limits.requestTimeoutMs, throwOnRequestTimeout: true },

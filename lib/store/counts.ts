@@ -47,7 +47,8 @@ export async function readCounts(name: string): Promise<Map<string, number>> {
     if (attempt === 6) throw new CapacityError(`BatchGetItem left ${pending.length} count shards unprocessed`, THROTTLED_RETRY_AFTER_SECONDS);
     if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
     const table = config().LTS_TABLE_NAME;
-    const result: { Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }> } = await dynamo().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
+    const result: { Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }> } =
+      await dynamo().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
     for (const item of result.Responses?.[table] ?? []) {
       for (const [attribute, value] of Object.entries(item)) {
         if (attribute.startsWith(PREFIX)) totals.set(attribute.slice(PREFIX.length), (totals.get(attribute.slice(PREFIX.length)) ?? 0) + Number(value));

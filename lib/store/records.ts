@@ -163,7 +163,10 @@ function positionKey(range: IndexRange, byUpdated: boolean, after: ListPosition,
  * 1 MB per Query call; this keeps reading until it has `limit` entries or the range ends, so a page is
  * never short because of item sizes or depth.
  */
-export async function readRange(range: IndexRange, options: { byUpdated: boolean; after?: ListPosition; limit: number; descending: boolean }): Promise<ListHit[]> {
+export async function readRange(
+  range: IndexRange,
+  options: { byUpdated: boolean; after?: ListPosition; limit: number; descending: boolean },
+): Promise<ListHit[]> {
   const byUpdated = options.byUpdated && ordersByUpdate(range);
   const { query, term } = rangeQuery(range, byUpdated);
   const after = options.after;
@@ -188,7 +191,14 @@ export async function countRange(range: IndexRange): Promise<number> {
   let total = 0;
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await dynamo().send(new QueryCommand({ ...params, Select: 'COUNT', ...(range.kind === 'term' ? { ConsistentRead: true } : {}), ...(start ? { ExclusiveStartKey: start } : {}) } as never));
+    const page = await dynamo().send(
+      new QueryCommand({
+        ...params,
+        Select: 'COUNT',
+        ...(range.kind === 'term' ? { ConsistentRead: true } : {}),
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      } as never),
+    );
     total += page.Count ?? 0;
     start = page.LastEvaluatedKey;
   } while (start);

@@ -43,4 +43,3 @@ export async function reserve(name: string, count: number, now: string): Promise
   );
   return { first: Number(Attributes!.value) - count + 1, createdAt: String(Attributes!.createdAt) };
 }
-

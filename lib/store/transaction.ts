@@ -25,7 +25,8 @@ export async function transact(items: TransactItem[]): Promise<CancellationCode[
     if (name === 'TransactionConflictException') return items.map(() => 'TransactionConflict');
     if (name !== 'TransactionCanceledException' || !CancellationReasons) throw error;
     const codes = CancellationReasons.map((r) => r.Code ?? 'None');
-    if (codes.some(capacityReason)) throw new CapacityError(`transaction cancelled for capacity: ${codes.filter((c) => c !== 'None').join(', ')}`, THROTTLED_RETRY_AFTER_SECONDS);
+    if (codes.some(capacityReason))
+      throw new CapacityError(`transaction cancelled for capacity: ${codes.filter((c) => c !== 'None').join(', ')}`, THROTTLED_RETRY_AFTER_SECONDS);
     return codes;
   }
 }

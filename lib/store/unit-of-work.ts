@@ -212,7 +212,10 @@ export class UnitOfWork {
     const deltas = new Map<string, Map<string, number>>();
     const add = (record: StoredRecord, sign: number) => {
       let family = deltas.get(record.family);
-      if (!family) deltas.set(record.family, (family = new Map()));
+      if (!family) {
+        family = new Map();
+        deltas.set(record.family, family);
+      }
       for (const [key, n] of Object.entries(this.model.countsOf(record))) family.set(key, (family.get(key) ?? 0) + sign * n);
     };
     for (const record of this.createdByKey.values()) add(record, 1);
@@ -246,12 +249,23 @@ export class UnitOfWork {
     }
     for (const { before, after } of this.updatedByKey.values()) {
       oversized(after);
-      const item = records.put({ ...after, ...lookupAttributes(after, this.model.lookupsOf(after)) }).where((a, op) => op.eq(a.version, before.version)).params();
+      const item = records
+        .put({ ...after, ...lookupAttributes(after, this.model.lookupsOf(after)) })
+        .where((a, op) => op.eq(a.version, before.version))
+        .params();
       ops.push({ item: { Put: item }, onReject: 'conflict' });
       ops.push(...this.termOps(this.model.termsOf(before), this.model.termsOf(after), after));
     }
     for (const record of this.deletedByKey.values()) {
-      ops.push({ item: { Delete: records.delete({ family: record.family, id: record.id }).where((a, op) => op.eq(a.version, record.version)).params() }, onReject: 'conflict' });
+      ops.push({
+        item: {
+          Delete: records
+            .delete({ family: record.family, id: record.id })
+            .where((a, op) => op.eq(a.version, record.version))
+            .params(),
+        },
+        onReject: 'conflict',
+      });
       ops.push(...this.termOps(this.model.termsOf(record), [], record));
     }
     if (ops.length > 0 || this.idempotency) {
@@ -266,7 +280,10 @@ export class UnitOfWork {
       // All events of the write travel in this one item, so it must fit an item too.
       const size = Buffer.byteLength(JSON.stringify(request));
       if (size > ITEM_SIZE_LIMIT) {
-        throw errors.tooLarge('/data', `the ${this.events.length} events this request would record take ${size} bytes; one request may record at most ${ITEM_SIZE_LIMIT} bytes`);
+        throw errors.tooLarge(
+          '/data',
+          `the ${this.events.length} events this request would record take ${size} bytes; one request may record at most ${ITEM_SIZE_LIMIT} bytes`,
+        );
       }
       ops.push({ item: { Put: requests.create(request).params() }, onReject: this.idempotency ? 'idempotency' : 'conflict' });
     }
@@ -279,12 +296,17 @@ export class UnitOfWork {
     const next = new Map(after.map((t) => [termKey(t), t]));
     const ops: StagedOp[] = [];
     for (const [key, t] of old) {
-      if (!next.has(key)) ops.push({ item: { Delete: term.delete({ scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-' }).params() }, onReject: 'conflict' });
+      if (!next.has(key))
+        ops.push({ item: { Delete: term.delete({ scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-' }).params() }, onReject: 'conflict' });
     }
     for (const [key, t] of next) {
       if (old.has(key)) continue;
       const item = { scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-', family: record.family, type: record.type, id: record.id };
-      ops.push(t.ref === undefined ? { item: { Put: term.create(item).params() }, onReject: t.onTaken ?? 'conflict' } : { item: { Put: term.put(item).params() }, onReject: 'conflict' });
+      ops.push(
+        t.ref === undefined
+          ? { item: { Put: term.create(item).params() }, onReject: t.onTaken ?? 'conflict' }
+          : { item: { Put: term.put(item).params() }, onReject: 'conflict' },
+      );
     }
     return ops;
   }

@@ -21,7 +21,13 @@ export const MAX_ENCODED_ID = 16 ** ID_DIGITS - 1;
 /** A family's 16-bit code: stable across releases because it derives from the name only. */
 export const familyCode = (family: string): number => parseInt(createHash('sha256').update(family).digest('hex').slice(0, CODE_DIGITS), 16);
 
-const mask = (random: string): bigint => BigInt(`0x${createHash('sha256').update(random).digest('hex').slice(0, ID_DIGITS + CODE_DIGITS)}`);
+const mask = (random: string): bigint =>
+  BigInt(
+    `0x${createHash('sha256')
+      .update(random)
+      .digest('hex')
+      .slice(0, ID_DIGITS + CODE_DIGITS)}`,
+  );
 
 export function encodeUuid(family: string, id: number): string {
   if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ENCODED_ID) throw new RangeError(`id ${id} cannot be encoded in a uuid`);

@@ -14,7 +14,8 @@ export async function compareAnswers(sides: readonly [Side, Side], scenario: Sce
 
 function normalize(side: Side, text: string): unknown {
   const doc = JSON.parse(text.split(side.server.url).join('')) as { data?: unknown; included?: { type: string; id: string }[] };
-  const order = (a: { type: string; id: string }, b: { type: string; id: string }) => (a.type === b.type ? Number(a.id) - Number(b.id) : a.type < b.type ? -1 : 1);
+  const order = (a: { type: string; id: string }, b: { type: string; id: string }) =>
+    a.type === b.type ? Number(a.id) - Number(b.id) : a.type < b.type ? -1 : 1;
   if (Array.isArray(doc.data)) doc.data = [...doc.data].sort(order);
   if (doc.included) doc.included = [...doc.included].sort(order);
   return doc;

@@ -33,13 +33,30 @@ export function judge(name: string, target: Target, service: SideResult, floor: 
   } else if (!(throughputRatio >= target.min)) {
     over.push(`creates/s ${fmt(throughputRatio, 2)}× < ${target.min}×`);
   }
-  return { name, target, service, floor, p50Ratio, cpuRatio, throughputRatio, verdict: over.length === 0 ? 'PASS' : 'FAIL', note: over.join('; '), ...(sameAnswer !== undefined ? { sameAnswer } : {}) };
+  return {
+    name,
+    target,
+    service,
+    floor,
+    p50Ratio,
+    cpuRatio,
+    throughputRatio,
+    verdict: over.length === 0 ? 'PASS' : 'FAIL',
+    note: over.join('; '),
+    ...(sameAnswer !== undefined ? { sameAnswer } : {}),
+  };
 }
 
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
 const x = (n: number) => `${fmt(n, 2)}×`;
 const calls = (r: SideResult) => (Number.isFinite(r.calls) ? String(r.calls) : '—');
-const failures = (r: SideResult) => String(nonOk(r)) + (nonOk(r) > 0 ? ` (${Object.entries(r.failures).map(([s, n]) => `${n}×${s}`).join(', ')})` : '');
+const failures = (r: SideResult) =>
+  String(nonOk(r)) +
+  (nonOk(r) > 0
+    ? ` (${Object.entries(r.failures)
+        .map(([s, n]) => `${n}×${s}`)
+        .join(', ')})`
+    : '');
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -53,7 +70,18 @@ export function printReport(results: ScenarioResult[], context: string[]): void 
   console.log(`\n${context.join('\n')}\n`);
   console.log(
     table(
-      ['read (sequential)', 'service p50 ms', 'floor p50 ms', 'p50 ratio', 'service CPU ms/req', 'floor CPU ms/req', 'CPU ratio', 'calls svc/floor', 'target', 'result'],
+      [
+        'read (sequential)',
+        'service p50 ms',
+        'floor p50 ms',
+        'p50 ratio',
+        'service CPU ms/req',
+        'floor CPU ms/req',
+        'CPU ratio',
+        'calls svc/floor',
+        'target',
+        'result',
+      ],
       reads.map((r) => [
         r.name,
         fmt(r.service.p50),
@@ -71,7 +99,20 @@ export function printReport(results: ScenarioResult[], context: string[]): void 
   console.log('');
   console.log(
     table(
-      ['create', 'service creates/s', 'floor creates/s', 'ratio', 'service p50 ms', 'floor p50 ms', 'CPU ratio', 'non-2xx svc', 'non-2xx floor', 'calls svc/floor', 'target', 'result'],
+      [
+        'create',
+        'service creates/s',
+        'floor creates/s',
+        'ratio',
+        'service p50 ms',
+        'floor p50 ms',
+        'CPU ratio',
+        'non-2xx svc',
+        'non-2xx floor',
+        'calls svc/floor',
+        'target',
+        'result',
+      ],
       creates.map((r) => [
         r.name,
         fmt(r.service.perSecond),

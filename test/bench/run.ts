@@ -65,8 +65,9 @@ try {
   }
 
   const context = [
-    `node ${process.version}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; BENCH_ITERATIONS=${options.iterations}; ` +
-      `whole run ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    `node ${process.version}, ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; BENCH_ITERATIONS=${options.iterations}; ` + `whole run ${((performance.now() - started) / 1000).toFixed(0)} s`,
   ];
   printReport(results, context);
   if (options.jsonPath) {

@@ -33,23 +33,31 @@ export async function seed(api: HttpClient, runId: string, log: (line: string) =
   const purpose384 = await first('/plate_purposes?filter[name]=Stock%20Plate%20384');
 
   const started = performance.now();
-  const plate = (await api.json('POST', '/plates', { data: { type: 'plates', relationships: { purpose: { data: { type: 'plate_purposes', id: purpose384 } } } } })).data;
+  const plate = (
+    await api.json('POST', '/plates', { data: { type: 'plates', relationships: { purpose: { data: { type: 'plate_purposes', id: purpose384 } } } } })
+  ).data;
   const wells = (await api.json('GET', `/plates/${plate.id}/wells?page%5Bsize%5D=${PLATE_WELLS}`)).data as { id: string }[];
   if (wells.length !== PLATE_WELLS) throw new Error(`the plate has ${wells.length} wells, expected ${PLATE_WELLS}`);
   // Two sequential streams at once: samples, and aliquots putting each sample in its well as soon as it exists.
   const samples: Promise<string>[] = [];
   let created = Promise.resolve('');
   for (let i = 0; i < PLATE_WELLS; i++) {
-    const body = { data: { type: 'samples', attributes: { name: `seed-${runId}-${i}` }, relationships: { studies: { data: [{ type: 'studies', id: study }] } } } };
+    const body = {
+      data: { type: 'samples', attributes: { name: `seed-${runId}-${i}` }, relationships: { studies: { data: [{ type: 'studies', id: study }] } } },
+    };
     created = created.then(async () => (await retrying(() => api.json('POST', '/samples', body))).data.id as string);
     samples.push(created);
     created.catch(() => undefined); // a failure surfaces where the aliquot loop awaits it
   }
   for (const [i, well] of wells.entries()) {
     const sample = await samples[i]!;
-    const body = { data: { type: 'aliquots', relationships: { receptacle: { data: { type: 'wells', id: well.id } }, sample: { data: { type: 'samples', id: sample } } } } };
+    const body = {
+      data: { type: 'aliquots', relationships: { receptacle: { data: { type: 'wells', id: well.id } }, sample: { data: { type: 'samples', id: sample } } } },
+    };
     await retrying(() => api.json('POST', '/aliquots', body));
   }
-  log(`seeded ${PLATE_WELLS} samples and a ${PLATE_WELLS}-well plate (${plate.id}) filled through the API in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(
+    `seeded ${PLATE_WELLS} samples and a ${PLATE_WELLS}-well plate (${plate.id}) filled through the API in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   return { study, sampleId: await samples[0]!, plateId: plate.id as string };
 }

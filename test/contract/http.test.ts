@@ -67,7 +67,11 @@ interface HttpResult {
  * Plain fetch. Sends the write key and the JSON:API Accept (and Content-Type with a body) unless told
  * otherwise; a header set to null is not sent. Checks the media type and validates the document.
  */
-async function http(method: string, pathOrUrl: string, options: { body?: unknown; key?: string | null; headers?: Record<string, string | null> } = {}): Promise<HttpResult> {
+async function http(
+  method: string,
+  pathOrUrl: string,
+  options: { body?: unknown; key?: string | null; headers?: Record<string, string | null> } = {},
+): Promise<HttpResult> {
   const headers: Record<string, string | null> = { accept: JSON_API };
   const key = options.key === undefined ? WRITE_KEY : options.key;
   if (key !== null) headers['x-sequencescape-client-id'] = key;
@@ -193,7 +197,9 @@ describe('kitsu (a real JSON:API client)', () => {
     expect(byUuids.data.map((s: any) => s.id)).toEqual([a.data.id, c.data.id]);
 
     const sparse = await api.get('samples', { params: { filter: { uuid: c.data.uuid }, fields: { samples: 'name,uuid' } } });
-    expect(sparse.data).toEqual([{ type: 'samples', id: c.data.id, name: c.data.name, uuid: c.data.uuid, links: { self: `${service.url}/api/v2/samples/${c.data.id}` } }]);
+    expect(sparse.data).toEqual([
+      { type: 'samples', id: c.data.id, name: c.data.name, uuid: c.data.uuid, links: { self: `${service.url}/api/v2/samples/${c.data.id}` } },
+    ]);
   });
 
   it('includes component_samples rendered as samples', async () => {
@@ -206,7 +212,12 @@ describe('kitsu (a real JSON:API client)', () => {
   it('updates sample_metadata', async () => {
     const sample = await api.create('samples', { name: uniqueName('KMeta') });
     const metadata = await api.get(`samples/${sample.data.id}/sample_metadata`);
-    const updated = await api.update('sample_metadata', { id: metadata.data.id, cohort: 'Kitsu cohort', gender: 'female', date_of_sample_collection: '2024-06-01' });
+    const updated = await api.update('sample_metadata', {
+      id: metadata.data.id,
+      cohort: 'Kitsu cohort',
+      gender: 'female',
+      date_of_sample_collection: '2024-06-01',
+    });
     expect(updated.status).toBe(200);
     expect(updated.data).toMatchObject({ id: metadata.data.id, cohort: 'Kitsu cohort', gender: 'Female', date_of_sample_collection: '2024-06-01' });
     const found = await api.get('sample_metadata', { params: { filter: { sample_id: sample.data.id } } });
@@ -241,7 +252,9 @@ describe('kitsu (a real JSON:API client)', () => {
     expect(byUuid.data.map((p: any) => p.id)).toEqual([printers.data[0].id]);
 
     const template = await api.get('submission_templates', { params: { filter: { name: 'Library Creation - Illumina' } } });
-    expect(template.data).toEqual([expect.objectContaining({ type: 'submission_templates', name: 'Library Creation - Illumina', request_type_keys: ['library_creation', 'sequencing'] })]);
+    expect(template.data).toEqual([
+      expect.objectContaining({ type: 'submission_templates', name: 'Library Creation - Illumina', request_type_keys: ['library_creation', 'sequencing'] }),
+    ]);
 
     const requestType = await api.get('request_types', { params: { filter: { key: 'multiplexing' } } });
     expect(requestType.data).toEqual([expect.objectContaining({ key: 'multiplexing', for_multiplexing: true })]);
@@ -385,10 +398,20 @@ describe('limber W9: add a randomised control', () => {
     const metadataId = metadata.body.data.id;
 
     const patched = await http('PATCH', `/api/v2/sample_metadata/${metadataId}`, {
-      body: { data: { id: metadataId, type: 'sample_metadata', attributes: { supplier_name: 'Control supplier', cohort: 'Controls', sample_description: 'PCR positive control for DN1234' } } },
+      body: {
+        data: {
+          id: metadataId,
+          type: 'sample_metadata',
+          attributes: { supplier_name: 'Control supplier', cohort: 'Controls', sample_description: 'PCR positive control for DN1234' },
+        },
+      },
     });
     expect(patched.status).toBe(200);
-    expect(patched.body.data.attributes).toMatchObject({ supplier_name: 'Control supplier', cohort: 'Controls', sample_description: 'PCR positive control for DN1234' });
+    expect(patched.body.data.attributes).toMatchObject({
+      supplier_name: 'Control supplier',
+      cohort: 'Controls',
+      sample_description: 'PCR positive control for DN1234',
+    });
 
     const read = await http('GET', `/api/v2/samples/${sampleId}?include=sample_metadata,studies`);
     expect(read.body.data.relationships.studies.data).toEqual([{ type: 'studies', id: study.id }]);
@@ -409,8 +432,14 @@ describe('query-string encodings real clients send', () => {
     const a = await http('POST', '/api/v2/samples', { body: { data: { type: 'samples', attributes: { name: uniqueName('Enc'), site_sample_id: 'ENC-1' } } } });
     const b = await http('POST', '/api/v2/samples', { body: { data: { type: 'samples', attributes: { name: uniqueName('Enc'), site_sample_id: 'ENC-2' } } } });
     const raw = await http('GET', `/api/v2/samples?filter[site_sample_id]=ENC-1,ENC-2&fields[samples]=name,uuid,sample_metadata&include=sample_metadata`);
-    const encoded = await http('GET', `/api/v2/samples?filter%5Bsite_sample_id%5D=ENC-1%2CENC-2&fields%5Bsamples%5D=name%2Cuuid%2Csample_metadata&include=sample_metadata`);
-    const repeated = await http('GET', `/api/v2/samples?filter%5Bsite_sample_id%5D%5B%5D=ENC-1&filter%5Bsite_sample_id%5D%5B%5D=ENC-2&fields%5Bsamples%5D=name%2Cuuid%2Csample_metadata&include=sample_metadata`);
+    const encoded = await http(
+      'GET',
+      `/api/v2/samples?filter%5Bsite_sample_id%5D=ENC-1%2CENC-2&fields%5Bsamples%5D=name%2Cuuid%2Csample_metadata&include=sample_metadata`,
+    );
+    const repeated = await http(
+      'GET',
+      `/api/v2/samples?filter%5Bsite_sample_id%5D%5B%5D=ENC-1&filter%5Bsite_sample_id%5D%5B%5D=ENC-2&fields%5Bsamples%5D=name%2Cuuid%2Csample_metadata&include=sample_metadata`,
+    );
     expect(raw.body.data.map((s: any) => s.id)).toEqual([a.body.data.id, b.body.data.id]);
     expect(encoded.body.data).toEqual(raw.body.data);
     expect(repeated.body.data).toEqual(raw.body.data);
@@ -446,7 +475,10 @@ describe('links', () => {
     for (const name of ['sample_metadata', 'studies', 'component_samples', 'sample_manifest']) {
       const linkage = await http('GET', `/api/v2/samples/${id}/relationships/${name}`);
       expect(linkage.status).toBe(200);
-      expect(linkage.body.links).toEqual({ self: `${service.url}/api/v2/samples/${id}/relationships/${name}`, related: `${service.url}/api/v2/samples/${id}/${name}` });
+      expect(linkage.body.links).toEqual({
+        self: `${service.url}/api/v2/samples/${id}/relationships/${name}`,
+        related: `${service.url}/api/v2/samples/${id}/${name}`,
+      });
       await followLinks(linkage.body);
       const related = await http('GET', `/api/v2/samples/${id}/${name}`);
       expect(related.status).toBe(200);
@@ -475,7 +507,16 @@ describe('links', () => {
 
   it('in sample_metadata and reference data documents', async () => {
     await followLinks((await http('GET', '/api/v2/sample_metadata?page[size]=2')).body);
-    for (const type of ['users', 'studies', 'plate_purposes', 'tube_purposes', 'tube_rack_purposes', 'request_types', 'barcode_printers', 'submission_templates']) {
+    for (const type of [
+      'users',
+      'studies',
+      'plate_purposes',
+      'tube_purposes',
+      'tube_rack_purposes',
+      'request_types',
+      'barcode_printers',
+      'submission_templates',
+    ]) {
       const res = await http('GET', `/api/v2/${type}?page[size]=2`);
       expect(res.status).toBe(200);
       expect(res.body.data.length).toBeGreaterThan(0);

@@ -13,9 +13,14 @@ it('builds the table from the shared definition', () => {
     { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
     { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
   ]);
-  expect(table!.Properties.GlobalSecondaryIndexes.map((i: any) => [i.IndexName, i.KeySchema[0].AttributeName, i.KeySchema[1].AttributeName, i.Projection.NonKeyAttributes])).toEqual(
-    tableDefinition.indexes.map((i) => [i.name, i.partitionKey, i.sortKey, [...i.projected]]),
-  );
+  expect(
+    table!.Properties.GlobalSecondaryIndexes.map((i: any) => [
+      i.IndexName,
+      i.KeySchema[0].AttributeName,
+      i.KeySchema[1].AttributeName,
+      i.Projection.NonKeyAttributes,
+    ]),
+  ).toEqual(tableDefinition.indexes.map((i) => [i.name, i.partitionKey, i.sortKey, [...i.projected]]));
   expect(table!.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
   expect(table!.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
 });

@@ -1,5 +1,15 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { API_KEY_CACHE_SIZE, API_KEY_CACHE_TTL_MS, apiKeyCacheSize, authenticateKey, clearApiKeyCache, createApiKey, hashKey, KeyNameTaken, revokeApiKey } from '#lib/store/api-keys.ts';
+import {
+  API_KEY_CACHE_SIZE,
+  API_KEY_CACHE_TTL_MS,
+  apiKeyCacheSize,
+  authenticateKey,
+  clearApiKeyCache,
+  createApiKey,
+  hashKey,
+  KeyNameTaken,
+  revokeApiKey,
+} from '#lib/store/api-keys.ts';
 import { CapacityError } from '#lib/store/errors.ts';
 import { store } from '#lib/store/entities.ts';
 import { call, warmKeyCache } from '../support/api.ts';

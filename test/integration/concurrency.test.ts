@@ -27,7 +27,9 @@ describe('writes of different records never conflict', () => {
   it('50 clients creating plates at once: every request 201, ids and barcodes unique, record_count exact', async () => {
     const purpose = await purposeId('plate_purposes', 'Stock Plate');
     const before = { plates: await recordCount('plates'), labware: await recordCount('labware'), wells: await recordCount('wells') };
-    const results = await Promise.all(Array.from({ length: 50 }, () => call('POST', '/api/v2/plates', { body: doc('plates', {}, { purpose: rel('plate_purposes', purpose) }) })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => call('POST', '/api/v2/plates', { body: doc('plates', {}, { purpose: rel('plate_purposes', purpose) }) })),
+    );
     expect(results.filter((r) => r.status !== 201).map((r) => r.body)).toEqual([]);
     expect(distinct(results.map((r) => r.body.data.id))).toBe(50);
     expect(distinct(results.map((r) => r.body.data.attributes.labware_barcode.human_barcode))).toBe(50);
@@ -44,7 +46,9 @@ describe('writes of different records never conflict', () => {
     const before = await recordCount('aliquots');
     const results = await Promise.all(
       plates.map((plate, i) =>
-        call('POST', '/api/v2/aliquots', { body: doc('aliquots', {}, { receptacle: rel('wells', Number(plate.id) * 1000 + 1), sample: rel('samples', samples[i].id) }) }),
+        call('POST', '/api/v2/aliquots', {
+          body: doc('aliquots', {}, { receptacle: rel('wells', Number(plate.id) * 1000 + 1), sample: rel('samples', samples[i].id) }),
+        }),
       ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
@@ -60,7 +64,9 @@ describe('writes of different records never conflict', () => {
     const samples = await Promise.all(Array.from({ length: 20 }, () => createSample()));
     const results = await Promise.all(
       samples.map((sample, i) =>
-        call('POST', '/api/v2/aliquots', { body: doc('aliquots', {}, { receptacle: rel('wells', Number(plate.id) * 1000 + i + 1), sample: rel('samples', sample.id) }) }),
+        call('POST', '/api/v2/aliquots', {
+          body: doc('aliquots', {}, { receptacle: rel('wells', Number(plate.id) * 1000 + i + 1), sample: rel('samples', sample.id) }),
+        }),
       ),
     );
     expect(results.every((r) => r.status === 201 || (r.status === 409 && r.body.errors[0].code === 'concurrent_update'))).toBe(true);

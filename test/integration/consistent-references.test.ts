@@ -17,7 +17,8 @@ beforeAll(async () => {
   dynamo().middlewareStack.add(
     (next, context) => async (args) => {
       const input = args.input as { IndexName?: string };
-      if (context.commandName === 'QueryCommand' && input.IndexName) return { output: { Items: [], Count: 0, ScannedCount: 0, $metadata: {} }, response: {} } as never;
+      if (context.commandName === 'QueryCommand' && input.IndexName)
+        return { output: { Items: [], Count: 0, ScannedCount: 0, $metadata: {} }, response: {} } as never;
       return next(args);
     },
     { step: 'initialize', name: HIDE },
@@ -38,7 +39,14 @@ describe('references inside writes with every index result hidden', () => {
   it('tubes created a moment ago can be racked at once by uuid (tube_locations)', async () => {
     const tubes = await Promise.all([createTube(), createTube(), createTube()]);
     const res = await call('POST', '/api/v2/tube_racks', {
-      body: doc('tube_racks', { size: 96, tube_locations: { A1: { uuid: tubes[0].attributes.uuid }, B1: { uuid: tubes[1].attributes.uuid.toUpperCase() }, C1: { uuid: tubes[2].attributes.uuid } } }),
+      body: doc('tube_racks', {
+        size: 96,
+        tube_locations: {
+          A1: { uuid: tubes[0].attributes.uuid },
+          B1: { uuid: tubes[1].attributes.uuid.toUpperCase() },
+          C1: { uuid: tubes[2].attributes.uuid },
+        },
+      }),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     for (const tube of tubes) {
@@ -77,7 +85,9 @@ describe('references inside writes with every index result hidden', () => {
     const plate = await call('POST', '/api/v2/plates', { body: doc('plates', {}, { purpose: rel('plate_purposes', purpose) }) });
     expect(plate.status).toBe(201);
     const sample = await createSample();
-    const aliquot = await call('POST', '/api/v2/aliquots', { body: doc('aliquots', {}, { receptacle: rel('wells', Number(plate.body.data.id) * 1000 + 1), sample: rel('samples', sample.id) }) });
+    const aliquot = await call('POST', '/api/v2/aliquots', {
+      body: doc('aliquots', {}, { receptacle: rel('wells', Number(plate.body.data.id) * 1000 + 1), sample: rel('samples', sample.id) }),
+    });
     expect(aliquot.status).toBe(201);
   });
 });

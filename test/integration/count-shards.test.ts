@@ -22,7 +22,8 @@ beforeAll(async () => {
       const items = (args.input as { TransactItems: { Update?: { Key: Record<string, string> } }[] }).TransactItems;
       sent.push(items.length);
       const codes = plan.shift()?.(items);
-      if (codes) throw new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
+      if (codes)
+        throw new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
       return next(args);
     },
     { step: 'initialize', name: INJECT },

@@ -88,7 +88,7 @@ describe('POST /custom_metadatum_collections', () => {
 
   it('keeps metadata keys exactly as sent (case, surrounding spaces), losing no entry', async () => {
     const plate = await createPlate();
-    const metadata = { Robot: 'r1', ' padded ': 'p1', padded: 'p2', 'stock_barcode_q0': 'DN1S' };
+    const metadata = { Robot: 'r1', ' padded ': 'p1', padded: 'p2', stock_barcode_q0: 'DN1S' };
     const collection = await createCollection({ user_id: admin, asset_id: plate.id, metadata });
     expect(collection.attributes.metadata).toEqual(metadata);
     expect(await metadataOf(collection.id)).toEqual(metadata);
@@ -123,9 +123,19 @@ describe('POST /custom_metadatum_collections', () => {
 
   it('answers 404 with a pointer for an unknown user or labware, writing nothing', async () => {
     const plate = await createPlate();
-    const user = expectError(await refusedPost({ user_id: 999999, asset_id: plate.id, metadata: { a: 'b' } }), 404, 'record_not_found', '/data/attributes/user_id');
+    const user = expectError(
+      await refusedPost({ user_id: 999999, asset_id: plate.id, metadata: { a: 'b' } }),
+      404,
+      'record_not_found',
+      '/data/attributes/user_id',
+    );
     expect(user.detail).toContain('999999');
-    const asset = expectError(await refusedPost({ user_id: admin, asset_id: '999999', metadata: { a: 'b' } }), 404, 'record_not_found', '/data/attributes/asset_id');
+    const asset = expectError(
+      await refusedPost({ user_id: admin, asset_id: '999999', metadata: { a: 'b' } }),
+      404,
+      'record_not_found',
+      '/data/attributes/asset_id',
+    );
     expect(asset.detail).toContain('999999');
     const both = await refusedPost({ user_id: 999998, asset_id: 999999 });
     expect(both.status).toBe(404);
@@ -159,7 +169,12 @@ describe('POST /custom_metadatum_collections', () => {
   it('refuses empty keys and empty or blank values (422 at the entry), writing nothing', async () => {
     const plate = await createPlate();
     expectError(await refusedPost({ user_id: admin, asset_id: plate.id, metadata: { a: '' } }), 422, 'invalid_value', '/data/attributes/metadata/a');
-    expectError(await refusedPost({ user_id: admin, asset_id: plate.id, metadata: { ok: 'fine', blank: '   ' } }), 422, 'invalid_value', '/data/attributes/metadata/blank');
+    expectError(
+      await refusedPost({ user_id: admin, asset_id: plate.id, metadata: { ok: 'fine', blank: '   ' } }),
+      422,
+      'invalid_value',
+      '/data/attributes/metadata/blank',
+    );
     expect((await refusedPost({ user_id: admin, asset_id: plate.id, metadata: { '': 'x' } })).status).toBe(422);
     expect((await refusedPost({ user_id: admin, asset_id: plate.id, metadata: { '  ': 'x' } })).status).toBe(422);
   });
@@ -178,9 +193,18 @@ describe('POST /custom_metadatum_collections', () => {
 
   it('refuses read-only, unknown and relationship members (400 param_not_allowed), and a client id (403), writing nothing', async () => {
     const plate = await createPlate();
-    expectError(await refusedPost({ user_id: admin, asset_id: plate.id, uuid: '00000000-0000-4000-8000-000000000000' }), 400, 'param_not_allowed', '/data/attributes/uuid');
+    expectError(
+      await refusedPost({ user_id: admin, asset_id: plate.id, uuid: '00000000-0000-4000-8000-000000000000' }),
+      400,
+      'param_not_allowed',
+      '/data/attributes/uuid',
+    );
     expectError(await refusedPost({ user_id: admin, asset_id: plate.id, colour: 'red' }), 400, 'param_not_allowed', '/data/attributes/colour');
-    const viaRelationship = await refused('POST', `/api/v2/${TYPE}`, doc(TYPE, { metadata: { a: 'b' } }, { user: rel('users', admin), asset: rel('plates', plate.id) }));
+    const viaRelationship = await refused(
+      'POST',
+      `/api/v2/${TYPE}`,
+      doc(TYPE, { metadata: { a: 'b' } }, { user: rel('users', admin), asset: rel('plates', plate.id) }),
+    );
     expectError(viaRelationship, 400, 'param_not_allowed', '/data/relationships/user');
     expectError(viaRelationship, 400, 'param_not_allowed', '/data/relationships/asset');
     expectError(await refused('POST', `/api/v2/${TYPE}`, doc(TYPE, { user_id: admin, asset_id: plate.id }, undefined, '5')), 403, 'client_generated_id');
@@ -200,7 +224,12 @@ describe('PATCH /custom_metadatum_collections/{id}', () => {
     const res = await patch(collection.id, { metadata: { b: '3', c: '4' } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.headers.Location).toBeUndefined();
-    expect(res.body.data.attributes).toEqual({ uuid: collection.attributes.uuid, user_id: Number(admin), asset_id: Number(plate.id), metadata: { b: '3', c: '4' } });
+    expect(res.body.data.attributes).toEqual({
+      uuid: collection.attributes.uuid,
+      user_id: Number(admin),
+      asset_id: Number(plate.id),
+      metadata: { b: '3', c: '4' },
+    });
     expect(await metadataOf(collection.id)).toEqual({ b: '3', c: '4' });
     // Keys differing only in case from the previous map are fine: the old map is gone.
     expect((await patch(collection.id, { metadata: { B: '5' } })).status).toBe(200);
@@ -294,7 +323,9 @@ describe('reaching a collection from its labware', () => {
 
     const absent = await call('GET', `/api/v2/${found.type}/${found.id}/custom_metadatum_collection`);
     expect(absent.body.data).toBeNull();
-    const posted = await call('POST', `/api/v2/${TYPE}`, { body: doc(TYPE, { user_id: Number(user.id), asset_id: Number(found.id), metadata: { stock_barcode: 'DN1S' } }) });
+    const posted = await call('POST', `/api/v2/${TYPE}`, {
+      body: doc(TYPE, { user_id: Number(user.id), asset_id: Number(found.id), metadata: { stock_barcode: 'DN1S' } }),
+    });
     expect(posted.status).toBe(201);
 
     const present = (await call('GET', `/api/v2/${found.type}/${found.id}/custom_metadatum_collection`)).body.data;

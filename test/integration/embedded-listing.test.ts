@@ -73,7 +73,8 @@ beforeAll(async () => {
   aliquots.push(await aliquot('receptacles', Number(looseTubes[0].id) * 1000 + 1, 0));
 
   const byId = (a: string, b: string) => Number(a.split(':')[1]) - Number(b.split(':')[1]);
-  const racked = async (rackId: string) => (await call('GET', `/api/v2/tube_racks/${rackId}/relationships/racked_tubes`)).body.data.map((l: any) => `${l.type}:${l.id}`);
+  const racked = async (rackId: string) =>
+    (await call('GET', `/api/v2/tube_racks/${rackId}/relationships/racked_tubes`)).body.data.map((l: any) => `${l.type}:${l.id}`);
   expected.racked_tubes = [...(await racked(r1.id)), ...(await racked(emptyRack.id)), ...(await racked(r2.id)), ...(await racked(r3.id))].sort(byId);
   expected.wells = [p1, p2].flatMap((p) => Array.from({ length: 96 }, (_, i) => `wells:${Number(p.id) * 1000 + i + 1}`));
   expected.aliquots = aliquots.map((a) => `aliquots:${a.id}`).sort(byId);

@@ -45,7 +45,11 @@ interface Write {
 
 /** Each write type, as a function making a fresh write that would succeed (its own records to work on). */
 const WRITES: Record<string, () => Promise<Write>> = {
-  'POST samples': async () => ({ method: 'POST', path: '/api/v2/samples', body: doc('samples', { name: uniqueName() }, { studies: rels('studies', [studyA]) }) }),
+  'POST samples': async () => ({
+    method: 'POST',
+    path: '/api/v2/samples',
+    body: doc('samples', { name: uniqueName() }, { studies: rels('studies', [studyA]) }),
+  }),
   'PATCH samples': async () => {
     const sample = await createSample();
     return { method: 'PATCH', path: `/api/v2/samples/${sample.id}`, body: doc('samples', { site_sample_id: uniqueName('site') }, undefined, sample.id) };
@@ -54,13 +58,29 @@ const WRITES: Record<string, () => Promise<Write>> = {
   'PATCH sample_metadata': async () => {
     const sample = await createSample();
     const metadata = (await call('GET', `/api/v2/samples/${sample.id}/sample_metadata`)).body.data.id;
-    return { method: 'PATCH', path: `/api/v2/sample_metadata/${metadata}`, body: doc('sample_metadata', { cohort: uniqueName('cohort') }, undefined, metadata) };
+    return {
+      method: 'PATCH',
+      path: `/api/v2/sample_metadata/${metadata}`,
+      body: doc('sample_metadata', { cohort: uniqueName('cohort') }, undefined, metadata),
+    };
   },
-  'POST plates': async () => ({ method: 'POST', path: '/api/v2/plates', body: doc('plates', {}, { purpose: rel('plate_purposes', await purposeId('plate_purposes', 'Stock Plate')) }) }),
-  'POST tubes': async () => ({ method: 'POST', path: '/api/v2/tubes', body: doc('tubes', {}, { purpose: rel('tube_purposes', await purposeId('tube_purposes', 'Stock Tube')) }) }),
+  'POST plates': async () => ({
+    method: 'POST',
+    path: '/api/v2/plates',
+    body: doc('plates', {}, { purpose: rel('plate_purposes', await purposeId('plate_purposes', 'Stock Plate')) }),
+  }),
+  'POST tubes': async () => ({
+    method: 'POST',
+    path: '/api/v2/tubes',
+    body: doc('tubes', {}, { purpose: rel('tube_purposes', await purposeId('tube_purposes', 'Stock Tube')) }),
+  }),
   'POST aliquots': async () => {
     const [plate, sample] = [await createPlate(), await createSample()];
-    return { method: 'POST', path: '/api/v2/aliquots', body: aliquotDoc({ type: 'wells', id: String(Number(plate.id) * 1000 + 1) }, sample.id, { study: studyA }) };
+    return {
+      method: 'POST',
+      path: '/api/v2/aliquots',
+      body: aliquotDoc({ type: 'wells', id: String(Number(plate.id) * 1000 + 1) }, sample.id, { study: studyA }),
+    };
   },
   'POST tube_racks': async () => {
     const [a, b] = [tubeOf(await createTube()), tubeOf(await createTube())];
@@ -95,7 +115,8 @@ function expectUnavailable(res: CallResult, what: string): void {
   expect(error.title).toBe('Service unavailable');
   expect(Number(header(res, 'Retry-After')), what).toBeGreaterThanOrEqual(1);
   const text = JSON.stringify(res.body);
-  for (const internal of ['Throttl', 'Throughput', 'Transaction', 'Timeout', 'INJECTED', 'DynamoDB', 'Electro', '\n', '.ts:']) expect(text, what).not.toContain(internal);
+  for (const internal of ['Throttl', 'Throughput', 'Transaction', 'Timeout', 'INJECTED', 'DynamoDB', 'Electro', '\n', '.ts:'])
+    expect(text, what).not.toContain(internal);
 }
 
 /** The operations (of OPERATIONS) a successful run of the write uses. */

@@ -55,7 +55,19 @@ function expectWellBehaved(res: CallResult, what: string): void {
 // --------------------------------------------------------------------------------------------------------
 
 const cursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-const relationshipName = fc.constantFrom('studies', 'sample_metadata', 'sample_metadata.sample', 'component_samples', 'sample_manifest', 'studies.samples', 'widgets', '', 'constructor', '__proto__', 'toString');
+const relationshipName = fc.constantFrom(
+  'studies',
+  'sample_metadata',
+  'sample_metadata.sample',
+  'component_samples',
+  'sample_manifest',
+  'studies.samples',
+  'widgets',
+  '',
+  'constructor',
+  '__proto__',
+  'toString',
+);
 const fieldName = fc.constantFrom('name', 'uuid', 'studies', 'site_sample_id', 'control', 'colour', '', 'constructor', 'toString', '__proto__');
 const fieldType = fc.constantFrom('samples', 'studies', 'sample_metadata', 'users', 'widgets', 'constructor');
 const filterName = fc.constantFrom('name', 'uuid', 'site_sample_id', 'colour', 'id', 'constructor', '__proto__', 'toString', 'hasOwnProperty');
@@ -74,15 +86,28 @@ const cursorValue = fc.oneof(
   fc.string({ maxLength: 12 }),
   fc.jsonValue({ maxDepth: 2 }).map(cursor),
   fc
-    .record({ p: fc.oneof(fc.constant(2), fc.integer()), s: fc.constantFrom('id', '-id', 'updated_at', '-updated_at', 'name'), a: fc.oneof(fc.string({ maxLength: 20 }), fc.constant('9'.repeat(1200))) })
+    .record({
+      p: fc.oneof(fc.constant(2), fc.integer()),
+      s: fc.constantFrom('id', '-id', 'updated_at', '-updated_at', 'name'),
+      a: fc.oneof(fc.string({ maxLength: 20 }), fc.constant('9'.repeat(1200))),
+    })
     .map(cursor),
 );
 const sortValue = fc.constantFrom('id', '-id', 'created_at', '-updated_at', 'name', '', ',', '-id,id', 'constructor');
 
 const queryPart = fc.oneof(
-  fc.tuple(fc.constantFrom('include'), fc.array(relationshipName, { maxLength: 3 }).map((r) => r.join(','))),
-  fc.tuple(fieldType.map((t) => `fields[${t}]`), fc.array(fieldName, { maxLength: 3 }).map((f) => f.join(','))),
-  fc.tuple(fc.tuple(filterName, fc.boolean()).map(([n, repeated]) => `filter[${n}]${repeated ? '[]' : ''}`), filterValue),
+  fc.tuple(
+    fc.constantFrom('include'),
+    fc.array(relationshipName, { maxLength: 3 }).map((r) => r.join(',')),
+  ),
+  fc.tuple(
+    fieldType.map((t) => `fields[${t}]`),
+    fc.array(fieldName, { maxLength: 3 }).map((f) => f.join(',')),
+  ),
+  fc.tuple(
+    fc.tuple(filterName, fc.boolean()).map(([n, repeated]) => `filter[${n}]${repeated ? '[]' : ''}`),
+    filterValue,
+  ),
   fc.tuple(fc.constantFrom('page[number]', 'page[size]', 'page[page]', 'page[per_page]'), pageValue),
   fc.tuple(fc.constant('page[cursor]'), cursorValue),
   fc.tuple(fc.constantFrom('sort'), sortValue),
@@ -91,7 +116,11 @@ const queryPart = fc.oneof(
 /** Key and value each sent raw or percent-encoded, as different clients do. */
 const grammarQuery = fc
   .array(fc.tuple(queryPart, fc.boolean(), fc.boolean()), { maxLength: 4 })
-  .map((parts) => parts.map(([[key, value], encodeKey, encodeValue]) => `${encodeKey ? encodeURIComponent(key) : key}=${encodeValue ? encodeURIComponent(value) : value}`).join('&'));
+  .map((parts) =>
+    parts
+      .map(([[key, value], encodeKey, encodeValue]) => `${encodeKey ? encodeURIComponent(key) : key}=${encodeValue ? encodeURIComponent(value) : value}`)
+      .join('&'),
+  );
 
 describe('GET /api/v2/samples with random query strings', () => {
   it('never answers 500 for queries built from realistic fragments', async () => {
@@ -171,10 +200,18 @@ const nearValidSample = (mode: 'create' | 'update') =>
       arbitrary: fc.record(
         {
           data: fc.record({
-            type: fc.oneof({ weight: 15, arbitrary: fc.constant('samples') }, { weight: 1, arbitrary: linkageType }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) }),
+            type: fc.oneof(
+              { weight: 15, arbitrary: fc.constant('samples') },
+              { weight: 1, arbitrary: linkageType },
+              { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) },
+            ),
             id:
               mode === 'update'
-                ? fc.oneof({ weight: 10, arbitrary: fc.constant(sampleId) }, { weight: 1, arbitrary: linkageId() }, { weight: 1, arbitrary: fc.constant(undefined) })
+                ? fc.oneof(
+                    { weight: 10, arbitrary: fc.constant(sampleId) },
+                    { weight: 1, arbitrary: linkageId() },
+                    { weight: 1, arbitrary: fc.constant(undefined) },
+                  )
                 : fc.oneof({ weight: 10, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: linkageId() }),
             attributes: fc.oneof(
               { weight: 15, arbitrary: fc.dictionary(name(SAMPLE_ATTRIBUTES, SAMPLE_RELATIONSHIPS), attributeValue, { maxKeys: 3 }) },
@@ -210,15 +247,18 @@ describe('POST /api/v2/samples with random bodies', () => {
 
   it('never answers 500 for documents around the valid shape', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constant(null).chain(() => nearValidSample('create')), async (document) => {
-        const body = JSON.stringify(document);
-        const res = await call('POST', '/api/v2/samples', { body });
-        expectWellBehaved(res, `POST ${body.slice(0, 300)}`);
-        if (res.status === 201) {
-          expect(res.body.data.type).toBe('samples');
-          expect(res.headers.Location).toBe(res.body.data.links.self);
-        }
-      }),
+      fc.asyncProperty(
+        fc.constant(null).chain(() => nearValidSample('create')),
+        async (document) => {
+          const body = JSON.stringify(document);
+          const res = await call('POST', '/api/v2/samples', { body });
+          expectWellBehaved(res, `POST ${body.slice(0, 300)}`);
+          if (res.status === 201) {
+            expect(res.body.data.type).toBe('samples');
+            expect(res.headers.Location).toBe(res.body.data.links.self);
+          }
+        },
+      ),
       RUN,
     );
   });
@@ -236,12 +276,15 @@ describe('PATCH /api/v2/samples/{id} with random bodies', () => {
 
   it('never answers 500 for documents around the valid shape', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constant(null).chain(() => nearValidSample('update')), async (document) => {
-        const body = JSON.stringify(document);
-        const res = await call('PATCH', `/api/v2/samples/${sampleId}`, { body });
-        expectWellBehaved(res, `PATCH ${body.slice(0, 300)}`);
-        if (res.status === 200) expect(res.body.data).toMatchObject({ type: 'samples', id: sampleId });
-      }),
+      fc.asyncProperty(
+        fc.constant(null).chain(() => nearValidSample('update')),
+        async (document) => {
+          const body = JSON.stringify(document);
+          const res = await call('PATCH', `/api/v2/samples/${sampleId}`, { body });
+          expectWellBehaved(res, `PATCH ${body.slice(0, 300)}`);
+          if (res.status === 200) expect(res.body.data).toMatchObject({ type: 'samples', id: sampleId });
+        },
+      ),
       RUN,
     );
   });
@@ -278,11 +321,14 @@ describe('found by fuzzing', () => {
     expect(res.body.errors[0].source).toEqual({ parameter: 'pagex' });
   });
 
-  it.each(['30000000', '9007199254740993', '99999999999999999999999'])('GET ?page[number]=%s (past the last page) → 200 with no data, or 400; never 500', async (n) => {
-    const res = await get(`page[number]=${n}`);
-    expect([200, 400]).toContain(res.status);
-    if (res.status === 200) expect(res.body.data).toEqual([]);
-  });
+  it.each(['30000000', '9007199254740993', '99999999999999999999999'])(
+    'GET ?page[number]=%s (past the last page) → 200 with no data, or 400; never 500',
+    async (n) => {
+      const res = await get(`page[number]=${n}`);
+      expect([200, 400]).toContain(res.status);
+      if (res.status === 200) expect(res.body.data).toEqual([]);
+    },
+  );
 
   it('GET with a tampered page[cursor] (oversized position) → 400 or plain paging; never 500', async () => {
     for (const sort of ['id', '-id']) {
@@ -327,9 +373,15 @@ describe('found by fuzzing', () => {
 
   it('POST and PATCH with attribute or relationship names holding ~ or / → 400 whose pointers are valid RFC 6901 (a valid JSON:API document)', async () => {
     // call() throws when the response fails the JSON:API schema, whose source.pointer pattern requires ~0 / ~1 escapes.
-    const post = await call('POST', '/api/v2/samples', { body: { data: { type: 'samples', attributes: { '~': 'x', 'a/b': 'y' }, relationships: { 'c~d': { data: null } } } } });
+    const post = await call('POST', '/api/v2/samples', {
+      body: { data: { type: 'samples', attributes: { '~': 'x', 'a/b': 'y' }, relationships: { 'c~d': { data: null } } } },
+    });
     expect(post.status).toBe(400);
-    expect(post.body.errors.map((e: { source: { pointer: string } }) => e.source.pointer)).toEqual(['/data/attributes/~0', '/data/attributes/a~1b', '/data/relationships/c~0d']);
+    expect(post.body.errors.map((e: { source: { pointer: string } }) => e.source.pointer)).toEqual([
+      '/data/attributes/~0',
+      '/data/attributes/a~1b',
+      '/data/relationships/c~0d',
+    ]);
     const patch = await call('PATCH', `/api/v2/samples/${sampleId}`, { body: { data: { type: 'samples', id: sampleId, attributes: { '~': '' } } } });
     expect(patch.status).toBe(400);
     expect(patch.body.errors[0].source).toEqual({ pointer: '/data/attributes/~0' });

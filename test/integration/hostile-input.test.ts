@@ -54,7 +54,12 @@ describe('values nested deeper than any attribute needs', () => {
 
   it.each(targets)('%s %s: 3,000 levels (a 6 KB body) in %s → 422 naming the attribute and the maximum depth', async (method, type, attribute) => {
     // PATCH needs a record to address (a sample, a collection).
-    const id = method === 'POST' ? undefined : type === 'samples' ? sampleId : (await call('POST', `/api/v2/${CMC}`, { body: doc(CMC, { user_id: admin, asset_id: (await createPlate()).id, metadata: {} }) })).body.data.id;
+    const id =
+      method === 'POST'
+        ? undefined
+        : type === 'samples'
+          ? sampleId
+          : (await call('POST', `/api/v2/${CMC}`, { body: doc(CMC, { user_id: admin, asset_id: (await createPlate()).id, metadata: {} }) })).body.data.id;
     for (const kind of ['array', 'object'] as const) {
       const body = rawDoc(type, { [attribute]: nested(3000, kind) }, id);
       expect(body.length).toBeGreaterThan(6000);
@@ -107,7 +112,8 @@ describe('values nested deeper than any attribute needs', () => {
 
 describe('custom metadata keys that are special to JavaScript objects', () => {
   /** A collection body as text, so `__proto__` is sent as an own key (a JS object literal would set the prototype). */
-  const postBody = (asset: string, metadata: string) => `{"data":{"type":"${CMC}","attributes":{"user_id":${admin},"asset_id":${asset},"metadata":${metadata}}}}`;
+  const postBody = (asset: string, metadata: string) =>
+    `{"data":{"type":"${CMC}","attributes":{"user_id":${admin},"asset_id":${asset},"metadata":${metadata}}}}`;
   const patchBody = (id: string, metadata: string) => `{"data":{"type":"${CMC}","id":"${id}","attributes":{"metadata":${metadata}}}}`;
 
   it.each(['__proto__', 'constructor'])('%s is refused with a 422 naming the key, on POST and on PATCH, and nothing is written', async (key) => {

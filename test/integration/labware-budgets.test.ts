@@ -56,7 +56,11 @@ describe('(a) call budget of a 384-well plate', () => {
   let samples: string[];
 
   it('creating a 384-well plate is one TransactWriteItems and a small constant number of calls', async () => {
-    const { response, document, counts } = await direct('POST', '/api/v2/plates', doc('plates', {}, { purpose: { data: { type: 'plate_purposes', id: plate384 } } }));
+    const { response, document, counts } = await direct(
+      'POST',
+      '/api/v2/plates',
+      doc('plates', {}, { purpose: { data: { type: 'plate_purposes', id: plate384 } } }),
+    );
     expect(response.status, response.body).toBe(201);
     plateId = document.data.id;
     expect(document.data.attributes).toMatchObject({ size: 384, number_of_rows: 16, number_of_columns: 24 });
@@ -189,7 +193,13 @@ describe('(b) item size of the fullest realistic aggregate', () => {
     expect(aliquots).toHaveLength(1536);
     expect(new Set(aliquots.map((a) => a.id)).size).toBe(1536);
     const last = aliquots.find((a) => a.id === String(Number(tubeId) * 1_000_000 + 1536));
-    expect(last.attributes).toEqual({ tag_oligo: oligo(1535 % 384, 1), tag_index: (1535 % 384) + 1, tag2_oligo: oligo(3, 3), tag2_index: 4, library_type: 'Standard' });
+    expect(last.attributes).toEqual({
+      tag_oligo: oligo(1535 % 384, 1),
+      tag_index: (1535 % 384) + 1,
+      tag2_oligo: oligo(3, 3),
+      tag2_index: 4,
+      library_type: 'Standard',
+    });
     expect(last.relationships.sample.links.related).toBe(`https://lts.test/api/v2/aliquots/${last.id}/sample`);
     // One read of the tube item serves all 1,536 (BatchGetItem tube; the key lookup is cached).
     expect(res.calls).toBe(1);

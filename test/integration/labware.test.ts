@@ -30,7 +30,8 @@ const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const purposes: Record<string, string> = {};
 
 beforeAll(async () => {
-  for (const name of ['Stock Plate', 'Stock Plate 384', 'Working Dilution', 'Library Plate', 'Tag Plate']) purposes[name] = await purposeId('plate_purposes', name);
+  for (const name of ['Stock Plate', 'Stock Plate 384', 'Working Dilution', 'Library Plate', 'Tag Plate'])
+    purposes[name] = await purposeId('plate_purposes', name);
   for (const name of ['Stock Tube', 'Library Tube', 'MX Tube']) purposes[name] = await purposeId('tube_purposes', name);
   for (const name of ['Tube Rack 96', 'Tube Rack 48']) purposes[name] = await purposeId('tube_rack_purposes', name);
 });
@@ -40,7 +41,9 @@ async function createSample(name: string, commonName?: string): Promise<any> {
   const sample = await create('samples', { name });
   if (commonName) {
     const metadata = (await call('GET', `/api/v2/samples/${sample.id}/sample_metadata`)).body.data;
-    const patched = await call('PATCH', `/api/v2/sample_metadata/${metadata.id}`, { body: doc('sample_metadata', { sample_common_name: commonName }, undefined, metadata.id) });
+    const patched = await call('PATCH', `/api/v2/sample_metadata/${metadata.id}`, {
+      body: doc('sample_metadata', { sample_common_name: commonName }, undefined, metadata.id),
+    });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
   }
   return sample;
@@ -71,7 +74,13 @@ const refOf = (resource: any): Ref => ({ type: resource.type, id: Number(resourc
 describe('barcode format (the test oracle)', () => {
   it('reproduces the reference example DN12345U ↔ 1220012345855 and agrees with lib/domain/barcode.ts', () => {
     expect(sanger('DN', 12345)).toEqual({ human: 'DN12345U', machine: '1220012345855' });
-    for (const [prefix, n] of [['DN', 1], ['NT', 2], ['TR', 3], ['DN', 9_999_999], ['NT', 4711]] as const) {
+    for (const [prefix, n] of [
+      ['DN', 1],
+      ['NT', 2],
+      ['TR', 3],
+      ['DN', 9_999_999],
+      ['NT', 4711],
+    ] as const) {
       const encoded = encodeBarcode(prefix, n);
       expect({ human: encoded.human_barcode, machine: encoded.machine_barcode }).toEqual(sanger(prefix, n));
       expect(encoded.ean13_barcode).toBe(encoded.machine_barcode);
@@ -173,24 +182,54 @@ describe('POST /plates', () => {
   });
 
   it('refuses a purpose linkage of the wrong type (400) and an unknown purpose (404), writing nothing', async () => {
-    expectError(await refused('POST', '/api/v2/plates', doc('plates', {}, { purpose: rel('tube_purposes', purposes['Stock Tube']!) })), 400, 'type_mismatch', '/data/relationships/purpose/data/type');
+    expectError(
+      await refused('POST', '/api/v2/plates', doc('plates', {}, { purpose: rel('tube_purposes', purposes['Stock Tube']!) })),
+      400,
+      'type_mismatch',
+      '/data/relationships/purpose/data/type',
+    );
     expectError(await refused('POST', '/api/v2/plates', doc('plates', {}, { purpose: rel('samples', '1') })), 400, 'type_mismatch');
-    const unknown = expectError(await refused('POST', '/api/v2/plates', doc('plates', {}, { purpose: rel('plate_purposes', '99999') })), 404, 'record_not_found', '/data/relationships/purpose/data');
+    const unknown = expectError(
+      await refused('POST', '/api/v2/plates', doc('plates', {}, { purpose: rel('plate_purposes', '99999') })),
+      404,
+      'record_not_found',
+      '/data/relationships/purpose/data',
+    );
     expect(unknown.detail).toContain('99999');
     // A tube purpose's id under the plate purpose type is not a plate purpose.
-    expectError(await refused('POST', '/api/v2/plates', doc('plates', {}, { purpose: rel('plate_purposes', purposes['Stock Tube']!) })), 404, 'record_not_found', '/data/relationships/purpose/data');
+    expectError(
+      await refused('POST', '/api/v2/plates', doc('plates', {}, { purpose: rel('plate_purposes', purposes['Stock Tube']!) })),
+      404,
+      'record_not_found',
+      '/data/relationships/purpose/data',
+    );
     expectError(await refused('POST', '/api/v2/plates', doc('plates', {}, { purpose: { data: { type: 'plate_purposes', id: 'x' } } })), 400, 'invalid_id');
   });
 
   it('refuses computed and read-only attributes on POST (400 param_not_allowed), writing nothing', async () => {
     const purpose = { purpose: rel('plate_purposes', purposes['Stock Plate']!) };
-    const res = await refused('POST', '/api/v2/plates', doc('plates', { size: 384, number_of_rows: 16, number_of_columns: 24, labware_barcode: { human_barcode: 'X' }, state: 'passed' }, purpose));
+    const res = await refused(
+      'POST',
+      '/api/v2/plates',
+      doc('plates', { size: 384, number_of_rows: 16, number_of_columns: 24, labware_barcode: { human_barcode: 'X' }, state: 'passed' }, purpose),
+    );
     expect(res.status).toBe(400);
     expect(res.body.errors.map((e: any) => e.source.pointer).sort()).toEqual(
-      ['/data/attributes/labware_barcode', '/data/attributes/number_of_columns', '/data/attributes/number_of_rows', '/data/attributes/size', '/data/attributes/state'].sort(),
+      [
+        '/data/attributes/labware_barcode',
+        '/data/attributes/number_of_columns',
+        '/data/attributes/number_of_rows',
+        '/data/attributes/size',
+        '/data/attributes/state',
+      ].sort(),
     );
     expect(res.body.errors.every((e: any) => e.code === 'param_not_allowed')).toBe(true);
-    expectError(await refused('POST', '/api/v2/plates', doc('plates', {}, { ...purpose, wells: { data: [] } })), 400, 'param_not_allowed', '/data/relationships/wells');
+    expectError(
+      await refused('POST', '/api/v2/plates', doc('plates', {}, { ...purpose, wells: { data: [] } })),
+      400,
+      'param_not_allowed',
+      '/data/relationships/wells',
+    );
   });
 
   it('accepts an external barcode and renders it as given (machine form the same, no EAN-13 unless 13 digits)', async () => {
@@ -212,8 +251,18 @@ describe('POST /plates', () => {
     const res = await refused('POST', '/api/v2/plates', doc('plates', { barcode: 'DUP-0001' }, { purpose: rel('plate_purposes', purposes['Stock Plate']!) }));
     const error = expectError(res, 422, 'not_unique', '/data/attributes/barcode');
     expect(error.detail).toContain('DUP-0001');
-    expectError(await refused('POST', '/api/v2/plates', doc('plates', { barcode: 'dup-0001' }, { purpose: rel('plate_purposes', purposes['Stock Plate']!) })), 422, 'not_unique', '/data/attributes/barcode');
-    expectError(await refused('POST', '/api/v2/tubes', doc('tubes', { barcode: ' Dup-0001 ' }, { purpose: rel('tube_purposes', purposes['Stock Tube']!) })), 422, 'not_unique', '/data/attributes/barcode');
+    expectError(
+      await refused('POST', '/api/v2/plates', doc('plates', { barcode: 'dup-0001' }, { purpose: rel('plate_purposes', purposes['Stock Plate']!) })),
+      422,
+      'not_unique',
+      '/data/attributes/barcode',
+    );
+    expectError(
+      await refused('POST', '/api/v2/tubes', doc('tubes', { barcode: ' Dup-0001 ' }, { purpose: rel('tube_purposes', purposes['Stock Tube']!) })),
+      422,
+      'not_unique',
+      '/data/attributes/barcode',
+    );
   });
 
   it('accepts a migrated barcode in its own Sanger format, in any form, once: taken in any form is 422, writing nothing', async () => {
@@ -222,21 +271,31 @@ describe('POST /plates', () => {
     const res = await call('POST', '/api/v2/plates', { body: doc('plates', { barcode: migrated.machine }, purpose) });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     // Every form is kept, whichever one was sent.
-    expect(res.body.data.attributes.labware_barcode).toEqual({ human_barcode: migrated.human, machine_barcode: migrated.machine, ean13_barcode: migrated.machine });
+    expect(res.body.data.attributes.labware_barcode).toEqual({
+      human_barcode: migrated.human,
+      machine_barcode: migrated.machine,
+      ean13_barcode: migrated.machine,
+    });
     const existing = await createPlate();
     const { human_barcode, machine_barcode } = existing.attributes.labware_barcode;
     for (const barcode of [migrated.human, migrated.human.toLowerCase(), migrated.machine, human_barcode, machine_barcode]) {
       expectError(await refused('POST', '/api/v2/plates', doc('plates', { barcode }, purpose)), 422, 'not_unique', '/data/attributes/barcode');
     }
     // A tube may not take it either: one barcode, one labware.
-    expectError(await refused('POST', '/api/v2/tubes', doc('tubes', { barcode: migrated.human }, { purpose: rel('tube_purposes', purposes['Stock Tube']!) })), 422, 'not_unique', '/data/attributes/barcode');
+    expectError(
+      await refused('POST', '/api/v2/tubes', doc('tubes', { barcode: migrated.human }, { purpose: rel('tube_purposes', purposes['Stock Tube']!) })),
+      422,
+      'not_unique',
+      '/data/attributes/barcode',
+    );
   });
 
   it('skips generated numbers that migrated labware already holds', async () => {
     const purpose = { purpose: rel('plate_purposes', purposes['Stock Plate']!) };
     const last = barcodeNumber('DN', (await createPlate()).attributes.labware_barcode.human_barcode);
     // Labware migrated with the next two numbers of the sequence.
-    for (const n of [last + 1, last + 2]) expect((await call('POST', '/api/v2/plates', { body: doc('plates', { barcode: sanger('DN', n).human }, purpose) })).status).toBe(201);
+    for (const n of [last + 1, last + 2])
+      expect((await call('POST', '/api/v2/plates', { body: doc('plates', { barcode: sanger('DN', n).human }, purpose) })).status).toBe(201);
     const next = await createPlate();
     expect(barcodeNumber('DN', next.attributes.labware_barcode.human_barcode)).toBe(last + 3);
     const found = await call('GET', `/api/v2/plates?filter[barcode]=${sanger('DN', last + 3).human}`);
@@ -270,7 +329,19 @@ describe('POST /tubes', () => {
       retention_instruction: null,
     });
     expect(Object.keys(tube.relationships).sort()).toEqual(
-      ['aliquots', 'ancestors', 'children', 'custom_metadatum_collection', 'descendants', 'parents', 'purpose', 'racked_tube', 'receptacle', 'receptacles', 'tube_rack'].sort(),
+      [
+        'aliquots',
+        'ancestors',
+        'children',
+        'custom_metadatum_collection',
+        'descendants',
+        'parents',
+        'purpose',
+        'racked_tube',
+        'receptacle',
+        'receptacles',
+        'tube_rack',
+      ].sort(),
     );
 
     const receptacle = await call('GET', `/api/v2/tubes/${tube.id}/receptacle`);
@@ -283,7 +354,10 @@ describe('POST /tubes', () => {
     });
     const receptacles = await call('GET', `/api/v2/tubes/${tube.id}/receptacles`);
     expect(typedIdsOf(receptacles)).toEqual([`receptacles/${Number(tube.id) * 1000 + 1}`]);
-    expect((await call('GET', `/api/v2/tubes/${tube.id}/relationships/receptacle`)).body.data).toEqual({ type: 'receptacles', id: String(Number(tube.id) * 1000 + 1) });
+    expect((await call('GET', `/api/v2/tubes/${tube.id}/relationships/receptacle`)).body.data).toEqual({
+      type: 'receptacles',
+      id: String(Number(tube.id) * 1000 + 1),
+    });
     expect((await call('GET', `/api/v2/tubes/${tube.id}/purpose`)).body.data).toMatchObject({ type: 'tube_purposes', attributes: { name: 'Stock Tube' } });
     expect((await call('GET', `/api/v2/tubes/${tube.id}/tube_rack`)).body.data).toBeNull();
     expect((await call('GET', `/api/v2/tubes/${tube.id}/aliquots`)).body.data).toEqual([]);
@@ -295,18 +369,36 @@ describe('POST /tubes', () => {
     const human = plain.attributes.labware_barcode.human_barcode;
     expect(human).toBe(sanger('NT', barcodeNumber('NT', human)).human);
     const external = await createTube('Stock Tube', { name: 'FluidX', barcode: 'FX00012345' });
-    expect(external.attributes).toMatchObject({ name: 'FluidX', labware_barcode: { ean13_barcode: null, machine_barcode: 'FX00012345', human_barcode: 'FX00012345' } });
+    expect(external.attributes).toMatchObject({
+      name: 'FluidX',
+      labware_barcode: { ean13_barcode: null, machine_barcode: 'FX00012345', human_barcode: 'FX00012345' },
+    });
   });
 
   it('requires a tube purpose; refuses a plate purpose or a bad name, writing nothing', async () => {
     expectError(await refused('POST', '/api/v2/tubes', doc('tubes', { name: 'x' })), 422, 'required', '/data/relationships/purpose');
-    expectError(await refused('POST', '/api/v2/tubes', doc('tubes', {}, { purpose: rel('plate_purposes', purposes['Stock Plate']!) })), 400, 'type_mismatch', '/data/relationships/purpose/data/type');
-    expectError(await refused('POST', '/api/v2/tubes', doc('tubes', {}, { purpose: rel('tube_purposes', '99999') })), 404, 'record_not_found', '/data/relationships/purpose/data');
+    expectError(
+      await refused('POST', '/api/v2/tubes', doc('tubes', {}, { purpose: rel('plate_purposes', purposes['Stock Plate']!) })),
+      400,
+      'type_mismatch',
+      '/data/relationships/purpose/data/type',
+    );
+    expectError(
+      await refused('POST', '/api/v2/tubes', doc('tubes', {}, { purpose: rel('tube_purposes', '99999') })),
+      404,
+      'record_not_found',
+      '/data/relationships/purpose/data',
+    );
     const purpose = { purpose: rel('tube_purposes', purposes['Stock Tube']!) };
     expectError(await refused('POST', '/api/v2/tubes', doc('tubes', { name: '' }, purpose)), 422, 'invalid_value', '/data/attributes/name');
     expectError(await refused('POST', '/api/v2/tubes', doc('tubes', { name: 7 }, purpose)), 422, 'invalid_type', '/data/attributes/name');
     expectError(await refused('POST', '/api/v2/tubes', doc('tubes', { state: 'passed' }, purpose)), 400, 'param_not_allowed', '/data/attributes/state');
-    expectError(await refused('POST', '/api/v2/tubes', doc('tubes', {}, { ...purpose, receptacle: rel('receptacles', '1001') })), 400, 'param_not_allowed', '/data/relationships/receptacle');
+    expectError(
+      await refused('POST', '/api/v2/tubes', doc('tubes', {}, { ...purpose, receptacle: rel('receptacles', '1001') })),
+      400,
+      'param_not_allowed',
+      '/data/relationships/receptacle',
+    );
   });
 });
 
@@ -314,7 +406,11 @@ describe('methods', () => {
   it('answers PATCH on plates, tubes and labware with 405 and Allow: GET, changing nothing', async () => {
     const plate = await createPlate();
     const tube = await createTube();
-    for (const [type, id] of [['plates', plate.id], ['tubes', tube.id], ['labware', plate.id]]) {
+    for (const [type, id] of [
+      ['plates', plate.id],
+      ['tubes', tube.id],
+      ['labware', plate.id],
+    ]) {
       const res = await refused('PATCH', `/api/v2/${type}/${id}`, doc(type!, { name: 'renamed' }, undefined, id));
       expectError(res, 405, 'method_not_allowed');
       expect(res.headers.Allow).toBe('GET');
@@ -382,16 +478,28 @@ describe('filter[barcode]', () => {
   });
 
   it('takes a comma list and repeated [] keys (any of), in id order', async () => {
-    const list = await call('GET', `/api/v2/labware?filter[barcode]=${tube.attributes.labware_barcode.machine_barcode},${plate.attributes.labware_barcode.human_barcode},${external.attributes.labware_barcode.human_barcode}`);
+    const list = await call(
+      'GET',
+      `/api/v2/labware?filter[barcode]=${tube.attributes.labware_barcode.machine_barcode},${plate.attributes.labware_barcode.human_barcode},${external.attributes.labware_barcode.human_barcode}`,
+    );
     expect(typedIdsOf(list)).toEqual([`plates/${plate.id}`, `tubes/${tube.id}`, `plates/${external.id}`]);
     expect(list.body.meta.record_count).toBe(3);
 
-    const repeated = await call('GET', `/api/v2/plates?filter[barcode][]=${external.attributes.labware_barcode.human_barcode}&filter[barcode][]=${plate.attributes.labware_barcode.ean13_barcode}`);
+    const repeated = await call(
+      'GET',
+      `/api/v2/plates?filter[barcode][]=${external.attributes.labware_barcode.human_barcode}&filter[barcode][]=${plate.attributes.labware_barcode.ean13_barcode}`,
+    );
     expect(idsOf(repeated)).toEqual([plate.id, external.id]);
-    const encoded = await call('GET', `/api/v2/tubes?filter%5Bbarcode%5D%5B%5D=${tube.attributes.labware_barcode.human_barcode}&filter%5Bbarcode%5D%5B%5D=${plate.attributes.labware_barcode.human_barcode}`);
+    const encoded = await call(
+      'GET',
+      `/api/v2/tubes?filter%5Bbarcode%5D%5B%5D=${tube.attributes.labware_barcode.human_barcode}&filter%5Bbarcode%5D%5B%5D=${plate.attributes.labware_barcode.human_barcode}`,
+    );
     expect(idsOf(encoded)).toEqual([tube.id]);
     // The same labware named in two forms is returned once.
-    const twice = await call('GET', `/api/v2/labware?filter[barcode]=${plate.attributes.labware_barcode.human_barcode},${plate.attributes.labware_barcode.machine_barcode}`);
+    const twice = await call(
+      'GET',
+      `/api/v2/labware?filter[barcode]=${plate.attributes.labware_barcode.human_barcode},${plate.attributes.labware_barcode.machine_barcode}`,
+    );
     expect(idsOf(twice)).toEqual([plate.id]);
     expect(twice.body.meta.record_count).toBe(1);
   });
@@ -442,7 +550,10 @@ describe('filter[uuid], filter[purpose_name], filter[purpose_id]', () => {
     expect(idsOf(plates)).toEqual(libraryPlates.map((p) => p.id));
     expect(plates.body.meta.record_count).toBe(2);
     expect(idsOf(await call('GET', '/api/v2/plates?filter[purpose_name]=library+plate'))).toEqual(libraryPlates.map((p) => p.id));
-    expect(idsOf(await call('GET', `/api/v2/plates?filter[purpose_name]=${encodeURIComponent('Library Plate,Tag Plate')}`))).toEqual([...libraryPlates.map((p) => p.id), tagPlate.id]);
+    expect(idsOf(await call('GET', `/api/v2/plates?filter[purpose_name]=${encodeURIComponent('Library Plate,Tag Plate')}`))).toEqual([
+      ...libraryPlates.map((p) => p.id),
+      tagPlate.id,
+    ]);
     expect(idsOf(await call('GET', `/api/v2/tubes?filter[purpose_name]=${encodeURIComponent('Library Tube')}`))).toEqual([libraryTube.id]);
     expect((await call('GET', `/api/v2/plates?filter[purpose_name]=${encodeURIComponent('Library Tube')}`)).body.data).toEqual([]);
     expect((await call('GET', `/api/v2/plates?filter[purpose_name]=${encodeURIComponent('No Such Purpose')}`)).body.data).toEqual([]);
@@ -452,9 +563,15 @@ describe('filter[uuid], filter[purpose_name], filter[purpose_id]', () => {
     expect(idsOf(await call('GET', `/api/v2/plates?filter[purpose_id]=${purposes['Tag Plate']}`))).toEqual([tagPlate.id]);
     expect(idsOf(await call('GET', `/api/v2/tubes?filter[purpose_id]=${purposes['Library Tube']}`))).toEqual([libraryTube.id]);
     expect((await call('GET', `/api/v2/tubes?filter[purpose_id]=${purposes['Tag Plate']}`)).body.data).toEqual([]);
-    const both = await call('GET', `/api/v2/plates?filter[purpose_id]=${purposes['Library Plate']}&filter[barcode]=${libraryPlates[1].attributes.labware_barcode.machine_barcode}`);
+    const both = await call(
+      'GET',
+      `/api/v2/plates?filter[purpose_id]=${purposes['Library Plate']}&filter[barcode]=${libraryPlates[1].attributes.labware_barcode.machine_barcode}`,
+    );
     expect(idsOf(both)).toEqual([libraryPlates[1].id]);
-    const none = await call('GET', `/api/v2/plates?filter[purpose_id]=${purposes['Tag Plate']}&filter[barcode]=${libraryPlates[1].attributes.labware_barcode.machine_barcode}`);
+    const none = await call(
+      'GET',
+      `/api/v2/plates?filter[purpose_id]=${purposes['Tag Plate']}&filter[barcode]=${libraryPlates[1].attributes.labware_barcode.machine_barcode}`,
+    );
     expect(none.body.data).toEqual([]);
     expect(none.body.meta.record_count).toBe(0);
   });
@@ -467,7 +584,12 @@ describe('filter[uuid], filter[purpose_name], filter[purpose_id]', () => {
   });
 
   it('refuses filters these types do not have (400 with source.parameter)', async () => {
-    for (const [type, filter] of [['plates', 'name'], ['tubes', 'size'], ['labware', 'state'], ['plates', 'sample_id']]) {
+    for (const [type, filter] of [
+      ['plates', 'name'],
+      ['tubes', 'size'],
+      ['labware', 'state'],
+      ['plates', 'sample_id'],
+    ]) {
       const res = await call('GET', `/api/v2/${type}?filter[${filter}]=x`);
       expectError(res, 400, 'filter_not_allowed');
       expect(res.body.errors[0].source).toEqual({ parameter: `filter[${filter}]` });
@@ -480,7 +602,11 @@ describe('the polymorphic labware type', () => {
     const plate = await createPlate();
     const tube = await createTube('Stock Tube', { name: 'poly' });
     const rack = await createRack('Tube Rack 48', { size: 48, name: 'rack-poly' });
-    for (const [resource, type] of [[plate, 'plates'], [tube, 'tubes'], [rack, 'tube_racks']] as const) {
+    for (const [resource, type] of [
+      [plate, 'plates'],
+      [tube, 'tubes'],
+      [rack, 'tube_racks'],
+    ] as const) {
       const res = await call('GET', `/api/v2/labware/${resource.id}`);
       expect(res.status).toBe(200);
       expect(res.body.data.type).toBe(type);
@@ -493,7 +619,12 @@ describe('the polymorphic labware type', () => {
       expect(purpose.body.data.type).toBe(type === 'plates' ? 'plate_purposes' : type === 'tubes' ? 'tube_purposes' : 'tube_rack_purposes');
     }
     const rackBarcode = rack.attributes.labware_barcode.human_barcode;
-    expect(rack.attributes).toMatchObject({ size: 48, number_of_rows: 6, number_of_columns: 8, labware_barcode: { human_barcode: sanger('TR', barcodeNumber('TR', rackBarcode)).human } });
+    expect(rack.attributes).toMatchObject({
+      size: 48,
+      number_of_rows: 6,
+      number_of_columns: 8,
+      labware_barcode: { human_barcode: sanger('TR', barcodeNumber('TR', rackBarcode)).human },
+    });
   });
 
   it('answers 404 for ids that are not labware and 400 for malformed ids; concrete types do not serve each other', async () => {
@@ -509,7 +640,9 @@ describe('the polymorphic labware type', () => {
   it('lists every kind of labware in id order with record_count, and walks the pages through links.next', async () => {
     const all = await call('GET', '/api/v2/labware?page[size]=500');
     expect(all.status).toBe(200);
-    const counts = await Promise.all(['plates', 'tubes', 'tube_racks'].map(async (t) => (await call('GET', `/api/v2/${t}?page[size]=1`)).body.meta.record_count as number));
+    const counts = await Promise.all(
+      ['plates', 'tubes', 'tube_racks'].map(async (t) => (await call('GET', `/api/v2/${t}?page[size]=1`)).body.meta.record_count as number),
+    );
     expect(all.body.meta.record_count).toBe(counts[0]! + counts[1]! + counts[2]!);
     expect(all.body.data).toHaveLength(all.body.meta.record_count);
     const ids = all.body.data.map((r: any) => Number(r.id));
@@ -575,7 +708,12 @@ describe('the polymorphic labware type', () => {
     const key = (r: any) => `${r.type}/${r.id}`;
     expect(new Set(included.map(key)).size).toBe(included.length);
     const byType = (type: string) => included.filter((r) => r.type === type);
-    expect(included.map((r) => r.type).filter((type, i, all) => all.indexOf(type) === i).sort()).toEqual(['aliquots', 'receptacles', 'sample_metadata', 'samples', 'studies', 'wells']);
+    expect(
+      included
+        .map((r) => r.type)
+        .filter((type, i, all) => all.indexOf(type) === i)
+        .sort(),
+    ).toEqual(['aliquots', 'receptacles', 'sample_metadata', 'samples', 'studies', 'wells']);
 
     const wells = byType('wells');
     expect(wells).toHaveLength(96);
@@ -589,15 +727,23 @@ describe('the polymorphic labware type', () => {
     expect(wells.filter((w) => w.relationships.aliquots.data.length === 0)).toHaveLength(94);
 
     expect(byType('receptacles')).toEqual([
-      { type: 'receptacles', id: tubeReceptacle.id, attributes: {}, relationships: { aliquots: expect.objectContaining({ data: [{ type: 'aliquots', id: x3.id }] }) }, links: { self: `${BASE}/receptacles/${tubeReceptacle.id}` } },
+      {
+        type: 'receptacles',
+        id: tubeReceptacle.id,
+        attributes: {},
+        relationships: { aliquots: expect.objectContaining({ data: [{ type: 'aliquots', id: x3.id }] }) },
+        links: { self: `${BASE}/receptacles/${tubeReceptacle.id}` },
+      },
     ]);
 
     const aliquots = byType('aliquots').sort((a, b) => Number(a.id) - Number(b.id));
-    expect(aliquots.map((a) => [a.id, a.attributes, a.relationships.sample.data, a.relationships.study.data])).toEqual([
-      [x1.id, { library_type: 'Standard' }, { type: 'samples', id: s1.id }, { type: 'studies', id: study }],
-      [x2.id, { library_type: null }, { type: 'samples', id: s2.id }, null],
-      [x3.id, { library_type: null }, { type: 'samples', id: s2.id }, { type: 'studies', id: study }],
-    ].sort((a, b) => Number(a[0]) - Number(b[0])));
+    expect(aliquots.map((a) => [a.id, a.attributes, a.relationships.sample.data, a.relationships.study.data])).toEqual(
+      [
+        [x1.id, { library_type: 'Standard' }, { type: 'samples', id: s1.id }, { type: 'studies', id: study }],
+        [x2.id, { library_type: null }, { type: 'samples', id: s2.id }, null],
+        [x3.id, { library_type: null }, { type: 'samples', id: s2.id }, { type: 'studies', id: study }],
+      ].sort((a, b) => Number(a[0]) - Number(b[0])),
+    );
     for (const aliquot of aliquots) expect(Object.keys(aliquot.relationships).sort()).toEqual(['sample', 'study']);
 
     const samples = byType('samples').sort((a, b) => Number(a.id) - Number(b.id));
@@ -620,17 +766,29 @@ describe('the polymorphic labware type', () => {
     const plate = await createPlate();
     const tube = await createTube();
     const rack = await createRack();
-    for (const [labware, type, form] of [[plate, 'plates', 'human_barcode'], [tube, 'tubes', 'ean13_barcode'], [rack, 'tube_racks', 'machine_barcode']] as const) {
+    for (const [labware, type, form] of [
+      [plate, 'plates', 'human_barcode'],
+      [tube, 'tubes', 'ean13_barcode'],
+      [rack, 'tube_racks', 'machine_barcode'],
+    ] as const) {
       const barcode = labware.attributes.labware_barcode[form];
-      const res = await call('GET', `/api/v2/labware?filter[barcode]=${barcode}&fields[tube_racks]=uuid&fields[plates]=uuid&fields[tubes]=uuid&page[number]=1&page[size]=1`);
+      const res = await call(
+        'GET',
+        `/api/v2/labware?filter[barcode]=${barcode}&fields[tube_racks]=uuid&fields[plates]=uuid&fields[tubes]=uuid&page[number]=1&page[size]=1`,
+      );
       expect(res.status).toBe(200);
-      expect(res.body.data).toEqual([{ type, id: labware.id, attributes: { uuid: labware.attributes.uuid }, relationships: {}, links: { self: `${BASE}/${type}/${labware.id}` } }]);
+      expect(res.body.data).toEqual([
+        { type, id: labware.id, attributes: { uuid: labware.attributes.uuid }, relationships: {}, links: { self: `${BASE}/${type}/${labware.id}` } },
+      ]);
       expect(res.body.meta.record_count).toBe(1);
       expect(res.body.links.last).toContain('page%5Bnumber%5D=1');
       expect(res.body.links).not.toHaveProperty('next');
       expect(res.body).not.toHaveProperty('included');
     }
-    const none = await call('GET', '/api/v2/labware?filter[barcode]=NOT-THERE&fields[tube_racks]=uuid&fields[plates]=uuid&fields[tubes]=uuid&page[number]=1&page[size]=1');
+    const none = await call(
+      'GET',
+      '/api/v2/labware?filter[barcode]=NOT-THERE&fields[tube_racks]=uuid&fields[plates]=uuid&fields[tubes]=uuid&page[number]=1&page[size]=1',
+    );
     expect(none.body.data).toEqual([]);
   });
 });
@@ -704,7 +862,15 @@ describe('family links: parents, children, ancestors, descendants', () => {
       { type: 'plates', id: p.id },
     ]);
     const included = res.body.included.map((r: any) => `${r.type}/${r.id}`).sort();
-    expect(included).toEqual([`plates/${g1.id}`, `plates/${g2.id}`, `plates/${p.id}`, `plate_purposes/${purposes['Stock Plate']}`, `plate_purposes/${purposes['Working Dilution']}`].sort());
+    expect(included).toEqual(
+      [
+        `plates/${g1.id}`,
+        `plates/${g2.id}`,
+        `plates/${p.id}`,
+        `plate_purposes/${purposes['Stock Plate']}`,
+        `plate_purposes/${purposes['Working Dilution']}`,
+      ].sort(),
+    );
   });
 
   it('filters, sorts and pages a related collection: the stock-plate lookup', async () => {
@@ -719,7 +885,9 @@ describe('family links: parents, children, ancestors, descendants', () => {
     expect(typedIdsOf(last)).toEqual([`plates/${p.id}`]);
     expect(last.body.data[0].attributes.labware_barcode).toEqual(p.attributes.labware_barcode);
 
-    const descending = await related(`/api/v2/plates/${c.id}/ancestors?filter[purpose_name]=${encodeURIComponent('Stock Plate')}&sort=-id&page[number]=1&page[size]=1`);
+    const descending = await related(
+      `/api/v2/plates/${c.id}/ancestors?filter[purpose_name]=${encodeURIComponent('Stock Plate')}&sort=-id&page[number]=1&page[size]=1`,
+    );
     expect(typedIdsOf(descending)).toEqual([`plates/${p.id}`]);
     const byId = await related(`/api/v2/plates/${c.id}/ancestors?filter[purpose_id]=${purposes['Working Dilution']}`);
     expect(typedIdsOf(byId)).toEqual([`plates/${g2.id}`]);

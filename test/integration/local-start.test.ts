@@ -63,7 +63,9 @@ function start(env: Record<string, string>): Run {
     for (const watcher of watchers) watcher();
   });
   child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
   // Whatever happens in the test, neither the service nor a DynamoDB Local it printed is left running.
   cleanups.push(() => {
     for (const match of stdout.matchAll(/\(pid (\d+)\)/g)) killIfAlive(Number(match[1]));
@@ -306,7 +308,9 @@ describe('SIGTERM drains', () => {
     const [, port] = await run.waitFor(/listening on http:\/\/localhost:(\d+)/);
 
     // A request whose body the test holds back: once the server answers 100 Continue it is in flight.
-    const body = JSON.stringify({ data: { type: 'samples', attributes: { name: `drain-${randomUUID()}` }, relationships: { studies: { data: [{ type: 'studies', id: '1' }] } } } });
+    const body = JSON.stringify({
+      data: { type: 'samples', attributes: { name: `drain-${randomUUID()}` }, relationships: { studies: { data: [{ type: 'studies', id: '1' }] } } },
+    });
     const held = await heldRequest(Number(port), key, Buffer.byteLength(body));
 
     run.child.kill('SIGTERM');

@@ -81,7 +81,11 @@ describe('authentication (§1.2)', () => {
 
     const before = await recordCount('samples');
     expectError(await call('POST', '/api/v2/samples', { key: READ_KEY, body: sampleDoc() }), 403, 'forbidden');
-    expectError(await call('PATCH', `/api/v2/samples/${id}`, { key: READ_KEY, body: doc('samples', { site_sample_id: 'x' }, undefined, id) }), 403, 'forbidden');
+    expectError(
+      await call('PATCH', `/api/v2/samples/${id}`, { key: READ_KEY, body: doc('samples', { site_sample_id: 'x' }, undefined, id) }),
+      403,
+      'forbidden',
+    );
     expect(await recordCount('samples')).toBe(before);
     expect((await call('GET', `/api/v2/samples/${id}`)).body.data.attributes.site_sample_id).toBeNull();
   });
@@ -145,7 +149,17 @@ describe('keyless routes (LTS_KEYLESS)', () => {
 
 describe('routing (§1.1, §1.6)', () => {
   it('answers 404 for unknown types and path shapes', async () => {
-    for (const path of ['/api/v2/nonsense', '/api/v2/nonsense/1', '/api/v2/samples/1/nonsense', '/api/v2/samples/1/relationships', '/api/v2/samples/1/relationships/nonsense', '/api/v2/samples/1/studies/1', '/api/v2', '/api/v3/samples', '/api/v2//samples']) {
+    for (const path of [
+      '/api/v2/nonsense',
+      '/api/v2/nonsense/1',
+      '/api/v2/samples/1/nonsense',
+      '/api/v2/samples/1/relationships',
+      '/api/v2/samples/1/relationships/nonsense',
+      '/api/v2/samples/1/studies/1',
+      '/api/v2',
+      '/api/v3/samples',
+      '/api/v2//samples',
+    ]) {
       const res = await call('GET', path);
       expect(res.status, path).toBe(404);
       expectError(res, 404, 'route_not_found');
@@ -224,13 +238,20 @@ describe('media types (§1.1)', () => {
     await expect415({ 'content-type': `${JSON_API}, ${JSON_API}` });
     const created = await call('POST', '/api/v2/samples', { body: sampleDoc() });
     const id = created.body.data.id;
-    const patch = await call('PATCH', `/api/v2/samples/${id}`, { body: doc('samples', { site_sample_id: 'p' }, undefined, id), headers: { 'content-type': 'application/json' } });
+    const patch = await call('PATCH', `/api/v2/samples/${id}`, {
+      body: doc('samples', { site_sample_id: 'p' }, undefined, id),
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(patch, 415, 'unsupported_media_type');
     expect((await call('GET', `/api/v2/samples/${id}`)).body.data.attributes.site_sample_id).toBeNull();
   });
 
   it('accepts the JSON:API type with ext or profile parameters', async () => {
-    for (const contentType of [`${JSON_API}; ext="https://jsonapi.org/ext/atomic"`, `${JSON_API};profile="https://example.com/p"`, 'Application/VND.API+JSON']) {
+    for (const contentType of [
+      `${JSON_API}; ext="https://jsonapi.org/ext/atomic"`,
+      `${JSON_API};profile="https://example.com/p"`,
+      'Application/VND.API+JSON',
+    ]) {
       const res = await call('POST', '/api/v2/samples', { body: sampleDoc(), headers: { 'content-type': contentType } });
       expect(res.status, contentType).toBe(201);
     }
@@ -248,7 +269,16 @@ describe('media types (§1.1)', () => {
   });
 
   it('accepts Accept absent, */*, application/*, and lists naming the JSON:API type', async () => {
-    for (const accept of [ABSENT, '', '*/*', 'application/*', JSON_API, `text/html, ${JSON_API}`, `text/html;q=0.9, */*;q=0.1`, `${JSON_API}; ext="https://jsonapi.org/ext/atomic"`]) {
+    for (const accept of [
+      ABSENT,
+      '',
+      '*/*',
+      'application/*',
+      JSON_API,
+      `text/html, ${JSON_API}`,
+      `text/html;q=0.9, */*;q=0.1`,
+      `${JSON_API}; ext="https://jsonapi.org/ext/atomic"`,
+    ]) {
       const res = await call('GET', '/api/v2/barcode_printers', { headers: { accept } });
       expect(res.status, String(accept)).toBe(200);
       expect(header(res, 'content-type')).toBe(JSON_API);
@@ -263,7 +293,11 @@ describe('media types (§1.1)', () => {
   });
 
   it('checks the media type (415) before the Accept (406) and before the body', async () => {
-    expectError(await call('POST', '/api/v2/samples', { body: '{not json', headers: { 'content-type': 'text/plain', accept: 'text/html' } }), 415, 'unsupported_media_type');
+    expectError(
+      await call('POST', '/api/v2/samples', { body: '{not json', headers: { 'content-type': 'text/plain', accept: 'text/html' } }),
+      415,
+      'unsupported_media_type',
+    );
     expectError(await call('POST', '/api/v2/samples', { body: '{not json', headers: { accept: 'text/html' } }), 406, 'not_acceptable');
   });
 });

@@ -8,7 +8,12 @@ import { freshStore } from '../support/store.ts';
 beforeAll(freshStore);
 
 const BASE = 'https://lts.test/api/v2';
-type Resource = { type: string; id: string; attributes: Record<string, unknown>; relationships: Record<string, { data?: unknown; links: Record<string, string> }> };
+type Resource = {
+  type: string;
+  id: string;
+  attributes: Record<string, unknown>;
+  relationships: Record<string, { data?: unknown; links: Record<string, string> }>;
+};
 
 function expectError(res: CallResult, status: number, code: string, parameter?: string) {
   expect(res.status).toBe(status);
@@ -56,8 +61,18 @@ beforeAll(async () => {
   studyA = await idOf('studies', 'name', 'Study A');
   studyB = await idOf('studies', 'name', 'Study B');
   for (let i = 1; i <= 12; i++) {
-    const studies = i <= 2 ? [{ type: 'studies', id: studyA }, { type: 'studies', id: studyB }] : i <= 4 ? [{ type: 'studies', id: studyA }] : [];
-    const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: `coll-${String(i).padStart(2, '0')}`, site_sample_id: i % 2 ? 'odd' : 'even' }, { studies: { data: studies } }) });
+    const studies =
+      i <= 2
+        ? [
+            { type: 'studies', id: studyA },
+            { type: 'studies', id: studyB },
+          ]
+        : i <= 4
+          ? [{ type: 'studies', id: studyA }]
+          : [];
+    const res = await call('POST', '/api/v2/samples', {
+      body: doc('samples', { name: `coll-${String(i).padStart(2, '0')}`, site_sample_id: i % 2 ? 'odd' : 'even' }, { studies: { data: studies } }),
+    });
     expect(res.status).toBe(201);
     all.push(res.body.data.id);
   }
@@ -230,7 +245,13 @@ describe('filters (§1.5)', () => {
     expect(idsOf(await call('GET', `/api/v2/samples?filter[uuid]=${uuids[0]},${uuids[1]}&filter[name]=${a}`))).toEqual([all[0]]);
     // Filters combine with paging and sorting.
     const odd = await call('GET', '/api/v2/samples?filter[site_sample_id]=odd&page[size]=2&page[number]=2&sort=-id');
-    expect(idsOf(odd)).toEqual(all.slice(0, 12).filter((_, i) => i % 2 === 0).reverse().slice(2, 4));
+    expect(idsOf(odd)).toEqual(
+      all
+        .slice(0, 12)
+        .filter((_, i) => i % 2 === 0)
+        .reverse()
+        .slice(2, 4),
+    );
   });
 
   it('filters read-only types by their lookups, spaces as + or %20', async () => {
@@ -269,10 +290,16 @@ describe('include and fields (§1.4)', () => {
       expect(sample.relationships.sample_metadata!.data).toMatchObject({ type: 'sample_metadata' });
       expect(sample.relationships.component_samples).not.toHaveProperty('data');
       expect(sample.relationships.sample_manifest).not.toHaveProperty('data');
-      expect(sample.relationships.studies!.links).toEqual({ self: `${BASE}/samples/${sample.id}/relationships/studies`, related: `${BASE}/samples/${sample.id}/studies` });
+      expect(sample.relationships.studies!.links).toEqual({
+        self: `${BASE}/samples/${sample.id}/relationships/studies`,
+        related: `${BASE}/samples/${sample.id}/studies`,
+      });
     }
     const first = (res.body.data as Resource[]).find((s) => s.id === all[0])!;
-    expect(first.relationships.studies!.data).toEqual([{ type: 'studies', id: studyA }, { type: 'studies', id: studyB }]);
+    expect(first.relationships.studies!.data).toEqual([
+      { type: 'studies', id: studyA },
+      { type: 'studies', id: studyB },
+    ]);
     expect((res.body.data as Resource[]).find((s) => s.id === all[4])!.relationships.studies!.data).toEqual([]);
 
     const plain = await call('GET', `/api/v2/samples/${all[0]}`);
@@ -360,7 +387,10 @@ describe('related and relationship endpoints (§1.4)', () => {
   it('serves relationship linkage with self and related links', async () => {
     const res = await call('GET', `/api/v2/samples/${all[0]}/relationships/studies`);
     expect(res.body).toEqual({
-      data: [{ type: 'studies', id: studyA }, { type: 'studies', id: studyB }],
+      data: [
+        { type: 'studies', id: studyA },
+        { type: 'studies', id: studyB },
+      ],
       links: { self: `${BASE}/samples/${all[0]}/relationships/studies`, related: `${BASE}/samples/${all[0]}/studies` },
     });
     const empty = await call('GET', `/api/v2/samples/${all[0]}/relationships/component_samples/`);

@@ -65,7 +65,9 @@ describe('document structure (§1.6)', () => {
     expect((await rejected('POST', '/api/v2/samples', {}, 400, 'missing_member')).error.source).toEqual({ pointer: '/data' });
     await rejected('POST', '/api/v2/samples', { data: null }, 400, 'invalid_member');
     await rejected('POST', '/api/v2/samples', { data: [doc('samples', { name: 'arr' }).data] }, 400, 'invalid_member');
-    expect((await rejected('POST', '/api/v2/samples', { data: { attributes: { name: 'no-type' } } }, 400, 'missing_member')).error.source).toEqual({ pointer: '/data/type' });
+    expect((await rejected('POST', '/api/v2/samples', { data: { attributes: { name: 'no-type' } } }, 400, 'missing_member')).error.source).toEqual({
+      pointer: '/data/type',
+    });
     await rejected('POST', '/api/v2/samples', { data: { type: 7, attributes: {} } }, 400, 'invalid_member');
     await rejected('POST', '/api/v2/samples', { data: { type: 'samples', attributes: [] } }, 400, 'invalid_member');
     await rejected('POST', '/api/v2/samples', { data: { type: 'samples', relationships: 'x' } }, 400, 'invalid_member');
@@ -83,10 +85,16 @@ describe('document structure (§1.6)', () => {
   });
 
   it('needs data.id on PATCH, equal to the URL id (number or string)', async () => {
-    expect((await rejected('PATCH', `/api/v2/samples/${sampleId}`, doc('samples', { site_sample_id: 'x' }), 400, 'missing_member')).error.source).toEqual({ pointer: '/data/id' });
+    expect((await rejected('PATCH', `/api/v2/samples/${sampleId}`, doc('samples', { site_sample_id: 'x' }), 400, 'missing_member')).error.source).toEqual({
+      pointer: '/data/id',
+    });
     const other = String(Number(sampleId) + 1000);
-    expect((await rejected('PATCH', `/api/v2/samples/${sampleId}`, doc('samples', { site_sample_id: 'x' }, undefined, other), 409, 'conflict')).error.source).toEqual({ pointer: '/data/id' });
-    const numeric = await call('PATCH', `/api/v2/samples/${sampleId}`, { body: { data: { type: 'samples', id: Number(sampleId), attributes: { site_sample_id: 'numeric-id' } } } });
+    expect(
+      (await rejected('PATCH', `/api/v2/samples/${sampleId}`, doc('samples', { site_sample_id: 'x' }, undefined, other), 409, 'conflict')).error.source,
+    ).toEqual({ pointer: '/data/id' });
+    const numeric = await call('PATCH', `/api/v2/samples/${sampleId}`, {
+      body: { data: { type: 'samples', id: Number(sampleId), attributes: { site_sample_id: 'numeric-id' } } },
+    });
     expect(numeric.status).toBe(200);
     expect(numeric.body.data.attributes.site_sample_id).toBe('numeric-id');
   });
@@ -94,7 +102,13 @@ describe('document structure (§1.6)', () => {
 
 describe('attributes and relationships (§1.6)', () => {
   it('answers 400 "Param not allowed" once per unknown key, with a pointer', async () => {
-    const { res } = await rejected('POST', '/api/v2/samples', doc('samples', { name: 'unknown-keys', colour: 'red', size: 3 }, { owner: { data: null } }), 400, 'param_not_allowed');
+    const { res } = await rejected(
+      'POST',
+      '/api/v2/samples',
+      doc('samples', { name: 'unknown-keys', colour: 'red', size: 3 }, { owner: { data: null } }),
+      400,
+      'param_not_allowed',
+    );
     expect(res.body.errors).toHaveLength(3);
     for (const e of res.body.errors) expect(e.title).toBe('Param not allowed');
     expect(res.body.errors.map((e: { source: unknown }) => e.source)).toEqual([
@@ -113,7 +127,13 @@ describe('attributes and relationships (§1.6)', () => {
     expect(patch.error.source).toEqual({ pointer: '/data/attributes/uuid' });
     // A write-once relationship on PATCH.
     const metadataId = (await call('GET', `/api/v2/samples/${sampleId}/relationships/sample_metadata`)).body.data.id;
-    const wo = await rejected('PATCH', `/api/v2/sample_metadata/${metadataId}`, doc('sample_metadata', {}, { sample: { data: { type: 'samples', id: sampleId } } }, metadataId), 400, 'param_not_allowed');
+    const wo = await rejected(
+      'PATCH',
+      `/api/v2/sample_metadata/${metadataId}`,
+      doc('sample_metadata', {}, { sample: { data: { type: 'samples', id: sampleId } } }, metadataId),
+      400,
+      'param_not_allowed',
+    );
     expect(wo.error.source).toEqual({ pointer: '/data/relationships/sample' });
   });
 
@@ -135,26 +155,88 @@ describe('attributes and relationships (§1.6)', () => {
       const { error } = await rejected('POST', '/api/v2/samples', doc('samples', { name: 'linkage' }, { studies }), 400, code);
       expect(error.source.pointer, JSON.stringify(studies)).toMatch(/^\/data\/relationships\/studies/);
     }
-    const toOne = await rejected('POST', '/api/v2/samples', doc('samples', { name: 'linkage' }, { sample_metadata: { data: { type: 'studies', id: studyA } } }), 400, 'type_mismatch');
+    const toOne = await rejected(
+      'POST',
+      '/api/v2/samples',
+      doc('samples', { name: 'linkage' }, { sample_metadata: { data: { type: 'studies', id: studyA } } }),
+      400,
+      'type_mismatch',
+    );
     expect(toOne.error.source).toEqual({ pointer: '/data/relationships/sample_metadata/data/type' });
-    const badId = await rejected('POST', '/api/v2/samples', doc('samples', { name: 'linkage' }, { studies: { data: [{ type: 'studies', id: studyA }, { type: 'studies', id: 'x1' }] } }), 400, 'invalid_id');
+    const badId = await rejected(
+      'POST',
+      '/api/v2/samples',
+      doc(
+        'samples',
+        { name: 'linkage' },
+        {
+          studies: {
+            data: [
+              { type: 'studies', id: studyA },
+              { type: 'studies', id: 'x1' },
+            ],
+          },
+        },
+      ),
+      400,
+      'invalid_id',
+    );
     expect(badId.error.source).toEqual({ pointer: '/data/relationships/studies/data/1/id' });
   });
 
   it('answers 404 with a pointer to a reference that does not resolve', async () => {
-    const { res, error } = await rejected('POST', '/api/v2/samples', doc('samples', { name: 'dangling' }, { studies: { data: [{ type: 'studies', id: studyA }, { type: 'studies', id: '99999' }] } }), 404, 'record_not_found');
+    const { res, error } = await rejected(
+      'POST',
+      '/api/v2/samples',
+      doc(
+        'samples',
+        { name: 'dangling' },
+        {
+          studies: {
+            data: [
+              { type: 'studies', id: studyA },
+              { type: 'studies', id: '99999' },
+            ],
+          },
+        },
+      ),
+      404,
+      'record_not_found',
+    );
     expect(res.body.errors).toHaveLength(1);
     expect(error.source).toEqual({ pointer: '/data/relationships/studies/data/1' });
     expect(error.detail).toContain('99999');
-    const one = await rejected('PATCH', `/api/v2/samples/${sampleId}`, doc('samples', {}, { sample_metadata: { data: { type: 'sample_metadata', id: '99999' } } }, sampleId), 404, 'record_not_found');
+    const one = await rejected(
+      'PATCH',
+      `/api/v2/samples/${sampleId}`,
+      doc('samples', {}, { sample_metadata: { data: { type: 'sample_metadata', id: '99999' } } }, sampleId),
+      404,
+      'record_not_found',
+    );
     expect(one.error.source).toEqual({ pointer: '/data/relationships/sample_metadata/data' });
   });
 
   it('accepts linkage ids as numbers or strings', async () => {
-    const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: 'linked' }, { studies: { data: [{ type: 'studies', id: Number(studyA) }, { type: 'studies', id: studyB }] } }) });
+    const res = await call('POST', '/api/v2/samples', {
+      body: doc(
+        'samples',
+        { name: 'linked' },
+        {
+          studies: {
+            data: [
+              { type: 'studies', id: Number(studyA) },
+              { type: 'studies', id: studyB },
+            ],
+          },
+        },
+      ),
+    });
     expect(res.status).toBe(201);
     const linkage = await call('GET', `/api/v2/samples/${res.body.data.id}/relationships/studies`);
-    expect(linkage.body.data).toEqual([{ type: 'studies', id: studyA }, { type: 'studies', id: studyB }]);
+    expect(linkage.body.data).toEqual([
+      { type: 'studies', id: studyA },
+      { type: 'studies', id: studyB },
+    ]);
   });
 
   it('answers 422 to a value of the wrong JSON type', async () => {
@@ -181,14 +263,25 @@ describe('attributes and relationships (§1.6)', () => {
     const body = JSON.stringify(doc('samples', { name: 'huge', site_sample_id: 'x'.repeat(1024 * 1024) }));
     const { error } = await rejected('POST', '/api/v2/samples', body, 413, 'payload_too_large');
     expect(error.detail).toContain('1048576');
-    await rejected('PATCH', `/api/v2/samples/${sampleId}`, JSON.stringify(doc('samples', { site_sample_id: 'y'.repeat(1024 * 1024) }, undefined, sampleId)), 413, 'payload_too_large');
+    await rejected(
+      'PATCH',
+      `/api/v2/samples/${sampleId}`,
+      JSON.stringify(doc('samples', { site_sample_id: 'y'.repeat(1024 * 1024) }, undefined, sampleId)),
+      413,
+      'payload_too_large',
+    );
   });
 });
 
 describe('identifiers in URLs (§1.3)', () => {
   it('answers 400 to a malformed id and 404 to an unknown one', async () => {
     for (const id of ['abc', '0', '-1', '1.5', '1e3', '%20']) {
-      for (const path of [`/api/v2/samples/${id}`, `/api/v2/samples/${id}/studies`, `/api/v2/samples/${id}/relationships/studies`, `/api/v2/barcode_printers/${id}`]) {
+      for (const path of [
+        `/api/v2/samples/${id}`,
+        `/api/v2/samples/${id}/studies`,
+        `/api/v2/samples/${id}/relationships/studies`,
+        `/api/v2/barcode_printers/${id}`,
+      ]) {
         const res = await call('GET', path);
         expect(res.status, path).toBe(400);
         expectError(res, 400, 'invalid_id');
@@ -211,7 +304,16 @@ describe('identifiers in URLs (§1.3)', () => {
 
 describe('error objects (§1.7)', () => {
   it('never answers 500, and every error is well formed', async () => {
-    const linkage = fc.oneof(fc.jsonValue(), fc.record({ data: fc.oneof(fc.constant(null), fc.jsonValue(), fc.array(fc.record({ type: fc.constantFrom('studies', 'samples', 'users', 'x'), id: fc.oneof(fc.string(), fc.integer()) }))) }));
+    const linkage = fc.oneof(
+      fc.jsonValue(),
+      fc.record({
+        data: fc.oneof(
+          fc.constant(null),
+          fc.jsonValue(),
+          fc.array(fc.record({ type: fc.constantFrom('studies', 'samples', 'users', 'x'), id: fc.oneof(fc.string(), fc.integer()) })),
+        ),
+      }),
+    );
     const document = fc.oneof(
       fc.jsonValue(),
       fc.record(
@@ -220,8 +322,14 @@ describe('error objects (§1.7)', () => {
             {
               type: fc.oneof(fc.constantFrom('samples', 'sample_metadata', 'studies'), fc.jsonValue()),
               id: fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
-              attributes: fc.oneof(fc.dictionary(fc.constantFrom('name', 'site_sample_id', 'control', 'control_type', 'uuid', 'cohort', 'gender', 'x'), fc.jsonValue()), fc.jsonValue()),
-              relationships: fc.oneof(fc.dictionary(fc.constantFrom('studies', 'sample_metadata', 'component_samples', 'sample_manifest', 'sample', 'x'), linkage), fc.jsonValue()),
+              attributes: fc.oneof(
+                fc.dictionary(fc.constantFrom('name', 'site_sample_id', 'control', 'control_type', 'uuid', 'cohort', 'gender', 'x'), fc.jsonValue()),
+                fc.jsonValue(),
+              ),
+              relationships: fc.oneof(
+                fc.dictionary(fc.constantFrom('studies', 'sample_metadata', 'component_samples', 'sample_manifest', 'sample', 'x'), linkage),
+                fc.jsonValue(),
+              ),
             },
             { requiredKeys: [] },
           ),
@@ -231,28 +339,70 @@ describe('error objects (§1.7)', () => {
     );
     const metadataId = (await call('GET', `/api/v2/samples/${sampleId}/relationships/sample_metadata`)).body.data.id;
     await fc.assert(
-      fc.asyncProperty(document, fc.constantFrom('POST /api/v2/samples', `PATCH /api/v2/samples/${sampleId}`, 'POST /api/v2/sample_metadata', `PATCH /api/v2/sample_metadata/${metadataId}`), async (body, target) => {
-        const [method, path] = target.split(' ') as [string, string];
-        const res = await call(method, path, { body });
-        if (res.status >= 400) expectWellFormedErrors(res);
-        else expect([200, 201]).toContain(res.status);
-      }),
+      fc.asyncProperty(
+        document,
+        fc.constantFrom(
+          'POST /api/v2/samples',
+          `PATCH /api/v2/samples/${sampleId}`,
+          'POST /api/v2/sample_metadata',
+          `PATCH /api/v2/sample_metadata/${metadataId}`,
+        ),
+        async (body, target) => {
+          const [method, path] = target.split(' ') as [string, string];
+          const res = await call(method, path, { body });
+          if (res.status >= 400) expectWellFormedErrors(res);
+          else expect([200, 201]).toContain(res.status);
+        },
+      ),
       { numRuns: 150 },
     );
-    const query = fc.array(fc.tuple(fc.constantFrom('include', 'fields[samples]', 'filter[name]', 'filter[x]', 'page[number]', 'page[size]', 'page[cursor]', 'sort', 'filter', 'foo', 'fields'), fc.string()), { maxLength: 4 });
+    const query = fc.array(
+      fc.tuple(
+        fc.constantFrom(
+          'include',
+          'fields[samples]',
+          'filter[name]',
+          'filter[x]',
+          'page[number]',
+          'page[size]',
+          'page[cursor]',
+          'sort',
+          'filter',
+          'foo',
+          'fields',
+        ),
+        fc.string(),
+      ),
+      { maxLength: 4 },
+    );
     await fc.assert(
-      fc.asyncProperty(query, fc.constantFrom('/api/v2/samples', `/api/v2/samples/${sampleId}`, `/api/v2/samples/${sampleId}/studies`, '/api/v2/users'), async (pairs, path) => {
-        const qs = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
-        const res = await call('GET', `${path}?${qs}`);
-        if (res.status >= 400) expectWellFormedErrors(res);
-        else expect(res.status).toBe(200);
-      }),
+      fc.asyncProperty(
+        query,
+        fc.constantFrom('/api/v2/samples', `/api/v2/samples/${sampleId}`, `/api/v2/samples/${sampleId}/studies`, '/api/v2/users'),
+        async (pairs, path) => {
+          const qs = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+          const res = await call('GET', `${path}?${qs}`);
+          if (res.status >= 400) expectWellFormedErrors(res);
+          else expect(res.status).toBe(200);
+        },
+      ),
       { numRuns: 150 },
     );
   }, 90_000);
 
   it('answers odd query strings and huge numbers without a 500', async () => {
-    for (const query of ['page[number]=99999999999999999999', 'page[number]=100000000000&page[size]=500', 'page[size]=99999999999999999999', 'filter[name]=%', 'include=%E0%A4%A', 'sort=', 'include=', 'page[cursor]=bnVsbA', 'page[cursor]=%%%', 'fields[samples]=']) {
+    for (const query of [
+      'page[number]=99999999999999999999',
+      'page[number]=100000000000&page[size]=500',
+      'page[size]=99999999999999999999',
+      'filter[name]=%',
+      'include=%E0%A4%A',
+      'sort=',
+      'include=',
+      'page[cursor]=bnVsbA',
+      'page[cursor]=%%%',
+      'fields[samples]=',
+    ]) {
       const res = await call('GET', `/api/v2/samples?${query}`);
       expect(res.status, query).toBeLessThan(500);
       if (res.status >= 400) expectWellFormedErrors(res);

@@ -22,7 +22,9 @@ const name = (prefix: string) => `${prefix}-${++uniq}`;
 
 describe('writes (§1.6)', () => {
   it('answers POST with 201, the resource and a Location', async () => {
-    const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: name('w'), site_sample_id: 'S1', control: true, control_type: 'negative' }) });
+    const res = await call('POST', '/api/v2/samples', {
+      body: doc('samples', { name: name('w'), site_sample_id: 'S1', control: true, control_type: 'negative' }),
+    });
     expect(res.status).toBe(201);
     const { id } = res.body.data;
     expect(header(res, 'location')).toBe(`${BASE}/samples/${id}`);
@@ -113,7 +115,9 @@ describe('concurrent writes (§1.6: no lost updates)', () => {
       volume: '30',
     };
     const results = await Promise.all(
-      Object.entries(values).map(([field, value]) => call('PATCH', `/api/v2/sample_metadata/${metadataId}`, { body: doc('sample_metadata', { [field]: value }, undefined, metadataId) })),
+      Object.entries(values).map(([field, value]) =>
+        call('PATCH', `/api/v2/sample_metadata/${metadataId}`, { body: doc('sample_metadata', { [field]: value }, undefined, metadataId) }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
     const read = await call('GET', `/api/v2/sample_metadata/${metadataId}`);
@@ -135,7 +139,8 @@ describe('concurrent writes (§1.6: no lost updates)', () => {
     const taken = name('unique');
     const results = await Promise.all(Array.from({ length: 4 }, () => call('POST', '/api/v2/samples', { body: doc('samples', { name: taken }) })));
     expect(results.map((r) => r.status).sort()).toEqual([201, 422, 422, 422]);
-    for (const r of results.filter((r) => r.status === 422)) expect(r.body.errors[0]).toMatchObject({ code: 'not_unique', source: { pointer: '/data/attributes/name' } });
+    for (const r of results.filter((r) => r.status === 422))
+      expect(r.body.errors[0]).toMatchObject({ code: 'not_unique', source: { pointer: '/data/attributes/name' } });
     expect(await recordCount('samples')).toBe(before + 1);
   });
 });
@@ -178,7 +183,10 @@ describe('events (§4)', () => {
       expect((await call('POST', '/api/v2/samples', { body: doc('samples', { name: taken }) })).status).toBe(422);
       expect((await call('POST', '/api/v2/samples', { body: doc('samples', { name: name('event'), control: 'no' }) })).status).toBe(422);
       expect((await call('POST', '/api/v2/samples', { body: doc('samples', { name: name('event'), colour: 'red' }) })).status).toBe(400);
-      expect((await call('POST', '/api/v2/samples', { body: doc('samples', { name: name('event') }, { studies: { data: [{ type: 'studies', id: '99999' }] } }) })).status).toBe(404);
+      expect(
+        (await call('POST', '/api/v2/samples', { body: doc('samples', { name: name('event') }, { studies: { data: [{ type: 'studies', id: '99999' }] } }) }))
+          .status,
+      ).toBe(404);
     });
     expect(events).toEqual([]);
     expect(await recordCount('samples')).toBe(before);

@@ -51,7 +51,14 @@ describe('a rack of 96 tubes', () => {
 
   it('is created by exactly one TransactWriteItems, and every tube then points at the rack', async () => {
     const racksBefore = await recordCount('tube_racks');
-    const { response, counts } = await direct('POST', '/api/v2/tube_racks', rackBody(COORDINATES.map((c, i) => [c, tubes[i]!]), 'full rack'));
+    const { response, counts } = await direct(
+      'POST',
+      '/api/v2/tube_racks',
+      rackBody(
+        COORDINATES.map((c, i) => [c, tubes[i]!]),
+        'full rack',
+      ),
+    );
     expect(response.status, response.body).toBe(201);
     const rack = JSON.parse(response.body!).data;
     rackId = rack.id;
@@ -59,7 +66,11 @@ describe('a rack of 96 tubes', () => {
 
     // One transaction; the only other writes reserve the rack's id and barcode number (an atomic ADD each).
     expect(counts.TransactWriteItems).toBe(1);
-    expect(Object.keys(counts).filter((op) => /Write|Put|Update|Delete/.test(op)).sort()).toEqual(['TransactWriteItems', 'UpdateItem']);
+    expect(
+      Object.keys(counts)
+        .filter((op) => /Write|Put|Update|Delete/.test(op))
+        .sort(),
+    ).toEqual(['TransactWriteItems', 'UpdateItem']);
     // Reads: the 96 tube uuids name their keys, so the tubes are one BatchGetItem (96 keys ≤ 100); the
     // purpose is another. Observed: { BatchGetItem: 2, UpdateItem: 2, TransactWriteItems: 1 } = 5.
     // (Before uuids named their keys: 96 Queries on a uuid index, 100 calls.)
@@ -73,7 +84,7 @@ describe('a rack of 96 tubes', () => {
     const racked = (body.included as any[]).filter((r) => r.type === 'racked_tubes');
     expect(racked).toHaveLength(96);
     const coordinateOfTube = new Map(racked.map((r) => [r.relationships.tube.data.id, r.attributes.coordinate]));
-    tubes.forEach((tube, i) => expect(coordinateOfTube.get(tube.id), tube.id).toBe(COORDINATES[i]));
+    for (const [i, tube] of tubes.entries()) expect(coordinateOfTube.get(tube.id), tube.id).toBe(COORDINATES[i]);
     for (const r of racked) expect(Number(r.id)).toBe(Number(rackId) * 1000 + COORDINATES.indexOf(r.attributes.coordinate) + 1);
     const includedTubes = (body.included as any[]).filter((r) => r.type === 'tubes');
     expect(includedTubes).toHaveLength(96);
@@ -101,7 +112,12 @@ describe('a rack of 96 tubes', () => {
   it('a second rack claiming one of those tubes → 422, nothing written', async () => {
     const [fresh] = await createTubes(1);
     const racks = await recordCount('tube_racks');
-    const res = await call('POST', '/api/v2/tube_racks', { body: rackBody([['A1', fresh!], ['B1', tubes[40]!]]) });
+    const res = await call('POST', '/api/v2/tube_racks', {
+      body: rackBody([
+        ['A1', fresh!],
+        ['B1', tubes[40]!],
+      ]),
+    });
     expect(res.status).toBe(422);
     expect(res.body.errors).toHaveLength(1);
     expect(res.body.errors[0]).toMatchObject({ code: 'invalid_value', source: { pointer: '/data/attributes/tube_locations/B1/uuid' } });
@@ -144,8 +160,24 @@ describe('two racks racing for one tube', () => {
       const [shared, own1, own2] = await createTubes(3);
       const racks = await recordCount('tube_racks');
       const [first, second] = await Promise.all([
-        call('POST', '/api/v2/tube_racks', { body: rackBody([['A1', own1!], ['H12', shared!]], `race-${round}-a`) }),
-        call('POST', '/api/v2/tube_racks', { body: rackBody([['B2', shared!], ['C3', own2!]], `race-${round}-b`) }),
+        call('POST', '/api/v2/tube_racks', {
+          body: rackBody(
+            [
+              ['A1', own1!],
+              ['H12', shared!],
+            ],
+            `race-${round}-a`,
+          ),
+        }),
+        call('POST', '/api/v2/tube_racks', {
+          body: rackBody(
+            [
+              ['B2', shared!],
+              ['C3', own2!],
+            ],
+            `race-${round}-b`,
+          ),
+        }),
       ]);
       const statuses = [first.status, second.status].sort();
       expect(statuses[0], JSON.stringify([first.body, second.body])).toBe(201);
@@ -157,7 +189,9 @@ describe('two racks racing for one tube', () => {
       const rackOfShared = await call('GET', `/api/v2/tubes/${shared!.id}/tube_rack`);
       expect(rackOfShared.body.data.id).toBe(winner.body.data.id);
       // The winner holds the shared tube; the loser's own tube stayed out of any rack.
-      const winnerTubes = (await call('GET', `/api/v2/tube_racks/${winner.body.data.id}/racked_tubes?include=tube`)).body.data.map((r: any) => r.relationships.tube.data?.id ?? null);
+      const winnerTubes = (await call('GET', `/api/v2/tube_racks/${winner.body.data.id}/racked_tubes?include=tube`)).body.data.map(
+        (r: any) => r.relationships.tube.data?.id ?? null,
+      );
       expect(winnerTubes).toHaveLength(2);
       const loserOwn = winner === first ? own2! : own1!;
       expect((await call('GET', `/api/v2/tubes/${loserOwn.id}/tube_rack`)).body.data).toBeNull();

@@ -88,7 +88,11 @@ describe('wells', () => {
     for (const [name, relationship] of Object.entries<any>(well.relationships)) {
       expect(relationship).toEqual({ links: { self: `${BASE}/wells/${well.id}/relationships/${name}`, related: `${BASE}/wells/${well.id}/${name}` } });
     }
-    expect((await call('GET', `/api/v2/wells/${wellId(plate, 9)}`)).body.data.attributes).toEqual({ uuid: slotUuid(plate, 9), position: { name: 'A2' }, state: 'pending' });
+    expect((await call('GET', `/api/v2/wells/${wellId(plate, 9)}`)).body.data.attributes).toEqual({
+      uuid: slotUuid(plate, 9),
+      position: { name: 'A2' },
+      state: 'pending',
+    });
     expect((await call('GET', `/api/v2/wells/${wellId(plate, 96)}`)).body.data.attributes.position).toEqual({ name: 'H12' });
     expect((await call('GET', `/api/v2/wells/${wellId(plate, 1)}/aliquots`)).body.data).toEqual([]);
     for (const name of ['requests_as_source', 'qc_results', 'poly_metadata']) {
@@ -109,7 +113,11 @@ describe('wells', () => {
   it('leads back to its plate through /wells/{id}/plate and the relationship endpoint', async () => {
     const res = await call('GET', `/api/v2/wells/${wellId(plate, 42)}/plate`);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ type: 'plates', id: plate.id, attributes: { uuid: plate.attributes.uuid, labware_barcode: plate.attributes.labware_barcode } });
+    expect(res.body.data).toMatchObject({
+      type: 'plates',
+      id: plate.id,
+      attributes: { uuid: plate.attributes.uuid, labware_barcode: plate.attributes.labware_barcode },
+    });
     expect((await call('GET', `/api/v2/wells/${wellId(plate, 42)}/relationships/plate`)).body.data).toEqual({ type: 'plates', id: plate.id });
     const included = await call('GET', `/api/v2/wells/${wellId(plate, 42)}?include=plate`);
     expect(included.body.data.relationships.plate.data).toEqual({ type: 'plates', id: plate.id });
@@ -143,7 +151,7 @@ describe('wells', () => {
     expect(typedIdsOf(await call('GET', `/api/v2/receptacles?filter[uuid]=${slotUuid(tube, 1)}`))).toEqual([`receptacles/${receptacleId(tube)}`]);
   });
 
-  it('lists a plate\'s wells through /plates/{id}/wells, in column order, filtered and paged in memory', async () => {
+  it("lists a plate's wells through /plates/{id}/wells, in column order, filtered and paged in memory", async () => {
     const res = await call('GET', `/api/v2/plates/${plate.id}/wells`);
     expect(res.status).toBe(200);
     expect(res.body.meta.record_count).toBe(96);
@@ -223,7 +231,11 @@ describe('POST /aliquots', () => {
     expect(read.body.data).toEqual(aliquot);
     expect((await call('GET', `/api/v2/aliquots/${aliquot.id}/sample`)).body.data).toMatchObject({ type: 'samples', id: s1.id });
     expect((await call('GET', `/api/v2/aliquots/${aliquot.id}/study`)).body.data).toMatchObject({ type: 'studies', id: study });
-    expect((await call('GET', `/api/v2/aliquots/${aliquot.id}/receptacle`)).body.data).toMatchObject({ type: 'wells', id: wellId(plate, 1), attributes: { position: { name: 'A1' } } });
+    expect((await call('GET', `/api/v2/aliquots/${aliquot.id}/receptacle`)).body.data).toMatchObject({
+      type: 'wells',
+      id: wellId(plate, 1),
+      attributes: { position: { name: 'A1' } },
+    });
     expect((await call('GET', `/api/v2/aliquots/${aliquot.id}/request`)).body.data).toBeNull();
   });
 
@@ -265,10 +277,12 @@ describe('POST /aliquots', () => {
     expect(idsOf(await call('GET', `/api/v2/receptacles/${receptacleId(tube)}/aliquots`))).toEqual([id]);
     expect((await call('GET', `/api/v2/aliquots/${id}/receptacle`)).body.data).toMatchObject({ type: 'receptacles', id: receptacleId(tube) });
     const included = await call('GET', `/api/v2/tubes/${tube.id}?include=receptacle.aliquots.sample`);
-    expect(included.body.included.map((r: any) => `${r.type}/${r.id}`).sort()).toEqual([`aliquots/${id}`, `receptacles/${receptacleId(tube)}`, `samples/${s2.id}`].sort());
+    expect(included.body.included.map((r: any) => `${r.type}/${r.id}`).sort()).toEqual(
+      [`aliquots/${id}`, `receptacles/${receptacleId(tube)}`, `samples/${s2.id}`].sort(),
+    );
   });
 
-  it('gives a labware\'s aliquots consecutive ids, whatever receptacle they go into', async () => {
+  it("gives a labware's aliquots consecutive ids, whatever receptacle they go into", async () => {
     const res = await addAliquot({ type: 'wells', id: wellId(plate, 96) }, s3.id);
     expect(res.body.data.id).toBe(String(Number(plate.id) * 1_000_000 + 3));
     expect((await call('GET', `/api/v2/aliquots/${res.body.data.id}/receptacle`)).body.data.attributes.position).toEqual({ name: 'H12' });
@@ -292,18 +306,40 @@ describe('POST /aliquots', () => {
       expectError(res, 404, 'record_not_found', '/data/relationships/receptacle/data');
     }
     expectError(await refused(aliquotDoc({ type: 'wells', id: wellId(plate, 10) }, '999999')), 404, 'record_not_found', '/data/relationships/sample/data');
-    expectError(await refused(aliquotDoc({ type: 'wells', id: wellId(plate, 10) }, s1.id, { study: '999999' })), 404, 'record_not_found', '/data/relationships/study/data');
+    expectError(
+      await refused(aliquotDoc({ type: 'wells', id: wellId(plate, 10) }, s1.id, { study: '999999' })),
+      404,
+      'record_not_found',
+      '/data/relationships/study/data',
+    );
   });
 
   it('refuses linkage of the wrong type (400) and read-only attributes (400), writing nothing', async () => {
     expectError(await refused(aliquotDoc({ type: 'plates', id: plate.id }, s1.id)), 400, 'type_mismatch', '/data/relationships/receptacle/data/type');
     expectError(await refused(aliquotDoc({ type: 'tubes', id: tube.id }, s1.id)), 400, 'type_mismatch', '/data/relationships/receptacle/data/type');
-    expectError(await refused(doc('aliquots', {}, { receptacle: rel('wells', wellId(plate, 10)), sample: rel('studies', study) })), 400, 'type_mismatch', '/data/relationships/sample/data/type');
-    const readOnly = await refused(doc('aliquots', { tag_oligo: 'ACGT', tag_index: 1 }, { receptacle: rel('wells', wellId(plate, 10)), sample: rel('samples', s1.id) }));
+    expectError(
+      await refused(doc('aliquots', {}, { receptacle: rel('wells', wellId(plate, 10)), sample: rel('studies', study) })),
+      400,
+      'type_mismatch',
+      '/data/relationships/sample/data/type',
+    );
+    const readOnly = await refused(
+      doc('aliquots', { tag_oligo: 'ACGT', tag_index: 1 }, { receptacle: rel('wells', wellId(plate, 10)), sample: rel('samples', s1.id) }),
+    );
     expectError(readOnly, 400, 'param_not_allowed', '/data/attributes/tag_oligo');
     expectError(readOnly, 400, 'param_not_allowed', '/data/attributes/tag_index');
-    expectError(await refused(doc('aliquots', {}, { receptacle: rel('wells', wellId(plate, 10)), sample: rel('samples', s1.id), request: rel('requests', 1) })), 400, 'param_not_allowed', '/data/relationships/request');
-    expectError(await refused(aliquotDoc({ type: 'wells', id: wellId(plate, 10) }, s1.id, { library_type: '' })), 422, 'invalid_value', '/data/attributes/library_type');
+    expectError(
+      await refused(doc('aliquots', {}, { receptacle: rel('wells', wellId(plate, 10)), sample: rel('samples', s1.id), request: rel('requests', 1) })),
+      400,
+      'param_not_allowed',
+      '/data/relationships/request',
+    );
+    expectError(
+      await refused(aliquotDoc({ type: 'wells', id: wellId(plate, 10) }, s1.id, { library_type: '' })),
+      422,
+      'invalid_value',
+      '/data/attributes/library_type',
+    );
   });
 
   it('refuses the same sample again in the same well (422), writing nothing', async () => {
@@ -423,7 +459,10 @@ describe('lists: /aliquots, /wells, /receptacles', () => {
   it('counts and lists every aliquot created in this file, in id order', async () => {
     const res = await call('GET', '/api/v2/aliquots?page[size]=500');
     expect(res.status).toBe(200);
-    const expected = aliquots.map((a) => Number(a.id)).sort((a, b) => a - b).map(String);
+    const expected = aliquots
+      .map((a) => Number(a.id))
+      .sort((a, b) => a - b)
+      .map(String);
     expect(res.body.meta.record_count).toBe(aliquots.length);
     expect(idsOf(res)).toEqual(expected);
     expect(expected.length).toBeGreaterThanOrEqual(8);
@@ -450,9 +489,11 @@ describe('lists: /aliquots, /wells, /receptacles', () => {
   });
 
   // Fails today: the cursor of an embedded listing skips by id whatever the sort (lib/jsonapi/collection.ts, listEmbedded).
-  it('walks wells by update time (their plate\'s), each once, through links.next', async () => {
+  it("walks wells by update time (their plate's), each once, through links.next", async () => {
     const current = await Promise.all(plates.map(async (p) => (await call('GET', `/api/v2/plates/${p.id}`)).body.data));
-    const order = [...current].sort((a, b) => (a.attributes.updated_at === b.attributes.updated_at ? Number(a.id) - Number(b.id) : a.attributes.updated_at < b.attributes.updated_at ? -1 : 1));
+    const order = [...current].sort((a, b) =>
+      a.attributes.updated_at === b.attributes.updated_at ? Number(a.id) - Number(b.id) : a.attributes.updated_at < b.attributes.updated_at ? -1 : 1,
+    );
     // Aliquots were added to some plates after later plates were created, so this is not id order.
     expect(order.map((p) => p.id)).not.toEqual(current.map((p) => p.id));
     const expected = order.flatMap((p) => Array.from({ length: Number(p.attributes.size) }, (_, i) => `wells/${wellId(p, i + 1)}`));
@@ -464,7 +505,9 @@ describe('lists: /aliquots, /wells, /receptacles', () => {
 
   it('counts and lists receptacles: every well and every tube receptacle, in id order', async () => {
     const expected = [
-      ...plates.flatMap((p) => Array.from({ length: Number(p.attributes.size) }, (_, i) => ({ key: `wells/${wellId(p, i + 1)}`, id: Number(wellId(p, i + 1)) }))),
+      ...plates.flatMap((p) =>
+        Array.from({ length: Number(p.attributes.size) }, (_, i) => ({ key: `wells/${wellId(p, i + 1)}`, id: Number(wellId(p, i + 1)) })),
+      ),
       ...tubes.map((t) => ({ key: `receptacles/${receptacleId(t)}`, id: Number(receptacleId(t)) })),
     ]
       .sort((a, b) => a.id - b.id)

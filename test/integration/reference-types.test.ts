@@ -262,7 +262,9 @@ describe('submission_templates', () => {
     const post = await call('POST', '/api/v2/submission_templates', { body: doc('submission_templates', { name: 'New' }) });
     expectError(post, 405, 'method_not_allowed');
     expect(post.headers.Allow).toBe('GET');
-    const patch = await call('PATCH', `/api/v2/submission_templates/${template.id}`, { body: doc('submission_templates', { name: 'Renamed' }, undefined, template.id) });
+    const patch = await call('PATCH', `/api/v2/submission_templates/${template.id}`, {
+      body: doc('submission_templates', { name: 'Renamed' }, undefined, template.id),
+    });
     expectError(patch, 405, 'method_not_allowed');
     expect(patch.headers.Allow).toBe('GET');
     const del = await call('DELETE', `/api/v2/submission_templates/${template.id}`);
@@ -278,11 +280,14 @@ describe('submission_templates', () => {
 });
 
 describe('read-only types in general', () => {
-  it.each(['users', 'studies', 'plate_purposes', 'tube_purposes', 'tube_rack_purposes', 'request_types'])('%s refuses POST with 405 (Allow: GET)', async (type) => {
-    const res = await call('POST', `/api/v2/${type}`, { body: doc(type, { name: 'x' }) });
-    expectError(res, 405, 'method_not_allowed');
-    expect(res.headers.Allow).toBe('GET');
-  });
+  it.each(['users', 'studies', 'plate_purposes', 'tube_purposes', 'tube_rack_purposes', 'request_types'])(
+    '%s refuses POST with 405 (Allow: GET)',
+    async (type) => {
+      const res = await call('POST', `/api/v2/${type}`, { body: doc(type, { name: 'x' }) });
+      expectError(res, 405, 'method_not_allowed');
+      expect(res.headers.Allow).toBe('GET');
+    },
+  );
 
   it('answers 404 for unknown ids and 400 for malformed ones', async () => {
     expectError(await call('GET', '/api/v2/studies/999999'), 404, 'record_not_found');

@@ -29,7 +29,8 @@ const ALL_VALUES = {
 
 const EMPTY = Object.fromEntries(SAMPLE_METADATA_FIELDS.map((f) => [f, null]));
 
-const createMetadata = (attributes: Record<string, unknown> = {}, relationships?: Record<string, unknown>) => create('sample_metadata', attributes, relationships);
+const createMetadata = (attributes: Record<string, unknown> = {}, relationships?: Record<string, unknown>) =>
+  create('sample_metadata', attributes, relationships);
 
 async function getMetadata(id: string): Promise<any> {
   const res = await call('GET', `/api/v2/sample_metadata/${id}`);
@@ -43,7 +44,8 @@ async function metadataOfSample(sampleId: string): Promise<any> {
   return res.body.data;
 }
 
-const patch = (id: string, attributes: Record<string, unknown>) => call('PATCH', `/api/v2/sample_metadata/${id}`, { body: doc('sample_metadata', attributes, undefined, id) });
+const patch = (id: string, attributes: Record<string, unknown>) =>
+  call('PATCH', `/api/v2/sample_metadata/${id}`, { body: doc('sample_metadata', attributes, undefined, id) });
 
 describe('POST /sample_metadata', () => {
   it('creates a record with all ten attributes and renders them', async () => {
@@ -56,7 +58,10 @@ describe('POST /sample_metadata', () => {
     expect(data.attributes).toEqual(ALL_VALUES);
     expect(data.links.self).toBe(`${BASE}/sample_metadata/${data.id}`);
     expect(res.headers.Location).toBe(`${BASE}/sample_metadata/${data.id}`);
-    expect(data.relationships.sample.links).toEqual({ self: `${BASE}/sample_metadata/${data.id}/relationships/sample`, related: `${BASE}/sample_metadata/${data.id}/sample` });
+    expect(data.relationships.sample.links).toEqual({
+      self: `${BASE}/sample_metadata/${data.id}/relationships/sample`,
+      related: `${BASE}/sample_metadata/${data.id}/sample`,
+    });
     expect(await sampleCounts()).toEqual({ samples: before.samples, sample_metadata: before.sample_metadata + 1 });
 
     expect((await getMetadata(data.id)).attributes).toEqual(ALL_VALUES);
@@ -76,7 +81,12 @@ describe('POST /sample_metadata', () => {
 
   it('rejects unknown attributes and a client id with 400/403, writing nothing', async () => {
     const before = await sampleCounts();
-    expectError(await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { reference_genome: 'GRCh38' }) }), 400, 'param_not_allowed', '/data/attributes/reference_genome');
+    expectError(
+      await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { reference_genome: 'GRCh38' }) }),
+      400,
+      'param_not_allowed',
+      '/data/attributes/reference_genome',
+    );
     expectError(await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'x' }, undefined, '5') }), 403, 'client_generated_id');
     expectError(await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadatas', { cohort: 'x' }) }), 409, 'conflict');
     expect(await sampleCounts()).toEqual(before);
@@ -136,7 +146,11 @@ describe('PATCH /sample_metadata/{id}', () => {
 
   it("follows limber's flow: sample's related link, then PATCH supplier_name/cohort/sample_description", async () => {
     const created = await call('POST', '/api/v2/samples', {
-      body: doc('samples', { name: uniqueName(), site_sample_id: 'CTRL-1', control: true, control_type: 'pcr positive' }, { studies: { data: [{ type: 'studies', id: await idOf('studies', 'name', 'Study A') }] } }),
+      body: doc(
+        'samples',
+        { name: uniqueName(), site_sample_id: 'CTRL-1', control: true, control_type: 'pcr positive' },
+        { studies: { data: [{ type: 'studies', id: await idOf('studies', 'name', 'Study A') }] } },
+      ),
     });
     expect(created.status).toBe(201);
     const related = await call('GET', created.body.data.relationships.sample_metadata.links.related.replace('https://lts.test', ''));
@@ -145,19 +159,31 @@ describe('PATCH /sample_metadata/{id}', () => {
     const before = await sampleCounts();
 
     const res = await call('PATCH', `/api/v2/sample_metadata/${id}`, {
-      body: { data: { id, type: 'sample_metadata', attributes: { supplier_name: 'Control supplier', cohort: 'Controls', sample_description: 'PCR positive control' } } },
+      body: {
+        data: {
+          id,
+          type: 'sample_metadata',
+          attributes: { supplier_name: 'Control supplier', cohort: 'Controls', sample_description: 'PCR positive control' },
+        },
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.data.attributes).toEqual({ ...EMPTY, supplier_name: 'Control supplier', cohort: 'Controls', sample_description: 'PCR positive control' });
 
     const read = await call('GET', `/api/v2/samples/${created.body.data.id}?include=sample_metadata`);
-    expect(read.body.included[0]).toMatchObject({ type: 'sample_metadata', id, attributes: { supplier_name: 'Control supplier', cohort: 'Controls', sample_description: 'PCR positive control' } });
+    expect(read.body.included[0]).toMatchObject({
+      type: 'sample_metadata',
+      id,
+      attributes: { supplier_name: 'Control supplier', cohort: 'Controls', sample_description: 'PCR positive control' },
+    });
     expect(await sampleCounts()).toEqual(before);
   });
 
   it('accepts the id as a number in the body', async () => {
     const metadata = await createMetadata();
-    const res = await call('PATCH', `/api/v2/sample_metadata/${metadata.id}`, { body: { data: { id: Number(metadata.id), type: 'sample_metadata', attributes: { cohort: 'numeric id' } } } });
+    const res = await call('PATCH', `/api/v2/sample_metadata/${metadata.id}`, {
+      body: { data: { id: Number(metadata.id), type: 'sample_metadata', attributes: { cohort: 'numeric id' } } },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.attributes.cohort).toBe('numeric id');
   });
@@ -167,14 +193,18 @@ describe('PATCH /sample_metadata/{id}', () => {
     const other = await createSample();
     const metadata = await metadataOfSample(sample.id);
     const res = await call('PATCH', `/api/v2/sample_metadata/${metadata.id}`, {
-      body: { data: { id: metadata.id, type: 'sample_metadata', attributes: { cohort: 'should not stick' }, relationships: { sample: rel('samples', other.id) } } },
+      body: {
+        data: { id: metadata.id, type: 'sample_metadata', attributes: { cohort: 'should not stick' }, relationships: { sample: rel('samples', other.id) } },
+      },
     });
     expectError(res, 400, 'param_not_allowed', '/data/relationships/sample');
     expect((await getMetadata(metadata.id)).attributes.cohort).toBeNull();
     expect((await call('GET', `/api/v2/sample_metadata/${metadata.id}/sample`)).body.data).toMatchObject({ type: 'samples', id: sample.id });
     expect((await metadataOfSample(other.id)).id).not.toBe(metadata.id);
 
-    const cleared = await call('PATCH', `/api/v2/sample_metadata/${metadata.id}`, { body: { data: { id: metadata.id, type: 'sample_metadata', relationships: { sample: { data: null } } } } });
+    const cleared = await call('PATCH', `/api/v2/sample_metadata/${metadata.id}`, {
+      body: { data: { id: metadata.id, type: 'sample_metadata', relationships: { sample: { data: null } } } },
+    });
     expectError(cleared, 400, 'param_not_allowed', '/data/relationships/sample');
     expect((await call('GET', `/api/v2/sample_metadata/${metadata.id}/sample`)).body.data).toMatchObject({ type: 'samples', id: sample.id });
   });
@@ -182,7 +212,11 @@ describe('PATCH /sample_metadata/{id}', () => {
   it('rejects bad PATCH requests: unknown 404, id mismatch 409, unknown attribute 400', async () => {
     const metadata = await createMetadata({ cohort: 'keep' });
     expectError(await patch('999999', { cohort: 'x' }), 404, 'record_not_found');
-    expectError(await call('PATCH', `/api/v2/sample_metadata/${metadata.id}`, { body: doc('sample_metadata', { cohort: 'x' }, undefined, '999999') }), 409, 'conflict');
+    expectError(
+      await call('PATCH', `/api/v2/sample_metadata/${metadata.id}`, { body: doc('sample_metadata', { cohort: 'x' }, undefined, '999999') }),
+      409,
+      'conflict',
+    );
     expectError(await patch(metadata.id, { cohort: 'x', sample_id: 3 }), 400, 'param_not_allowed', '/data/attributes/sample_id');
     expect((await getMetadata(metadata.id)).attributes.cohort).toBe('keep');
   });
@@ -199,7 +233,11 @@ describe('PATCH /sample_metadata/{id}', () => {
 describe('concurrent PATCHes', () => {
   it('of different attributes of one record lose no update', async () => {
     const metadata = await createMetadata();
-    const results = await Promise.all([patch(metadata.id, { cohort: 'from A' }), patch(metadata.id, { volume: 'from B' }), patch(metadata.id, { donor_id: 'from C' })]);
+    const results = await Promise.all([
+      patch(metadata.id, { cohort: 'from A' }),
+      patch(metadata.id, { volume: 'from B' }),
+      patch(metadata.id, { donor_id: 'from C' }),
+    ]);
     for (const r of results) expect([200, 409]).toContain(r.status);
     const applied = results.filter((r) => r.status === 200).length;
     expect(applied).toBeGreaterThan(0);
@@ -289,7 +327,9 @@ describe('POST /sample_metadata with a sample relationship', () => {
     const old = await metadataOfSample(sample.id);
     const before = await sampleCounts();
 
-    const res = await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'Replacement', gender: 'mixed' }, { sample: rel('samples', sample.id) }) });
+    const res = await call('POST', '/api/v2/sample_metadata', {
+      body: doc('sample_metadata', { cohort: 'Replacement', gender: 'mixed' }, { sample: rel('samples', sample.id) }),
+    });
     expect(res.status).toBe(201);
     const fresh = res.body.data;
     expect(fresh.id).not.toBe(old.id);
@@ -316,7 +356,9 @@ describe('POST /sample_metadata with a sample relationship', () => {
 
   it('renders the sample linkage in the POST response when included', async () => {
     const sample = await createSample();
-    const res = await call('POST', '/api/v2/sample_metadata?include=sample', { body: doc('sample_metadata', { volume: '1' }, { sample: rel('samples', sample.id) }) });
+    const res = await call('POST', '/api/v2/sample_metadata?include=sample', {
+      body: doc('sample_metadata', { volume: '1' }, { sample: rel('samples', sample.id) }),
+    });
     expect(res.status).toBe(201);
     expect(res.body.data.relationships.sample.data).toEqual({ type: 'samples', id: sample.id });
     expect(res.body.included).toEqual([expect.objectContaining({ type: 'samples', id: sample.id })]);
@@ -352,9 +394,22 @@ describe('POST /sample_metadata with a sample relationship', () => {
 
   it('answers 404 for an unknown sample and 400 for a wrong linkage type, writing nothing', async () => {
     const before = await sampleCounts();
-    expectError(await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'x' }, { sample: rel('samples', '999999') }) }), 404, 'record_not_found', '/data/relationships/sample/data');
-    expectError(await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'x' }, { sample: rel('studies', '1') }) }), 400, 'type_mismatch');
-    expectError(await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'x' }, { sample: { data: [{ type: 'samples', id: '1' }] } }) }), 400, 'invalid_linkage');
+    expectError(
+      await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'x' }, { sample: rel('samples', '999999') }) }),
+      404,
+      'record_not_found',
+      '/data/relationships/sample/data',
+    );
+    expectError(
+      await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'x' }, { sample: rel('studies', '1') }) }),
+      400,
+      'type_mismatch',
+    );
+    expectError(
+      await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort: 'x' }, { sample: { data: [{ type: 'samples', id: '1' }] } }) }),
+      400,
+      'invalid_linkage',
+    );
     expect(await sampleCounts()).toEqual(before);
   });
 

@@ -250,7 +250,9 @@ describe('POST /samples', () => {
     const before = await sampleCounts();
     const wrongType = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName() }, { component_samples: rels('studies', [studyA]) }) });
     expectError(wrongType, 400, 'type_mismatch', '/data/relationships/component_samples/data/0/type');
-    const unknown = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName() }, { component_samples: rels('component_samples', ['999999']) }) });
+    const unknown = await call('POST', '/api/v2/samples', {
+      body: doc('samples', { name: uniqueName() }, { component_samples: rels('component_samples', ['999999']) }),
+    });
     expectError(unknown, 404, 'record_not_found', '/data/relationships/component_samples/data/0');
     expect(await sampleCounts()).toEqual(before);
   });
@@ -344,7 +346,11 @@ describe('concurrent writes', () => {
     expect(free.status).toBe(201);
     const before = await sampleCounts();
     const results = await Promise.all(
-      [0, 1].map(() => call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName('Claim') }, { sample_metadata: rel('sample_metadata', free.body.data.id) }) })),
+      [0, 1].map(() =>
+        call('POST', '/api/v2/samples', {
+          body: doc('samples', { name: uniqueName('Claim') }, { sample_metadata: rel('sample_metadata', free.body.data.id) }),
+        }),
+      ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([201, 422]);
     const winner = results.find((r) => r.status === 201)!.body.data.id;
@@ -469,12 +475,15 @@ describe('control and control_type', () => {
     expect(await sampleCounts()).toEqual(before);
   });
 
-  it.each(['other', 'Positive', 'pcr_positive', 'lysate positive', ''])('rejects control_type %j outside the list (422) and writes nothing', async (controlType) => {
-    const before = await sampleCounts();
-    const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName(), control: true, control_type: controlType }) });
-    expectError(res, 422, undefined, '/data/attributes/control_type');
-    expect(await sampleCounts()).toEqual(before);
-  });
+  it.each(['other', 'Positive', 'pcr_positive', 'lysate positive', ''])(
+    'rejects control_type %j outside the list (422) and writes nothing',
+    async (controlType) => {
+      const before = await sampleCounts();
+      const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName(), control: true, control_type: controlType }) });
+      expectError(res, 422, undefined, '/data/attributes/control_type');
+      expect(await sampleCounts()).toEqual(before);
+    },
+  );
 
   it('rejects a PATCH that leaves control_type on a sample that is no longer a control', async () => {
     const sample = await createSample({ control: true, control_type: 'positive' });
@@ -586,7 +595,13 @@ describe('PATCH /samples/{id}', () => {
     const part = await createSample();
     const sample = await createSample({}, { studies: rels('studies', [studyA]) });
     const res = await call('PATCH', `/api/v2/samples/${sample.id}?include=studies,component_samples`, {
-      body: { data: { type: 'samples', id: sample.id, relationships: { studies: rels('studies', [studyB]), component_samples: rels('component_samples', [part.id]) } } },
+      body: {
+        data: {
+          type: 'samples',
+          id: sample.id,
+          relationships: { studies: rels('studies', [studyB]), component_samples: rels('component_samples', [part.id]) },
+        },
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.data.relationships.studies.data).toEqual([{ type: 'studies', id: studyB }]);
@@ -596,7 +611,9 @@ describe('PATCH /samples/{id}', () => {
     expect(read.data.relationships.studies.data).toEqual([{ type: 'studies', id: studyB }]);
     expect(read.data.relationships.component_samples.data).toEqual([{ type: 'samples', id: part.id }]);
 
-    const cleared = await call('PATCH', `/api/v2/samples/${sample.id}`, { body: { data: { type: 'samples', id: sample.id, relationships: { studies: { data: [] } } } } });
+    const cleared = await call('PATCH', `/api/v2/samples/${sample.id}`, {
+      body: { data: { type: 'samples', id: sample.id, relationships: { studies: { data: [] } } } },
+    });
     expect(cleared.status).toBe(200);
     expect((await call('GET', `/api/v2/samples/${sample.id}/studies`)).body.data).toEqual([]);
   });
@@ -630,7 +647,9 @@ describe('PATCH /samples/{id}', () => {
     });
     expectError(stolen, 422, 'invalid_value', '/data/relationships/sample_metadata');
 
-    const removed = await call('PATCH', `/api/v2/samples/${sample.id}`, { body: { data: { type: 'samples', id: sample.id, relationships: { sample_metadata: { data: null } } } } });
+    const removed = await call('PATCH', `/api/v2/samples/${sample.id}`, {
+      body: { data: { type: 'samples', id: sample.id, relationships: { sample_metadata: { data: null } } } },
+    });
     expectError(removed, 422, 'invalid_value', '/data/relationships/sample_metadata');
 
     expect(await metadataIdOf(sample.id)).toBe(own);
@@ -642,7 +661,14 @@ describe('PATCH /samples/{id}', () => {
   it('keeps everything when one problem rejects the PATCH', async () => {
     const sample = await createSample({ site_sample_id: 'KEEP' }, { studies: rels('studies', [studyA]) });
     const res = await call('PATCH', `/api/v2/samples/${sample.id}`, {
-      body: { data: { type: 'samples', id: sample.id, attributes: { site_sample_id: 'CHANGED', control_type: 'positive' }, relationships: { studies: rels('studies', [studyB]) } } },
+      body: {
+        data: {
+          type: 'samples',
+          id: sample.id,
+          attributes: { site_sample_id: 'CHANGED', control_type: 'positive' },
+          relationships: { studies: rels('studies', [studyB]) },
+        },
+      },
     });
     expectError(res, 422, 'invalid_value', '/data/attributes/control_type');
     const read = await getSample(sample.id, '?include=studies');
@@ -652,8 +678,17 @@ describe('PATCH /samples/{id}', () => {
 
   it('rejects bad PATCH requests: read-only attribute 400, id mismatch 409, missing id 400, unknown 404, malformed id 400', async () => {
     const sample = await createSample();
-    expectError(await call('PATCH', `/api/v2/samples/${sample.id}`, { body: doc('samples', { uuid: 'x' }, undefined, sample.id) }), 400, 'param_not_allowed', '/data/attributes/uuid');
-    expectError(await call('PATCH', `/api/v2/samples/${sample.id}`, { body: doc('samples', { site_sample_id: 'x' }, undefined, String(Number(sample.id) + 1000)) }), 409, 'conflict');
+    expectError(
+      await call('PATCH', `/api/v2/samples/${sample.id}`, { body: doc('samples', { uuid: 'x' }, undefined, sample.id) }),
+      400,
+      'param_not_allowed',
+      '/data/attributes/uuid',
+    );
+    expectError(
+      await call('PATCH', `/api/v2/samples/${sample.id}`, { body: doc('samples', { site_sample_id: 'x' }, undefined, String(Number(sample.id) + 1000)) }),
+      409,
+      'conflict',
+    );
     expectError(await call('PATCH', `/api/v2/samples/${sample.id}`, { body: doc('samples', { site_sample_id: 'x' }) }), 400, 'missing_member');
     expectError(await call('PATCH', '/api/v2/samples/999999', { body: doc('samples', { site_sample_id: 'x' }, undefined, '999999') }), 404, 'record_not_found');
     expectError(await call('PATCH', '/api/v2/samples/abc', { body: doc('samples', { site_sample_id: 'x' }, undefined, 'abc') }), 400, 'invalid_id');
@@ -697,7 +732,10 @@ describe('reading', () => {
 
   it('applies sparse fieldsets as traction-ui asks for them', async () => {
     const sample = await createSample({ site_sample_id: 'SPARSE' });
-    const res = await call('GET', `/api/v2/samples/${sample.id}?include=sample_metadata&fields[samples]=sample_metadata,name,uuid&fields[sample_metadata]=sample_common_name`);
+    const res = await call(
+      'GET',
+      `/api/v2/samples/${sample.id}?include=sample_metadata&fields[samples]=sample_metadata,name,uuid&fields[sample_metadata]=sample_common_name`,
+    );
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.data.attributes).sort()).toEqual(['name', 'uuid']);
     expect(Object.keys(res.body.data.relationships)).toEqual(['sample_metadata']);

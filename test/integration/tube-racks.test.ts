@@ -99,7 +99,9 @@ describe('POST size', () => {
     expect(typeof rack.attributes.created_at).toBe('string');
     // Relationships carry links and, not being included, no data (contract §1.4).
     for (const name of ['racked_tubes', 'tube_receptacles', 'purpose', 'comments', 'parents', 'custom_metadatum_collection']) {
-      expect(rack.relationships[name], name).toEqual({ links: { self: `${BASE}/tube_racks/${rack.id}/relationships/${name}`, related: `${BASE}/tube_racks/${rack.id}/${name}` } });
+      expect(rack.relationships[name], name).toEqual({
+        links: { self: `${BASE}/tube_racks/${rack.id}/relationships/${name}`, related: `${BASE}/tube_racks/${rack.id}/${name}` },
+      });
     }
     expect((await getRack(rack.id)).data).toEqual(rack);
   });
@@ -146,9 +148,13 @@ describe('POST size', () => {
 
   it('refuses number_of_rows, number_of_columns and labware_barcode on POST (400, one error each); nothing is created', async () => {
     const before = await snapshot();
-    expectErrors(await postRack({ size: 96, number_of_rows: 8 }), 400, [{ code: 'param_not_allowed', pointer: '/data/attributes/number_of_rows', detail: /number_of_rows/ }]);
+    expectErrors(await postRack({ size: 96, number_of_rows: 8 }), 400, [
+      { code: 'param_not_allowed', pointer: '/data/attributes/number_of_rows', detail: /number_of_rows/ },
+    ]);
     expectErrors(await postRack({ size: 96, number_of_columns: 12 }), 400, [{ code: 'param_not_allowed', pointer: '/data/attributes/number_of_columns' }]);
-    expectErrors(await postRack({ size: 96, labware_barcode: { human_barcode: 'TR1A' } }), 400, [{ code: 'param_not_allowed', pointer: '/data/attributes/labware_barcode' }]);
+    expectErrors(await postRack({ size: 96, labware_barcode: { human_barcode: 'TR1A' } }), 400, [
+      { code: 'param_not_allowed', pointer: '/data/attributes/labware_barcode' },
+    ]);
     expectErrors(await postRack({ size: 48, number_of_rows: 6, number_of_columns: 8, labware_barcode: null }), 400, [
       { pointer: '/data/attributes/number_of_rows' },
       { pointer: '/data/attributes/number_of_columns' },
@@ -175,8 +181,12 @@ describe('POST size', () => {
     const before = await snapshot();
     expectErrors(await postRack({ size: 96, name: '' }), 422, [{ pointer: '/data/attributes/name', detail: /^name - / }]);
     expectErrors(await postRack({ size: 96, name: 7 }), 422, [{ code: 'invalid_type', pointer: '/data/attributes/name' }]);
-    expectErrors(await postRack({ size: 96 }, { purpose: rel('tube_purposes', stockTube) }), 400, [{ code: 'type_mismatch', pointer: '/data/relationships/purpose/data/type' }]);
-    expectErrors(await postRack({ size: 96 }, { purpose: rel('tube_rack_purposes', '999999') }), 404, [{ code: 'record_not_found', pointer: '/data/relationships/purpose/data' }]);
+    expectErrors(await postRack({ size: 96 }, { purpose: rel('tube_purposes', stockTube) }), 400, [
+      { code: 'type_mismatch', pointer: '/data/relationships/purpose/data/type' },
+    ]);
+    expectErrors(await postRack({ size: 96 }, { purpose: rel('tube_rack_purposes', '999999') }), 404, [
+      { code: 'record_not_found', pointer: '/data/relationships/purpose/data' },
+    ]);
     expect(await snapshot()).toEqual(before);
   });
 });
@@ -205,7 +215,12 @@ describe('POST tube_locations', () => {
     expect(byCoordinate.C5.relationships.tube.data).toEqual({ type: 'tubes', id: c!.id });
     expect(Number(byCoordinate.H12.id)).toBe(Number(rack.id) * 1000 + 96);
     expect(Number(byCoordinate.C5.id)).toBe(Number(rack.id) * 1000 + 35);
-    expect((body.included as any[]).filter((r) => r.type === 'tubes').map((t) => t.id).sort()).toEqual([a!.id, b!.id, c!.id].sort());
+    expect(
+      (body.included as any[])
+        .filter((r) => r.type === 'tubes')
+        .map((t) => t.id)
+        .sort(),
+    ).toEqual([a!.id, b!.id, c!.id].sort());
 
     for (const [tube, coordinate] of [
       [a!, 'A1'],
@@ -249,7 +264,9 @@ describe('POST tube_locations', () => {
       { pointer: '/data/attributes/tube_locations/H12' },
     ]);
     // On a 96 rack (8 × 12): column 13 and row I are outside.
-    expectErrors(await postRack({ size: 96, tube_locations: locations({ A13: t1 }) }), 422, [{ pointer: '/data/attributes/tube_locations/A13', detail: /"A13"/ }]);
+    expectErrors(await postRack({ size: 96, tube_locations: locations({ A13: t1 }) }), 422, [
+      { pointer: '/data/attributes/tube_locations/A13', detail: /"A13"/ },
+    ]);
     expectErrors(await postRack({ size: 96, tube_locations: locations({ I1: t1 }) }), 422, [{ pointer: '/data/attributes/tube_locations/I1' }]);
     // Junk keys: one error each.
     expectErrors(await postRack({ size: 96, tube_locations: locations({ X: t0, '11': t1, A0: t2, A01: t3, 'A 1': t4, AA1: t5 }) }), 422, [
@@ -296,10 +313,16 @@ describe('POST tube_locations', () => {
     const [a, b] = await createTubes(2);
     const before = await snapshot([a!, b!]);
     const twice = await postRack({ size: 96, tube_locations: locations({ A1: a!, B1: a! }) });
-    expectErrors(twice, 422, [{ code: 'invalid_value', pointer: '/data/attributes/tube_locations/B1/uuid', detail: new RegExp(`${a!.uuid}.*twice|twice.*${a!.uuid}`) }]);
+    expectErrors(twice, 422, [
+      { code: 'invalid_value', pointer: '/data/attributes/tube_locations/B1/uuid', detail: new RegExp(`${a!.uuid}.*twice|twice.*${a!.uuid}`) },
+    ]);
     // The same uuid in another case is the same tube.
-    expectErrors(await postRack({ size: 96, tube_locations: { A1: { uuid: a!.uuid }, B1: { uuid: a!.uuid.toUpperCase() } } }), 422, [{ pointer: '/data/attributes/tube_locations/B1/uuid' }]);
-    expectErrors(await postRack({ size: 96, tube_locations: locations({ A1: a!, a1: b! }) }), 422, [{ pointer: '/data/attributes/tube_locations/a1', detail: /A1/ }]);
+    expectErrors(await postRack({ size: 96, tube_locations: { A1: { uuid: a!.uuid }, B1: { uuid: a!.uuid.toUpperCase() } } }), 422, [
+      { pointer: '/data/attributes/tube_locations/B1/uuid' },
+    ]);
+    expectErrors(await postRack({ size: 96, tube_locations: locations({ A1: a!, a1: b! }) }), 422, [
+      { pointer: '/data/attributes/tube_locations/a1', detail: /A1/ },
+    ]);
     expect(await snapshot([a!, b!])).toEqual(before);
   });
 
@@ -308,7 +331,9 @@ describe('POST tube_locations', () => {
     const first = await createRack({ size: 96, tube_locations: locations({ A1: a! }) });
     const before = await snapshot([a!, b!]);
     const res = await postRack({ size: 96, tube_locations: locations({ B1: b!, D4: a! }) });
-    expectErrors(res, 422, [{ code: 'invalid_value', pointer: '/data/attributes/tube_locations/D4/uuid', detail: new RegExp(`${a!.uuid}.*already in tube rack ${first.id}`) }]);
+    expectErrors(res, 422, [
+      { code: 'invalid_value', pointer: '/data/attributes/tube_locations/D4/uuid', detail: new RegExp(`${a!.uuid}.*already in tube rack ${first.id}`) },
+    ]);
     expect(await snapshot([a!, b!])).toEqual(before);
     expect((await call('GET', `/api/v2/tubes/${b!.id}/tube_rack`)).body.data).toBeNull();
     expect((await call('GET', `/api/v2/tubes/${a!.id}/tube_rack`)).body.data.id).toBe(first.id);
@@ -324,7 +349,9 @@ describe('POST tube_locations', () => {
     const res = await postRack({ size: 96, tube_locations: locations({ A1: a!, B2: unknown }) });
     expectErrors(res, 404, [{ code: 'record_not_found', pointer: '/data/attributes/tube_locations/B2/uuid', detail: new RegExp(unknown) }]);
     // A uuid of labware that is not a tube, and a string that is no uuid at all, are unknown tubes too.
-    expectErrors(await postRack({ size: 96, tube_locations: locations({ A1: a!, C3: plate.body.data.attributes.uuid }) }), 404, [{ pointer: '/data/attributes/tube_locations/C3/uuid' }]);
+    expectErrors(await postRack({ size: 96, tube_locations: locations({ A1: a!, C3: plate.body.data.attributes.uuid }) }), 404, [
+      { pointer: '/data/attributes/tube_locations/C3/uuid' },
+    ]);
     expectErrors(await postRack({ size: 96, tube_locations: locations({ A1: 'not-a-uuid' }) }), 404, [{ pointer: '/data/attributes/tube_locations/A1/uuid' }]);
     expect(await snapshot([a!])).toEqual(before);
     // No labware id was used by the failed requests: the next rack takes the next id.
@@ -385,13 +412,17 @@ describe('PATCH', () => {
     const rack = await createRack({ size: 96, name: 'fixed' }, { purpose: rel('tube_rack_purposes', rack96) });
     const before = await getRack(rack.id);
     expectErrors(await patchRack(rack.id, { name: 'renamed' }), 400, [{ code: 'param_not_allowed', pointer: '/data/attributes/name', detail: /name/ }]);
-    expectErrors(await patchRack(rack.id, { tube_locations: locations({ A1: t! }) }), 400, [{ code: 'param_not_allowed', pointer: '/data/attributes/tube_locations' }]);
+    expectErrors(await patchRack(rack.id, { tube_locations: locations({ A1: t! }) }), 400, [
+      { code: 'param_not_allowed', pointer: '/data/attributes/tube_locations' },
+    ]);
     expectErrors(await patchRack(rack.id, { number_of_rows: 6, number_of_columns: 8, labware_barcode: null }), 400, [
       { pointer: '/data/attributes/number_of_rows' },
       { pointer: '/data/attributes/number_of_columns' },
       { pointer: '/data/attributes/labware_barcode' },
     ]);
-    expectErrors(await patchRack(rack.id, {}, { purpose: rel('tube_rack_purposes', rack48) }), 400, [{ code: 'param_not_allowed', pointer: '/data/relationships/purpose' }]);
+    expectErrors(await patchRack(rack.id, {}, { purpose: rel('tube_rack_purposes', rack48) }), 400, [
+      { code: 'param_not_allowed', pointer: '/data/relationships/purpose' },
+    ]);
     expectErrors(await patchRack(rack.id, {}, { racked_tubes: { data: [] } }), 400, [{ pointer: '/data/relationships/racked_tubes' }]);
     expect(await getRack(rack.id)).toEqual(before);
     expect((await call('GET', `/api/v2/tubes/${t!.id}/tube_rack`)).body.data).toBeNull();
@@ -478,7 +509,10 @@ describe('relationships', () => {
 
   beforeAll(async () => {
     tubes = await createTubes(3);
-    rack = await createRack({ size: 96, name: 'rels', tube_locations: locations({ B2: tubes[0]!, A1: tubes[1]!, H12: tubes[2]! }) }, { purpose: rel('tube_rack_purposes', rack96) });
+    rack = await createRack(
+      { size: 96, name: 'rels', tube_locations: locations({ B2: tubes[0]!, A1: tubes[1]!, H12: tubes[2]! }) },
+      { purpose: rel('tube_rack_purposes', rack96) },
+    );
   });
 
   it('GET /tube_racks/{id}/racked_tubes and /relationships/racked_tubes', async () => {
@@ -498,7 +532,10 @@ describe('relationships', () => {
     const linkage = await call('GET', `/api/v2/tube_racks/${rack.id}/relationships/racked_tubes`);
     expect(linkage.status).toBe(200);
     expect(linkage.body.data.map((r: any) => r.id).sort()).toEqual(related.body.data.map((r: any) => r.id).sort());
-    expect(linkage.body.links).toEqual({ self: `${BASE}/tube_racks/${rack.id}/relationships/racked_tubes`, related: `${BASE}/tube_racks/${rack.id}/racked_tubes` });
+    expect(linkage.body.links).toEqual({
+      self: `${BASE}/tube_racks/${rack.id}/relationships/racked_tubes`,
+      related: `${BASE}/tube_racks/${rack.id}/racked_tubes`,
+    });
   });
 
   it('GET /racked_tubes/{id}, its tube and its rack; an empty position is 404', async () => {
@@ -541,10 +578,17 @@ describe('relationships', () => {
     const res = await getRack(rack.id, '?include=purpose');
     expect(res.data.relationships.purpose.data).toEqual({ type: 'tube_rack_purposes', id: rack96 });
     expect(res.included).toEqual([expect.objectContaining({ type: 'tube_rack_purposes', id: rack96 })]);
-    const labware = await call('GET', `/api/v2/labware?filter[barcode]=${rack.attributes.labware_barcode.ean13_barcode}&fields[tube_racks]=uuid,labware_barcode,purpose`);
+    const labware = await call(
+      'GET',
+      `/api/v2/labware?filter[barcode]=${rack.attributes.labware_barcode.ean13_barcode}&fields[tube_racks]=uuid,labware_barcode,purpose`,
+    );
     expect(labware.status).toBe(200);
     expect(labware.body.data).toHaveLength(1);
-    expect(labware.body.data[0]).toMatchObject({ type: 'tube_racks', id: rack.id, attributes: { uuid: rack.attributes.uuid, labware_barcode: rack.attributes.labware_barcode } });
+    expect(labware.body.data[0]).toMatchObject({
+      type: 'tube_racks',
+      id: rack.id,
+      attributes: { uuid: rack.attributes.uuid, labware_barcode: rack.attributes.labware_barcode },
+    });
     expect(Object.keys(labware.body.data[0].attributes).sort()).toEqual(['labware_barcode', 'uuid']);
   });
 });
@@ -557,7 +601,10 @@ describe('compound documents of real clients (client-usage.md §1.4, W12)', () =
 
   beforeAll(async () => {
     tubes = await createTubes(2);
-    rack = await createRack({ size: 96, name: 'clients', tube_locations: locations({ A1: tubes[0]!, B1: tubes[1]! }) }, { purpose: rel('tube_rack_purposes', rack96) });
+    rack = await createRack(
+      { size: 96, name: 'clients', tube_locations: locations({ A1: tubes[0]!, B1: tubes[1]! }) },
+      { purpose: rel('tube_rack_purposes', rack96) },
+    );
     sample = await createSample();
     aliquot = await addAliquot({ type: 'receptacles', id: String(Number(tubes[0]!.id) * 1000 + 1) }, sample.id, { study: studyA });
   });
@@ -565,7 +612,10 @@ describe('compound documents of real clients (client-usage.md §1.4, W12)', () =
   const keys = (resources: any[]) => resources.map((r) => `${r.type}:${r.id}`).sort();
 
   it("limber's presenter include: purpose,racked_tubes.tube.purpose,racked_tubes.tube.receptacle.aliquots", async () => {
-    const res = await call('GET', `/api/v2/tube_racks?filter[uuid]=${rack.attributes.uuid}&include=purpose,racked_tubes.tube.purpose,racked_tubes.tube.receptacle.aliquots`);
+    const res = await call(
+      'GET',
+      `/api/v2/tube_racks?filter[uuid]=${rack.attributes.uuid}&include=purpose,racked_tubes.tube.purpose,racked_tubes.tube.receptacle.aliquots`,
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data).toHaveLength(1);
     const data = res.body.data[0];
@@ -636,7 +686,13 @@ describe('compound documents of real clients (client-usage.md §1.4, W12)', () =
     const res = await call('GET', `/api/v2/tube_racks?filter[uuid][]=${rack.attributes.uuid}&include=purpose,racked_tubes,racked_tubes.tube`);
     expect(res.status).toBe(200);
     expect(keys(res.body.included)).toEqual(
-      [`tube_rack_purposes:${rack96}`, `racked_tubes:${rackedId(rack.id, 'A1')}`, `racked_tubes:${rackedId(rack.id, 'B1')}`, `tubes:${tubes[0]!.id}`, `tubes:${tubes[1]!.id}`].sort(),
+      [
+        `tube_rack_purposes:${rack96}`,
+        `racked_tubes:${rackedId(rack.id, 'A1')}`,
+        `racked_tubes:${rackedId(rack.id, 'B1')}`,
+        `tubes:${tubes[0]!.id}`,
+        `tubes:${tubes[1]!.id}`,
+      ].sort(),
     );
   });
 

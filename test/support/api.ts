@@ -38,7 +38,10 @@ export async function call(method: string, pathAndQuery: string, options: CallOp
   }
   const route = routeForPath(path);
   let handler = handlers.get(route.name);
-  if (!handler) handlers.set(route.name, (handler = createHandler(route.name)));
+  if (!handler) {
+    handler = createHandler(route.name);
+    handlers.set(route.name, handler);
+  }
   const result = await handler(
     {
       version: '2.0',

@@ -18,7 +18,13 @@ export async function direct(method: string, pathAndQuery: string, body?: unknow
     apiKey: { name: 'test-write', scope: 'write' },
     loader: new Loader(registry),
   };
-  const request = { method, path, query, headers: { 'content-type': 'application/vnd.api+json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) };
+  const request = {
+    method,
+    path,
+    query,
+    headers: { 'content-type': 'application/vnd.api+json' },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  };
   const { counts, result } = countCalls(() => serve(ctx, registry.require(target.type), target, request));
   const response = await result;
   return { response, document: response.body ? JSON.parse(response.body) : undefined, counts };

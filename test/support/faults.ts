@@ -44,7 +44,10 @@ function fault(kind: FaultKind, input: { TransactItems?: unknown[] }): Error {
     }
     case 'TimeoutError':
     case 'TimeoutError:after':
-      return Object.assign(new Error('@smithy/node-http-handler - [ERROR] a request has exceeded the configured 3000 ms requestTimeout.'), { name: 'TimeoutError', code: 'ETIMEDOUT' });
+      return Object.assign(new Error('@smithy/node-http-handler - [ERROR] a request has exceeded the configured 3000 ms requestTimeout.'), {
+        name: 'TimeoutError',
+        code: 'ETIMEDOUT',
+      });
   }
 }
 

@@ -75,7 +75,10 @@ const purposeIds = new Map<string, Promise<string>>();
 export function purposeId(type: PurposeType, name: string): Promise<string> {
   const key = `${config().LTS_TABLE_NAME}\n${type}\n${name}`;
   let id = purposeIds.get(key);
-  if (!id) purposeIds.set(key, (id = idOf(type, 'name', name)));
+  if (!id) {
+    id = idOf(type, 'name', name);
+    purposeIds.set(key, id);
+  }
   return id;
 }
 
@@ -96,7 +99,8 @@ export const createRack = (purpose?: string, attributes?: Attributes) => createL
 export const tubeOf = (tube: any): Tube => ({ id: tube.id, uuid: tube.attributes.uuid });
 
 /** A sample through the API, with a unique name unless `attributes` give one. */
-export const createSample = (attributes: Attributes = {}, relationships?: Relationships) => create('samples', { name: uniqueName(), ...attributes }, relationships);
+export const createSample = (attributes: Attributes = {}, relationships?: Relationships) =>
+  create('samples', { name: uniqueName(), ...attributes }, relationships);
 
 /** A write document for an aliquot: a sample in a receptacle, with an optional study and library type; undefined parts are left out. */
 export function aliquotDoc(receptacle: Linkage | undefined, sample: string | undefined, extra: { study?: string; library_type?: string } = {}) {

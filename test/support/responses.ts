@@ -2,7 +2,8 @@ import { expect } from 'vitest';
 import type { CallResult } from './api.ts';
 
 /** A response header by name, whatever its case. */
-export const header = (res: CallResult, name: string): string | undefined => Object.entries(res.headers).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+export const header = (res: CallResult, name: string): string | undefined =>
+  Object.entries(res.headers).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
 
 /** The ids of a collection response's resources. */
 export const idsOf = (res: CallResult): string[] => res.body.data.map((r: any) => r.id);

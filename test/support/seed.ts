@@ -14,7 +14,11 @@ import { encodeUuid } from '#lib/store/uuids.ts';
  * items, their counts), without going through the API: the way to set up collections of thousands of
  * records in seconds. Ids come from the service's own sequence, so API writes afterwards do not collide.
  */
-export async function seedRecords(type: string, count: number, build: (i: number) => { attrs: Record<string, unknown>; rels: Record<string, RelValue> }): Promise<StoredRecord[]> {
+export async function seedRecords(
+  type: string,
+  count: number,
+  build: (i: number) => { attrs: Record<string, unknown>; rels: Record<string, RelValue> },
+): Promise<StoredRecord[]> {
   const family = registry.familyOf(type);
   const { first, createdAt } = await reserve(family, count, new Date().toISOString());
   const records: StoredRecord[] = Array.from({ length: count }, (_, i) => ({
@@ -30,7 +34,9 @@ export async function seedRecords(type: string, count: number, build: (i: number
   const { record, term } = store().entities;
   const items = records.flatMap((r) => [
     record.create({ ...r, ...lookupAttributes(r, registry.lookupsOf(r)) }).params().Item,
-    ...registry.termsOf(r).map((t) => term.create({ scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-', family: r.family, type: r.type, id: r.id }).params().Item),
+    ...registry
+      .termsOf(r)
+      .map((t) => term.create({ scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-', family: r.family, type: r.type, id: r.id }).params().Item),
   ]);
   const table = config().LTS_TABLE_NAME;
   const chunks: Record<string, unknown>[][] = [];

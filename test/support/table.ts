@@ -22,11 +22,15 @@ export interface RequestItem {
 
 /** Every item of the test file's table (the one freshStore made), or only one ElectroDB entity's; a Scan is fine in a test. */
 export async function scanTable(entity?: string): Promise<Record<string, any>[]> {
-  const filter = entity ? { FilterExpression: '#entity = :entity', ExpressionAttributeNames: { '#entity': '__edb_e__' }, ExpressionAttributeValues: { ':entity': entity } } : {};
+  const filter = entity
+    ? { FilterExpression: '#entity = :entity', ExpressionAttributeNames: { '#entity': '__edb_e__' }, ExpressionAttributeValues: { ':entity': entity } }
+    : {};
   const items: Record<string, any>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await dynamo().send(new ScanCommand({ TableName: config().LTS_TABLE_NAME, ConsistentRead: true, ...filter, ...(start ? { ExclusiveStartKey: start } : {}) }));
+    const page = await dynamo().send(
+      new ScanCommand({ TableName: config().LTS_TABLE_NAME, ConsistentRead: true, ...filter, ...(start ? { ExclusiveStartKey: start } : {}) }),
+    );
     items.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  checkLetter,
-  decodeBarcode,
-  ean13CheckDigit,
-  encodeBarcode,
-  isValidPrefix,
-  numberToPrefix,
-  prefixToNumber,
-} from '#lib/domain/barcode.ts';
+import { checkLetter, decodeBarcode, ean13CheckDigit, encodeBarcode, isValidPrefix, numberToPrefix, prefixToNumber } from '#lib/domain/barcode.ts';
 
 // Expected values below were computed independently of this module, from the
 // format description (and DN12345U ↔ 1220012345855 is the reference example).
@@ -164,9 +156,7 @@ describe('encode / decode known barcodes', () => {
 });
 
 describe('properties', () => {
-  const prefixes = fc
-    .tuple(fc.integer({ min: 65, max: 90 }), fc.integer({ min: 65, max: 90 }))
-    .map(([a, b]) => String.fromCharCode(a, b));
+  const prefixes = fc.tuple(fc.integer({ min: 65, max: 90 }), fc.integer({ min: 65, max: 90 })).map(([a, b]) => String.fromCharCode(a, b));
   const numbers = fc.integer({ min: 1, max: 9_999_999 });
 
   it('decode(encode(...).human_barcode) round-trips', () => {
@@ -215,21 +205,14 @@ describe('properties', () => {
   });
 
   it('decodeBarcode never throws, and anything it accepts re-encodes to itself', () => {
-    const inputs = fc.oneof(
-      fc.string(),
-      fc.string({ unit: 'binary' }),
-      fc.stringMatching(/^\d{13}$/),
-      fc.stringMatching(/^[A-Za-z]{2}[0-9]{1,8}[A-Za-z]$/),
-    );
+    const inputs = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.stringMatching(/^\d{13}$/), fc.stringMatching(/^[A-Za-z]{2}[0-9]{1,8}[A-Za-z]$/));
     fc.assert(
       fc.property(inputs, (input) => {
         const decoded = decodeBarcode(input);
         if (decoded !== undefined) {
           const forms = encodeBarcode(decoded.prefix, decoded.number);
           expect(decoded).toEqual({ prefix: decoded.prefix, number: decoded.number, ...forms });
-          expect([forms.human_barcode, forms.machine_barcode]).toContain(
-            /^\d+$/.test(input.trim()) ? input.trim() : input.trim().toUpperCase(),
-          );
+          expect([forms.human_barcode, forms.machine_barcode]).toContain(/^\d+$/.test(input.trim()) ? input.trim() : input.trim().toUpperCase());
         }
       }),
     );

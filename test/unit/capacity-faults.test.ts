@@ -9,7 +9,14 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { errors } from '#lib/jsonapi/errors.ts';
-import { asCapacityError, CapacityError, capacityReason, isCapacityFault, THROTTLED_RETRY_AFTER_SECONDS, UNAVAILABLE_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
+import {
+  asCapacityError,
+  CapacityError,
+  capacityReason,
+  isCapacityFault,
+  THROTTLED_RETRY_AFTER_SECONDS,
+  UNAVAILABLE_RETRY_AFTER_SECONDS,
+} from '#lib/store/errors.ts';
 
 const $metadata = { httpStatusCode: 400 };
 const nodeError = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:8000`), { code });
@@ -22,7 +29,10 @@ describe('isCapacityFault', () => {
     ['ProvisionedThroughputExceededException', new ProvisionedThroughputExceededException({ message: 'slow down', $metadata })],
     ['RequestLimitExceeded', new RequestLimitExceeded({ message: 'slow down', $metadata })],
     ['an HTTP 429', Object.assign(new Error('too many'), { $metadata: { httpStatusCode: 429 } })],
-    ['a cancellation for ThrottlingError', new TransactionCanceledException({ message: 'cancelled', $metadata, CancellationReasons: [{ Code: 'None' }, { Code: 'ThrottlingError' }] })],
+    [
+      'a cancellation for ThrottlingError',
+      new TransactionCanceledException({ message: 'cancelled', $metadata, CancellationReasons: [{ Code: 'None' }, { Code: 'ThrottlingError' }] }),
+    ],
     ['TimeoutError (request or connection timeout)', Object.assign(new Error('timed out'), { name: 'TimeoutError' })],
     ['ECONNREFUSED (DynamoDB stopped)', nodeError('ECONNREFUSED')],
     ['ECONNRESET', nodeError('ECONNRESET')],
@@ -43,14 +53,24 @@ describe('isCapacityFault', () => {
     ['ConditionalCheckFailedException', new ConditionalCheckFailedException({ message: 'condition', $metadata })],
     ['ResourceNotFoundException (no table: misconfiguration)', new ResourceNotFoundException({ message: 'no table', $metadata })],
     ['ValidationException', Object.assign(new Error('bad'), { name: 'ValidationException', $metadata })],
-    ['a cancellation for ConditionalCheckFailed', new TransactionCanceledException({ message: 'cancelled', $metadata, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] })],
+    [
+      'a cancellation for ConditionalCheckFailed',
+      new TransactionCanceledException({ message: 'cancelled', $metadata, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] }),
+    ],
     ['a plain Error', new Error('bug')],
     ['a TypeError', new TypeError('x is undefined')],
     ['a JSON:API error', errors.badRequest('no')],
     ['ElectroDB’s own numeric code', Object.assign(new Error('electro'), { code: 4001 })],
     ['a string', 'ECONNREFUSED'],
     ['undefined', undefined],
-    ['a cycle of causes', (() => { const e = new Error('a') as Error & { cause?: unknown }; e.cause = e; return e; })()],
+    [
+      'a cycle of causes',
+      (() => {
+        const e = new Error('a') as Error & { cause?: unknown };
+        e.cause = e;
+        return e;
+      })(),
+    ],
   ])('%s → false', (_, error) => {
     expect(isCapacityFault(error)).toBe(false);
     expect(asCapacityError(error)).toBeUndefined();
@@ -67,7 +87,8 @@ describe('isCapacityFault', () => {
 
 describe('capacityReason', () => {
   it.each(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded'])('%s → true', (code) => expect(capacityReason(code)).toBe(true));
-  it.each(['None', 'ConditionalCheckFailed', 'TransactionConflict', 'ItemCollectionSizeLimitExceeded', 'ValidationError', '', undefined])('%s → false', (code) =>
-    expect(capacityReason(code)).toBe(false),
+  it.each(['None', 'ConditionalCheckFailed', 'TransactionConflict', 'ItemCollectionSizeLimitExceeded', 'ValidationError', '', undefined])(
+    '%s → false',
+    (code) => expect(capacityReason(code)).toBe(false),
   );
 });

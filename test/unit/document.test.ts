@@ -60,7 +60,10 @@ describe('parseWriteDocument: envelope', () => {
   it('accepts a minimal valid POST and PATCH', () => {
     expect(create(samples, { data: { type: 'samples' } })).toEqual({ attributes: {}, links: {} });
     expect(create(samples, { data: { type: 'samples', attributes: { name: 'S1' } } })).toEqual({ attributes: { name: 'S1' }, links: {} });
-    expect(update(samples, { data: { type: 'samples', id: '7', attributes: { site_sample_id: 'x' } } }, 7)).toEqual({ attributes: { site_sample_id: 'x' }, links: {} });
+    expect(update(samples, { data: { type: 'samples', id: '7', attributes: { site_sample_id: 'x' } } }, 7)).toEqual({
+      attributes: { site_sample_id: 'x' },
+      links: {},
+    });
     // The id may be sent as a number.
     expect(update(samples, { data: { type: 'samples', id: 7 } }, 7)).toEqual({ attributes: {}, links: {} });
   });
@@ -73,7 +76,10 @@ describe('parseWriteDocument: envelope', () => {
 
   it('answers a body that is not an object, or data that is not a resource object, with 400', () => {
     for (const body of [null, [], 'samples', 42, true, { data: null }, { data: [] }, { data: 'samples' }, { data: [{ type: 'samples' }] }]) {
-      expectClientError(thrown(() => create(samples, body)), [400]);
+      expectClientError(
+        thrown(() => create(samples, body)),
+        [400],
+      );
     }
   });
 
@@ -86,7 +92,10 @@ describe('parseWriteDocument: envelope', () => {
   });
 
   it('accepts a missing type only where the resource says so', () => {
-    expect(parseWriteDocument(registry, samples, { data: { attributes: { name: 'x' } } }, 'create', undefined, [''])).toEqual({ attributes: { name: 'x' }, links: {} });
+    expect(parseWriteDocument(registry, samples, { data: { attributes: { name: 'x' } } }, 'create', undefined, [''])).toEqual({
+      attributes: { name: 'x' },
+      links: {},
+    });
     expect(parseWriteDocument(registry, samples, { data: { type: 'sample' } }, 'create', undefined, ['sample'])).toEqual({ attributes: {}, links: {} });
   });
 
@@ -96,7 +105,10 @@ describe('parseWriteDocument: envelope', () => {
       expectClientError(error, [409]);
       expect(error.errors[0]!.source).toEqual({ pointer: '/data/type' });
     }
-    expectClientError(thrown(() => update(sampleMetadata, { data: { type: 'samples', id: '1' } }, 1)), [409]);
+    expectClientError(
+      thrown(() => update(sampleMetadata, { data: { type: 'samples', id: '1' } }, 1)),
+      [409],
+    );
   });
 
   it('answers a client-generated id on POST with 403', () => {
@@ -142,16 +154,16 @@ describe('parseWriteDocument: attributes and relationships', () => {
 
   it('answers unknown relationships with 400, one error per key, alongside unknown attributes', () => {
     const error = thrown(() =>
-      create(samples, { data: { type: 'samples', attributes: { colour: 'red' }, relationships: { owner: { data: null }, studies: { data: [] }, lab: { data: null } } } }),
+      create(samples, {
+        data: { type: 'samples', attributes: { colour: 'red' }, relationships: { owner: { data: null }, studies: { data: [] }, lab: { data: null } } },
+      }),
     );
     expectClientError(error, [400]);
     expect(error.errors.map((e) => e.source?.pointer)).toEqual(['/data/attributes/colour', '/data/relationships/owner', '/data/relationships/lab']);
   });
 
   it('escapes member names in source.pointer as RFC 6901 requires (~ as ~0, / as ~1)', () => {
-    const error = thrown(() =>
-      create(samples, { data: { type: 'samples', attributes: { '~': 1, 'a/b': 2 }, relationships: { 'x~/y': { data: null } } } }),
-    );
+    const error = thrown(() => create(samples, { data: { type: 'samples', attributes: { '~': 1, 'a/b': 2 }, relationships: { 'x~/y': { data: null } } } }));
     expectClientError(error, [400]);
     expect(error.errors.map((e) => e.source?.pointer)).toEqual(['/data/attributes/~0', '/data/attributes/a~1b', '/data/relationships/x~0~1y']);
   });
@@ -191,7 +203,9 @@ describe('parseWriteDocument: attributes and relationships', () => {
     expect(create(sampleMetadata, { data: { type: 'sample_metadata', relationships: { sample: { data: { type: 'samples', id: '3' } } } } }).links).toEqual({
       sample: { type: 'samples', id: 3 },
     });
-    const error = thrown(() => update(sampleMetadata, { data: { type: 'sample_metadata', id: '2', relationships: { sample: { data: { type: 'samples', id: '3' } } } } }, 2));
+    const error = thrown(() =>
+      update(sampleMetadata, { data: { type: 'sample_metadata', id: '2', relationships: { sample: { data: { type: 'samples', id: '3' } } } } }, 2),
+    );
     expectClientError(error, [400]);
     expect(error.errors[0]).toMatchObject({ code: 'param_not_allowed', source: { pointer: '/data/relationships/sample' } });
   });
@@ -211,8 +225,18 @@ describe('parseWriteDocument: attributes and relationships', () => {
       data: {
         type: 'samples',
         relationships: {
-          studies: { data: [{ type: 'studies', id: '1' }, { type: 'studies', id: 2 }] },
-          component_samples: { data: [{ type: 'component_samples', id: '4' }, { type: 'samples', id: '5' }] },
+          studies: {
+            data: [
+              { type: 'studies', id: '1' },
+              { type: 'studies', id: 2 },
+            ],
+          },
+          component_samples: {
+            data: [
+              { type: 'component_samples', id: '4' },
+              { type: 'samples', id: '5' },
+            ],
+          },
         },
       },
     });
@@ -247,7 +271,9 @@ describe('parseWriteDocument: attributes and relationships', () => {
       expect(error.errors).toHaveLength(1);
       expect(error.errors[0]!.source?.pointer).toBe(pointer);
     }
-    const toOneArray = thrown(() => create(samples, { data: { type: 'samples', relationships: { sample_metadata: { data: [{ type: 'sample_metadata', id: '1' }] } } } }));
+    const toOneArray = thrown(() =>
+      create(samples, { data: { type: 'samples', relationships: { sample_metadata: { data: [{ type: 'sample_metadata', id: '1' }] } } } }),
+    );
     expectClientError(toOneArray, [400]);
   });
 
@@ -260,7 +286,21 @@ describe('parseWriteDocument: attributes and relationships', () => {
   });
 
   it('answers linkage of a type the relationship does not take with 400 at …/type', () => {
-    const error = thrown(() => create(samples, { data: { type: 'samples', relationships: { studies: { data: [{ type: 'studies', id: '1' }, { type: 'users', id: '1' }] } } } }));
+    const error = thrown(() =>
+      create(samples, {
+        data: {
+          type: 'samples',
+          relationships: {
+            studies: {
+              data: [
+                { type: 'studies', id: '1' },
+                { type: 'users', id: '1' },
+              ],
+            },
+          },
+        },
+      }),
+    );
     expectClientError(error, [400]);
     expect(error.errors[0]).toMatchObject({ code: 'type_mismatch', source: { pointer: '/data/relationships/studies/data/1/type' } });
   });
@@ -268,7 +308,10 @@ describe('parseWriteDocument: attributes and relationships', () => {
   it('reports one error per offending relationship', () => {
     const error = thrown(() =>
       create(samples, {
-        data: { type: 'samples', relationships: { studies: { data: [{ type: 'users', id: '1' }] }, sample_metadata: { data: { type: 'sample_metadata', id: 'x' } } } },
+        data: {
+          type: 'samples',
+          relationships: { studies: { data: [{ type: 'users', id: '1' }] }, sample_metadata: { data: { type: 'sample_metadata', id: 'x' } } },
+        },
       }),
     );
     expect(error.errors.map((e) => e.source?.pointer)).toEqual(['/data/relationships/studies/data/0/type', '/data/relationships/sample_metadata/data/id']);
@@ -321,8 +364,14 @@ describe('validateValues', () => {
       cohort: null,
       date_of_sample_collection: '2024-05-01',
     });
-    expectClientError(thrown(() => values(sampleMetadata, { gender: 'robot' })), [422]);
-    expectClientError(thrown(() => values(sampleMetadata, { date_of_sample_collection: '01/05/2024' })), [422]);
+    expectClientError(
+      thrown(() => values(sampleMetadata, { gender: 'robot' })),
+      [422],
+    );
+    expectClientError(
+      thrown(() => values(sampleMetadata, { date_of_sample_collection: '01/05/2024' })),
+      [422],
+    );
   });
 });
 
@@ -331,7 +380,12 @@ describe('validateValues', () => {
 // ---------------------------------------------------------------------------------------------------------
 
 /** Parses then validates, as the engine does; returns the outcome. */
-function parseAndValidate(def: ResourceDef, body: unknown, mode: WriteMode, urlId?: number): { parsed: ParsedWrite; values: Record<string, unknown> } | JsonApiError {
+function parseAndValidate(
+  def: ResourceDef,
+  body: unknown,
+  mode: WriteMode,
+  urlId?: number,
+): { parsed: ParsedWrite; values: Record<string, unknown> } | JsonApiError {
   return attempt(() => {
     const parsed = parseWriteDocument(registry, def, body, mode, urlId, def.acceptedTypes);
     return { parsed, values: validateValues(def, parsed) };
@@ -397,7 +451,10 @@ const relationshipValue = fc.oneof(
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
 );
 const attributeValue = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('S-1', 'negative', 'female', '2024-05-01', '2024-02-30', '', ' ', true, false, null, 'x'.repeat(MAX_STRING_LENGTH + 1)) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom('S-1', 'negative', 'female', '2024-05-01', '2024-02-30', '', ' ', true, false, null, 'x'.repeat(MAX_STRING_LENGTH + 1)),
+  },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
 );
@@ -412,14 +469,28 @@ const nearValidDocument = (type: string, mode: WriteMode) => {
       arbitrary: fc.record(
         {
           data: fc.record({
-            type: fc.oneof({ weight: 15, arbitrary: fc.constant(type) }, { weight: 1, arbitrary: typeName }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) }),
+            type: fc.oneof(
+              { weight: 15, arbitrary: fc.constant(type) },
+              { weight: 1, arbitrary: typeName },
+              { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) },
+            ),
             // On update the id is mostly the URL's (1); on create mostly absent (a client id is a 403). Undefined drops out in JSON.
             id:
               mode === 'update'
-                ? fc.oneof({ weight: 10, arbitrary: fc.constantFrom('1', 1) }, { weight: 1, arbitrary: idValue }, { weight: 1, arbitrary: fc.constant(undefined) })
+                ? fc.oneof(
+                    { weight: 10, arbitrary: fc.constantFrom('1', 1) },
+                    { weight: 1, arbitrary: idValue },
+                    { weight: 1, arbitrary: fc.constant(undefined) },
+                  )
                 : fc.oneof({ weight: 10, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: idValue }),
-            attributes: fc.oneof({ weight: 15, arbitrary: fc.dictionary(fieldName(attributeNames, relationshipNames), attributeValue, { maxKeys: 3 }) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) }),
-            relationships: fc.oneof({ weight: 15, arbitrary: fc.dictionary(fieldName(relationshipNames, attributeNames), relationshipValue, { maxKeys: 3 }) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) }),
+            attributes: fc.oneof(
+              { weight: 15, arbitrary: fc.dictionary(fieldName(attributeNames, relationshipNames), attributeValue, { maxKeys: 3 }) },
+              { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) },
+            ),
+            relationships: fc.oneof(
+              { weight: 15, arbitrary: fc.dictionary(fieldName(relationshipNames, attributeNames), relationshipValue, { maxKeys: 3 }) },
+              { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) },
+            ),
           }),
           meta: fc.jsonValue({ maxDepth: 1 }),
         },
@@ -510,11 +581,14 @@ describe('parseSort', () => {
   it('ends in a sort or a 400 for arbitrary keys, and accepts every list of sortable keys', () => {
     const sortable = fc.constantFrom('id', '-id', 'created_at', '-created_at', 'updated_at', '-updated_at');
     fc.assert(
-      fc.property(fc.option(fc.array(fc.oneof(sortable, fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 })), { maxLength: 4 })), (keys) => {
-        const result = attempt(() => parseSort(keys ?? undefined), keys);
-        if (result instanceof JsonApiError) expectClientError(result, [400]);
-        else expect(['id', 'created_at', 'updated_at']).toContain(result.field);
-      }),
+      fc.property(
+        fc.option(fc.array(fc.oneof(sortable, fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 })), { maxLength: 4 })),
+        (keys) => {
+          const result = attempt(() => parseSort(keys ?? undefined), keys);
+          if (result instanceof JsonApiError) expectClientError(result, [400]);
+          else expect(['id', 'created_at', 'updated_at']).toContain(result.field);
+        },
+      ),
       { numRuns: 500 },
     );
     fc.assert(
@@ -525,7 +599,10 @@ describe('parseSort', () => {
   });
 
   it('answers an empty sort= with 400 (through parseQuery)', () => {
-    expectClientError(thrown(() => parseSort(parseQuery('sort=').sort)), [400]);
+    expectClientError(
+      thrown(() => parseSort(parseQuery('sort=').sort)),
+      [400],
+    );
   });
 });
 
@@ -557,10 +634,16 @@ describe('parsePage', () => {
   });
 
   it('ends in a page or a 400 for arbitrary values', () => {
-    const raw = fc.option(fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 }), fc.nat().map(String), fc.stringMatching(/^\d{1,30}$/)), { nil: undefined });
+    const raw = fc.option(
+      fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 }), fc.nat().map(String), fc.stringMatching(/^\d{1,30}$/)),
+      { nil: undefined },
+    );
     fc.assert(
       fc.property(raw, raw, raw, fc.constantFrom('id', '-id', 'updated_at'), (number, size, cursor, sortKey) => {
-        const query = { ...parseQuery(''), page: { ...(number !== undefined ? { number } : {}), ...(size !== undefined ? { size } : {}), ...(cursor !== undefined ? { cursor } : {}) } };
+        const query = {
+          ...parseQuery(''),
+          page: { ...(number !== undefined ? { number } : {}), ...(size !== undefined ? { size } : {}), ...(cursor !== undefined ? { cursor } : {}) },
+        };
         const result = attempt(() => parsePage(query, parseSort([sortKey])), query.page);
         if (result instanceof JsonApiError) expectClientError(result, [400]);
         else {
@@ -594,20 +677,26 @@ describe('parseFieldsets and checkFilterNames', () => {
     const field = thrown(() => parseFieldsets(registry, new Map([['samples', ['colour']]])));
     expectClientError(field, [400]);
     expect(field.errors[0]!.source).toEqual({ parameter: 'fields[samples]' });
-    expectClientError(thrown(() => parseFieldsets(registry, new Map([['widgets', ['name']]]))), [400]);
+    expectClientError(
+      thrown(() => parseFieldsets(registry, new Map([['widgets', ['name']]]))),
+      [400],
+    );
     const filter = thrown(() => checkFilterNames(samples, new Map([['colour', ['red']]])));
     expectClientError(filter, [400]);
     expect(filter.errors[0]!.source).toEqual({ parameter: 'filter[colour]' });
   });
 
-  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])('answer the field and the filter %s (inherited from Object.prototype) with 400', (name) => {
-    const field = thrown(() => parseFieldsets(registry, new Map([['samples', [name]]])));
-    expectClientError(field, [400]);
-    expect(field.errors[0]!.source).toEqual({ parameter: 'fields[samples]' });
-    const filter = thrown(() => checkFilterNames(samples, new Map([[name, ['x']]])));
-    expectClientError(filter, [400]);
-    expect(filter.errors[0]!.source).toEqual({ parameter: `filter[${name}]` });
-  });
+  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])(
+    'answer the field and the filter %s (inherited from Object.prototype) with 400',
+    (name) => {
+      const field = thrown(() => parseFieldsets(registry, new Map([['samples', [name]]])));
+      expectClientError(field, [400]);
+      expect(field.errors[0]!.source).toEqual({ parameter: 'fields[samples]' });
+      const filter = thrown(() => checkFilterNames(samples, new Map([[name, ['x']]])));
+      expectClientError(filter, [400]);
+      expect(filter.errors[0]!.source).toEqual({ parameter: `filter[${name}]` });
+    },
+  );
 });
 
 describe('parseIncludes', () => {
@@ -628,9 +717,21 @@ describe('parseIncludes', () => {
   });
 
   it('answers paths over 5 levels or over 20 paths with 400', () => {
-    expectClientError(thrown(() => parseIncludes(registry, ['samples'], ['sample_metadata.sample.sample_metadata.sample.sample_metadata.sample'])), [400]);
+    expectClientError(
+      thrown(() => parseIncludes(registry, ['samples'], ['sample_metadata.sample.sample_metadata.sample.sample_metadata.sample'])),
+      [400],
+    );
     expect(paths(parseIncludes(registry, ['samples'], ['sample_metadata.sample.sample_metadata.sample.studies'])).length).toBe(5);
-    expectClientError(thrown(() => parseIncludes(registry, ['samples'], Array.from({ length: 21 }, () => 'studies'))), [400]);
+    expectClientError(
+      thrown(() =>
+        parseIncludes(
+          registry,
+          ['samples'],
+          Array.from({ length: 21 }, () => 'studies'),
+        ),
+      ),
+      [400],
+    );
   });
 
   it.each(['constructor', '__proto__', 'toString', 'studies.constructor', 'sample_metadata.hasOwnProperty'])(
@@ -677,12 +778,15 @@ describe('parseId', () => {
 
   it('never throws, and returns only positive safe integers that render back to the trimmed input', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.anything(), fc.string({ maxLength: 20 }), fc.stringMatching(/^\s*-?\d{1,20}(\.\d+)?\s*$/), fc.double(), fc.integer()), (value) => {
-        const id = parseId(value);
-        if (id === undefined) return;
-        expect(Number.isSafeInteger(id) && id > 0).toBe(true);
-        expect(String(id)).toBe(typeof value === 'string' ? value.trim() : String(value));
-      }),
+      fc.property(
+        fc.oneof(fc.anything(), fc.string({ maxLength: 20 }), fc.stringMatching(/^\s*-?\d{1,20}(\.\d+)?\s*$/), fc.double(), fc.integer()),
+        (value) => {
+          const id = parseId(value);
+          if (id === undefined) return;
+          expect(Number.isSafeInteger(id) && id > 0).toBe(true);
+          expect(String(id)).toBe(typeof value === 'string' ? value.trim() : String(value));
+        },
+      ),
       { numRuns: 1000 },
     );
     fc.assert(

@@ -177,10 +177,7 @@ describe('properties', () => {
   });
 
   it('parsePosition never throws and only accepts on-grid coordinates', () => {
-    const names = fc.oneof(
-      fc.string(),
-      fc.string({ unit: fc.constantFrom('A', 'h', 'P', 'q', 'Z', '0', '1', '2', '9', ' ', '-') }),
-    );
+    const names = fc.oneof(fc.string(), fc.string({ unit: fc.constantFrom('A', 'h', 'P', 'q', 'Z', '0', '1', '2', '9', ' ', '-') }));
     fc.assert(
       fc.property(layouts, names, (l, name) => {
         const parsed = parsePosition(l, name);

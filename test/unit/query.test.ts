@@ -157,7 +157,12 @@ describe('buildQuery: examples', () => {
   it('percent-encodes brackets and commas', () => {
     expect(buildQuery([['page[number]', '2']])).toBe('page%5Bnumber%5D=2');
     expect(buildQuery([['filter[name]', 'a,b']])).toBe('filter%5Bname%5D=a%2Cb');
-    expect(buildQuery([['filter[name]', 'Study A'], ['include', 'studies']])).toBe('filter%5Bname%5D=Study%20A&include=studies');
+    expect(
+      buildQuery([
+        ['filter[name]', 'Study A'],
+        ['include', 'studies'],
+      ]),
+    ).toBe('filter%5Bname%5D=Study%20A&include=studies');
   });
 
   it('round-trips through parseQuery', () => {
@@ -225,7 +230,28 @@ const keyFragment = fc.oneof(
   fc.string({ maxLength: 8 }),
 );
 const valueFragment = fc.oneof(
-  fc.constantFrom('', 'a', 'a,b', ',,', ' a ', 'Study+A', '%20', '%2C', '%', '%E0%A4%A', '%C3%A9', '%ED%A0%80', '-id', 'studies.sample_metadata', '1', '0', '-1', '1e3', '500', '501'),
+  fc.constantFrom(
+    '',
+    'a',
+    'a,b',
+    ',,',
+    ' a ',
+    'Study+A',
+    '%20',
+    '%2C',
+    '%',
+    '%E0%A4%A',
+    '%C3%A9',
+    '%ED%A0%80',
+    '-id',
+    'studies.sample_metadata',
+    '1',
+    '0',
+    '-1',
+    '1e3',
+    '500',
+    '501',
+  ),
   fc.string({ maxLength: 8 }),
   fc.string({ unit: 'binary', maxLength: 8 }),
 );
@@ -269,17 +295,26 @@ describe('parseQuery: properties', () => {
     const bad = fc.constantFrom('foo', 'bar', 'filterx', 'fields[a][]', 'filter[a][b]');
     const good = fc.constantFrom('include=studies', 'sort=id', 'filter[name]=a', 'page[number]=1');
     fc.assert(
-      fc.property(fc.array(fc.oneof(bad.map((k) => ({ bad: k })), good.map((p) => ({ good: p }))), { maxLength: 8 }), (parts) => {
-        const raw = parts.map((p) => ('bad' in p ? `${p.bad}=1` : p.good)).join('&');
-        // A repeated bad key is one problem, reported once (JSON:API forbids duplicate error objects).
-        const expected = [...new Set(parts.flatMap((p) => ('bad' in p ? [p.bad] : [])))];
-        const result = outcome(raw);
-        if (expected.length === 0) expect(result).not.toBeInstanceOf(JsonApiError);
-        else {
-          expect(result).toBeInstanceOf(JsonApiError);
-          expect((result as JsonApiError).errors.map((e) => e.source?.parameter)).toEqual(expected);
-        }
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(
+            bad.map((k) => ({ bad: k })),
+            good.map((p) => ({ good: p })),
+          ),
+          { maxLength: 8 },
+        ),
+        (parts) => {
+          const raw = parts.map((p) => ('bad' in p ? `${p.bad}=1` : p.good)).join('&');
+          // A repeated bad key is one problem, reported once (JSON:API forbids duplicate error objects).
+          const expected = [...new Set(parts.flatMap((p) => ('bad' in p ? [p.bad] : [])))];
+          const result = outcome(raw);
+          if (expected.length === 0) expect(result).not.toBeInstanceOf(JsonApiError);
+          else {
+            expect(result).toBeInstanceOf(JsonApiError);
+            expect((result as JsonApiError).errors.map((e) => e.source?.parameter)).toEqual(expected);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -321,7 +356,8 @@ describe('buildQuery: properties', () => {
         const built = buildQuery(pairs);
         expect(built).toMatch(/^[A-Za-z0-9\-_.!~*'()%=&]*$/);
         // Every pair survives a round trip, byte for byte.
-        if (pairs.length > 0) expect(parseQuery(buildQuery(pairs.map(([, v]) => ['filter[x]', v] as [string, string]))).pairs.map(([, v]) => v)).toEqual(pairs.map(([, v]) => v));
+        if (pairs.length > 0)
+          expect(parseQuery(buildQuery(pairs.map(([, v]) => ['filter[x]', v] as [string, string]))).pairs.map(([, v]) => v)).toEqual(pairs.map(([, v]) => v));
       }),
       { numRuns: 300 },
     );

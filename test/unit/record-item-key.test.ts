@@ -5,8 +5,12 @@ import { recordItemKey } from '#lib/store/records.ts';
 
 it('reads by key build the same record key ElectroDB writes', () => {
   fc.assert(
-    fc.property(fc.constantFrom('samples', 'labware', 'purposes', 'custom_metadatum_collections'), fc.integer({ min: 1, max: 999_999_999_999 }), (family, id) => {
-      expect(recordItemKey(family, id)).toEqual(store().entities.record.get({ family, id }).params().Key);
-    }),
+    fc.property(
+      fc.constantFrom('samples', 'labware', 'purposes', 'custom_metadatum_collections'),
+      fc.integer({ min: 1, max: 999_999_999_999 }),
+      (family, id) => {
+        expect(recordItemKey(family, id)).toEqual(store().entities.record.get({ family, id }).params().Key);
+      },
+    ),
   );
 });

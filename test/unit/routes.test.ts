@@ -11,7 +11,7 @@ it('has one route per type, serving exactly that type, plus the fallback serving
   for (const route of routes) expect(route.types, route.name).toEqual(route.name === FALLBACK ? [] : [route.name]);
 });
 
-it('lists each route\'s methods as its resource declares them', () => {
+it("lists each route's methods as its resource declares them", () => {
   const order = ['GET', 'POST', 'PATCH'];
   for (const type of registry.types) {
     const def = registry.require(type);

@@ -8,13 +8,17 @@ const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}
 describe('uuids that name their record', () => {
   it('are v4 uuids ending in 0000 that decode to their family code and id', () => {
     fc.assert(
-      fc.property(fc.constantFrom('samples', 'labware', 'purposes', 'custom_metadatum_collections'), fc.integer({ min: 1, max: MAX_ENCODED_ID }), (family, id) => {
-        const uuid = encodeUuid(family, id);
-        expect(uuid).toMatch(V4);
-        expect(uuid.endsWith('0000')).toBe(true);
-        expect(decodeUuid(uuid)).toEqual({ code: familyCode(family), id });
-        expect(decodeUuid(uuid.toUpperCase())).toEqual({ code: familyCode(family), id });
-      }),
+      fc.property(
+        fc.constantFrom('samples', 'labware', 'purposes', 'custom_metadatum_collections'),
+        fc.integer({ min: 1, max: MAX_ENCODED_ID }),
+        (family, id) => {
+          const uuid = encodeUuid(family, id);
+          expect(uuid).toMatch(V4);
+          expect(uuid.endsWith('0000')).toBe(true);
+          expect(decodeUuid(uuid)).toEqual({ code: familyCode(family), id });
+          expect(decodeUuid(uuid.toUpperCase())).toEqual({ code: familyCode(family), id });
+        },
+      ),
     );
   });
 

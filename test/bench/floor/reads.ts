@@ -13,7 +13,10 @@ export interface Answer {
   headers?: Record<string, string>;
 }
 
-const notFound = (type: string, id: string): Answer => ({ status: 404, body: { errors: [{ status: '404', title: 'Not found', detail: `${type} ${id} not found` }] } });
+const notFound = (type: string, id: string): Answer => ({
+  status: 404,
+  body: { errors: [{ status: '404', title: 'Not found', detail: `${type} ${id} not found` }] },
+});
 
 /** GET /api/v2/samples/{id}: one consistent GetItem of the record item. */
 export async function getSample(db: Db, table: string, base: string, id: number): Promise<Answer> {
@@ -37,7 +40,13 @@ export async function listSamples(db: Db, table: string, base: string, size: num
     }),
     readCount(db, table, 'samples', 'samples'),
   ]);
-  const items = hits.length > 0 ? await db.batchGet(table, hits.map((h) => recordKey(h.family as string, h.id as number))) : [];
+  const items =
+    hits.length > 0
+      ? await db.batchGet(
+          table,
+          hits.map((h) => recordKey(h.family as string, h.id as number)),
+        )
+      : [];
   items.sort((a, b) => (a.id as number) - (b.id as number));
   const link = (n: number, cursor = '') => `${base}/api/v2/samples?page%5Bnumber%5D=${n}&page%5Bsize%5D=${size}${cursor}`;
   const last = Math.max(1, Math.ceil(count / size));
@@ -54,14 +63,13 @@ export async function listSamples(db: Db, table: string, base: string, size: num
   };
 }
 
-
 /**
  * GET /api/v2/plates/{id}?include=wells.aliquots.sample.sample_metadata: GetItem of the plate (its wells
  * and aliquots are inside it), BatchGetItem of the samples, then of their metadata records.
  */
 export async function getPlate(db: Db, table: string, base: string, id: number, withSamples: boolean): Promise<Answer> {
   const plate = await db.get(table, recordKey('labware', id), true);
-  if (!plate || plate.type !== 'plates') return notFound('plates', String(id));
+  if (plate?.type !== 'plates') return notFound('plates', String(id));
   const attrs = plate.attrs as { name: string | null; state: string; size: number; barcode: Record<string, string | null>; receptacles: StoredAliquot[][] };
   const layout = layoutForSize(attrs.size);
   const wellRefs: Linkage[] = attrs.receptacles.map((_, i) => ({ type: 'wells', id: String(slotId(id, i + 1)) }));
@@ -107,20 +115,35 @@ export async function getPlate(db: Db, table: string, base: string, id: number, 
           base,
           'aliquots',
           aliquotId(id, a.n),
-          { tag_oligo: a.tag?.oligo ?? null, tag_index: a.tag?.index ?? null, tag2_oligo: a.tag2?.oligo ?? null, tag2_index: a.tag2?.index ?? null, library_type: a.library_type },
+          {
+            tag_oligo: a.tag?.oligo ?? null,
+            tag_index: a.tag?.index ?? null,
+            tag2_oligo: a.tag2?.oligo ?? null,
+            tag2_index: a.tag2?.index ?? null,
+            library_type: a.library_type,
+          },
           { sample: { type: 'samples', id: String(a.sample) } },
         ),
       );
     }
   });
-  const samples = await db.batchGet(table, [...sampleIds].map((s) => recordKey('samples', s)));
+  const samples = await db.batchGet(
+    table,
+    [...sampleIds].map((s) => recordKey('samples', s)),
+  );
   const metadataIds = new Set<number>();
   for (const sample of samples) {
     const ref = (sample.rels as Record<string, { type: string; id: number } | null>).sample_metadata;
     if (ref) metadataIds.add(ref.id);
     included.push(sampleResource(base, sample, { sample_metadata: linkage(ref) }));
   }
-  const metadata: Item[] = metadataIds.size > 0 ? await db.batchGet(table, [...metadataIds].map((m) => recordKey('sample_metadata', m))) : [];
+  const metadata: Item[] =
+    metadataIds.size > 0
+      ? await db.batchGet(
+          table,
+          [...metadataIds].map((m) => recordKey('sample_metadata', m)),
+        )
+      : [];
   for (const item of metadata) included.push(metadataResource(base, item));
   return { status: 200, body: { data, included, links: { self } } };
 }
