@@ -1,5 +1,8 @@
 import { Loader, refKey, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
-import { checkFilterNames, listRecords, pageLinks, parseFieldsets, parsePage, parseSort, recordMatches, sortRecords } from '#lib/jsonapi/collection.ts';
+import { parseFieldsets } from '#lib/jsonapi/fieldsets.ts';
+import { checkFilterNames, recordMatches } from '#lib/jsonapi/filters.ts';
+import { listRecords } from '#lib/jsonapi/listing.ts';
+import { inMemoryPage, pageLinks, parsePage, parseSort } from '#lib/jsonapi/paging.ts';
 import { parseId, parseWriteDocument, type WriteMode } from '#lib/jsonapi/document.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import { parseIncludes, refsOf, resolveIncludes, resolveRelationship, type IncludeTree } from '#lib/jsonapi/include.ts';
@@ -128,13 +131,13 @@ async function getRelated(ctx: RequestContext, owner: StoredRecord, name: string
   }
   const sort = parseSort(query.sort);
   const page = parsePage(query, sort);
-  const sorted = sortRecords(matching, sort).slice((page.number - 1) * page.size, page.number * page.size);
-  const { render, included } = await compound(ctx, sorted, options);
+  const { records, count } = inMemoryPage(matching, sort, page);
+  const { render, included } = await compound(ctx, records, options);
   return json(200, {
-    data: sorted.map(render),
+    data: records.map(render),
     ...included,
-    links: pageLinks(ctx, request.path, query, page, sort, matching.length),
-    meta: { record_count: matching.length },
+    links: pageLinks(ctx, request.path, query, page, sort, count),
+    meta: { record_count: count },
   });
 }
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAX_FILTER_VALUES, MAX_IN_MEMORY } from '#lib/jsonapi/collection.ts';
+import { MAX_FILTER_VALUES, MAX_IN_MEMORY } from '#lib/jsonapi/filters.ts';
 import { MAX_INCLUDED } from '#lib/jsonapi/include.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { call } from '../support/api.ts';

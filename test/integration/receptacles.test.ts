@@ -488,7 +488,6 @@ describe('lists: /aliquots, /wells, /receptacles', () => {
     expect(typedIdsOf(third)).toEqual(expected.slice(100, 150));
   });
 
-  // Fails today: the cursor of an embedded listing skips by id whatever the sort (lib/jsonapi/collection.ts, listEmbedded).
   it("walks wells by update time (their plate's), each once, through links.next", async () => {
     const current = await Promise.all(plates.map(async (p) => (await call('GET', `/api/v2/plates/${p.id}`)).body.data));
     const order = [...current].sort((a, b) =>

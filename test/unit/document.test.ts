@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseFieldsets, parsePage, parseSort, checkFilterNames, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '#lib/jsonapi/collection.ts';
+import { parseFieldsets } from '#lib/jsonapi/fieldsets.ts';
+import { checkFilterNames } from '#lib/jsonapi/filters.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, parsePage, parseSort } from '#lib/jsonapi/paging.ts';
 import { parseId, parseWriteDocument, type ParsedWrite, type WriteMode } from '#lib/jsonapi/document.ts';
 import { JsonApiError } from '#lib/jsonapi/errors.ts';
 import { parseIncludes, type IncludeTree } from '#lib/jsonapi/include.ts';

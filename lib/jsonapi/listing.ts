@@ -1,0 +1,207 @@
+import type { RequestContext } from '#lib/jsonapi/context.ts';
+import { allMatches, planFilter, recordMatches } from '#lib/jsonapi/filters.ts';
+import { inMemoryPage, type Cursor, type Page, type Sort } from '#lib/jsonapi/paging.ts';
+import type { ResourceDef } from '#lib/jsonapi/resource.ts';
+import { readCounts } from '#lib/store/counts.ts';
+import {
+  countRange,
+  ordersByUpdate,
+  readRange,
+  recordKey,
+  type IndexRange,
+  type ListHit,
+  type ListPosition,
+  type StoredRecord,
+  type TermHit,
+} from '#lib/store/records.ts';
+
+/** Listing a type: one page of its records, filtered and sorted, read from its indexes in proportion to the page. */
+
+export interface CollectionPage {
+  records: StoredRecord[];
+  count: number;
+  /** Where the next page starts, when the page was read from an ordered listing. */
+  next?: Cursor;
+}
+
+/**
+ * One page of a type's records, filtered and sorted, read in proportion to the page:
+ * - no filter: the type's listing index (merged over the members of a polymorphic type), counts from the count shards;
+ * - one broad filter: its index ranges in the asked order, counted by its count keys, by the page when it ends the
+ *   listing, or by DynamoDB counting the matches' keys once (the walk's cursor carries that count);
+ * - a selective filter (uuid, barcode, a unique name): its few matches read whole, other filters applied to them;
+ * - what no index orders (several broad filters, `sort=updated_at` on an index kept in id order): at most
+ *   `MAX_IN_MEMORY` matches, else a 400.
+ */
+export async function listRecords(ctx: RequestContext, def: ResourceDef, filters: Map<string, string[]>, sort: Sort, page: Page): Promise<CollectionPage> {
+  const types = new Set(ctx.registry.concreteTypes(def.type));
+  if (filters.size === 0 && [...types].some((t) => ctx.registry.get(t)?.embedded)) return listEmbedded(ctx, def, types, sort, page);
+  const family = ctx.registry.familyOf(def.type);
+  if (filters.size === 0) {
+    const ranges = [...types].map((type): IndexRange => ({ kind: 'type', type }));
+    return rangedPage(ctx, ranges, types, sort, page, async () => (await readCounts(family)).get(def.type) ?? 0);
+  }
+
+  const plans = await Promise.all([...filters].map(([name, values]) => planFilter(ctx, def, name, values)));
+  const selective = plans.find((p) => p.selective);
+  if (selective) {
+    const records = await loadHits(ctx, await allMatches(ctx, selective, types, 'to read at once'));
+    const others = plans.filter((p) => p !== selective);
+    const keep = await Promise.all(
+      records.map(async (r) => (await Promise.all(others.map((p) => recordMatches(ctx, def, p.filter, p.values, r)))).every(Boolean)),
+    );
+    return inMemoryPage(
+      records.filter((_, i) => keep[i]),
+      sort,
+      page,
+    );
+  }
+  const [plan] = plans;
+  if (plans.length === 1 && (sort.field !== 'updated_at' || plan!.ranges.every(ordersByUpdate))) {
+    const counted = plan!.countKeys;
+    const count =
+      counted &&
+      (async () => {
+        const counts = await readCounts(family);
+        return counted.reduce((sum, key) => sum + (counts.get(key) ?? 0), 0);
+      });
+    return rangedPage(ctx, plan!.ranges, types, sort, page, count);
+  }
+  // No index serves this order or combination: intersect the (bounded) matches of every filter by their keys.
+  const why = plans.length > 1 ? `to combine with ${plans.map((p) => `filter[${p.name}]`).join(' and ')}` : 'to sort by updated_at';
+  const matched = await Promise.all(plans.map((p) => allMatches(ctx, p, types, why)));
+  const keys = matched.slice(1).map((hits) => new Set(hits.map((h) => recordKey(h.family, h.id))));
+  const hits = matched[0]!.filter((h) => keys.every((k) => k.has(recordKey(h.family, h.id))));
+  if (sort.field === 'updated_at') return inMemoryPage(await loadHits(ctx, hits), sort, page);
+  const ordered = hits.sort((a, b) => (sort.descending ? b.id - a.id : a.id - b.id));
+  return { records: await loadHits(ctx, ordered.slice((page.number - 1) * page.size, page.number * page.size)), count: hits.length };
+}
+
+/** The order of listing entries: by update time then id, or by id, as the sort asks. */
+const listOrder = (sort: Sort) => (a: ListPosition, b: ListPosition) =>
+  (sort.field === 'updated_at' && a.updatedAt !== b.updatedAt ? (a.updatedAt! < b.updatedAt! ? -1 : 1) : a.id - b.id) * (sort.descending ? -1 : 1);
+
+const positionOf = (hit: ListPosition, byUpdated: boolean): ListPosition => ({
+  id: hit.id,
+  ...(byUpdated && hit.updatedAt !== undefined ? { updatedAt: hit.updatedAt } : {}),
+});
+
+/**
+ * The first `want` entries of several ranges in one order, of the given types, each record once: a k-way
+ * merge that reads every range only as far as the merged order needs (a range whose buffer runs dry is
+ * read again after its own last entry). `more` says whether entries remain after them.
+ */
+async function mergedRead(
+  ranges: IndexRange[],
+  types: ReadonlySet<string>,
+  sort: Sort,
+  want: number,
+  after?: ListPosition,
+): Promise<{ hits: ListHit[]; more: boolean }> {
+  const byUpdated = sort.field === 'updated_at';
+  const order = listOrder(sort);
+  const streams = ranges.map((range) => ({ range, buffer: [] as ListHit[], after, done: false }));
+  const hits: ListHit[] = [];
+  const seen = new Set<string>();
+  for (;;) {
+    await Promise.all(
+      streams
+        .filter((s) => s.buffer.length === 0 && !s.done)
+        .map(async (s) => {
+          const limit = Math.max(1, want + 1 - hits.length);
+          const batch = await readRange(s.range, { byUpdated, limit, descending: sort.descending, ...(s.after ? { after: s.after } : {}) });
+          s.done = batch.length < limit;
+          if (batch.length > 0) s.after = positionOf(batch.at(-1)!, byUpdated);
+          s.buffer.push(...batch);
+        }),
+    );
+    const live = streams.filter((s) => s.buffer.length > 0);
+    if (live.length === 0) return { hits, more: false };
+    const next = live.reduce((best, s) => (order(s.buffer[0]!, best.buffer[0]!) < 0 ? s : best));
+    const hit = next.buffer.shift()!;
+    const key = recordKey(hit.family, hit.id);
+    if (!types.has(hit.type) || seen.has(key)) continue;
+    if (hits.length === want) return { hits, more: true };
+    seen.add(key);
+    hits.push(hit);
+  }
+}
+
+/** A page of ordered ranges: after the cursor, or past the records of earlier pages (bare `page[number]`). */
+async function rangedPage(
+  ctx: RequestContext,
+  ranges: IndexRange[],
+  types: ReadonlySet<string>,
+  sort: Sort,
+  page: Page,
+  keptCount?: () => Promise<number>,
+): Promise<CollectionPage> {
+  const skip = page.cursor ? 0 : (page.number - 1) * page.size;
+  // A bare page past the end reads nothing more.
+  const known = keptCount && skip > 0 ? await keptCount() : undefined;
+  if (known !== undefined && skip >= known) return { records: [], count: known };
+  const [kept, { hits, more }] = await Promise.all([known ?? keptCount?.(), mergedRead(ranges, types, sort, skip + page.size, page.cursor?.after)]);
+  const pageHits = hits.slice(skip);
+  const last = pageHits.at(-1);
+  // Without a kept count: a page that ends the listing tells it (earlier pages were full); else DynamoDB
+  // counts the keys once, on the first page, and the walk carries that count in its cursor.
+  const count =
+    kept ??
+    (!more ? (page.number - 1) * page.size + pageHits.length : (page.cursor?.count ?? (await Promise.all(ranges.map(countRange))).reduce((a, b) => a + b, 0)));
+  return {
+    records: await loadHits(ctx, pageHits),
+    count,
+    ...(more && last ? { next: { after: positionOf(last, sort.field === 'updated_at'), ...(kept === undefined ? { count } : {}) } } : {}),
+  };
+}
+/** Parents are read this many at a time while walking them for their embedded records. */
+const PARENT_BATCH = 25;
+
+/**
+ * Lists an embedded type by walking its parents in the requested order: embedded records share their
+ * parent's timestamps and their ids follow their parent's, so the flattened walk is in order for every
+ * sort. The cursor is the last record's id (its parent is derived from it).
+ */
+async function listEmbedded(ctx: RequestContext, def: ResourceDef, types: Set<string>, sort: Sort, page: Page): Promise<CollectionPage> {
+  const embedded = [...types].map((t) => ctx.registry.get(t)?.embedded).filter((e) => e !== undefined);
+  const parentTypes = [...new Set(embedded.flatMap((e) => e.parentTypes))];
+  const parentId = embedded[0]!.parentId;
+  const byUpdated = sort.field === 'updated_at';
+  const skip = page.cursor ? 0 : (page.number - 1) * page.size;
+  const last = page.cursor?.after;
+  // Resume at the parent of the last record returned (inclusive), then skip what was already returned.
+  let position: ListPosition | undefined = last && { id: parentId(last.id) + (sort.descending ? 1 : -1), ...(byUpdated ? { updatedAt: last.updatedAt } : {}) };
+  const ranges = parentTypes.map((type): IndexRange => ({ kind: 'type', type }));
+  const children: StoredRecord[] = [];
+  const walk = async () => {
+    for (;;) {
+      const { hits: batch, more } = await mergedRead(ranges, new Set(parentTypes), sort, PARENT_BATCH, position);
+      const parents = await loadHits(ctx, batch);
+      for (const parent of parents) {
+        const own = ctx.registry
+          .embeddedIn(parent.type)
+          .filter((d) => types.has(d.type))
+          .flatMap((d) => d.embedded!.extract(parent))
+          .sort((a, b) => (a.id - b.id) * (sort.descending ? -1 : 1));
+        // Only the last record's own parent was partly returned; other parents (in update-time order) may have any ids.
+        const resumed = last && parent.id === parentId(last.id);
+        children.push(...own.filter((c) => !resumed || (sort.descending ? c.id < last.id : c.id > last.id)));
+      }
+      if (children.length > skip + page.size || !more) break;
+      position = positionOf(batch.at(-1)!, byUpdated);
+    }
+  };
+  const [counts] = await Promise.all([readCounts(ctx.registry.familyOf(parentTypes[0]!)), walk()]);
+  const records = children.slice(skip, skip + page.size);
+  const lastRecord = records.at(-1);
+  return {
+    records,
+    count: counts.get(def.type) ?? 0,
+    ...(children.length > skip + page.size && lastRecord ? { next: { after: positionOf(lastRecord, byUpdated) } } : {}),
+  };
+}
+
+async function loadHits(ctx: RequestContext, hits: TermHit[]): Promise<StoredRecord[]> {
+  const loaded = await ctx.loader.load(hits.map((h) => ({ type: h.type, id: h.id })));
+  return hits.map((h) => loaded.get(`${h.type}:${h.id}`)).filter((r): r is StoredRecord => r !== undefined);
+}
