@@ -1,0 +1,54 @@
+import { defineMachine } from '#lib/domain/state-machine.ts';
+
+/**
+ * The machines of reference-behaviour.md §3. A qcable moves by any of its seven events towards a target
+ * state (contract §2, `state_changes`); a request's client-facing moves exclude the events the reference
+ * fires only from its own workflows (marked manual).
+ */
+export const QCABLE_STATES = ['created', 'pending', 'failed', 'passed', 'available', 'destroyed', 'qc_in_progress', 'exhausted'] as const;
+export type QcableState = (typeof QCABLE_STATES)[number];
+
+export const qcableMachine = defineMachine({
+  subject: 'qcable',
+  states: QCABLE_STATES,
+  initial: 'created',
+  transitions: [
+    { event: 'do_stamp', from: ['created'], to: 'pending' },
+    { event: 'destroy_labware', from: ['pending', 'available'], to: 'destroyed' },
+    { event: 'qc', from: ['pending'], to: 'qc_in_progress' },
+    { event: 'release', from: ['pending'], to: 'available' },
+    { event: 'pass', from: ['qc_in_progress'], to: 'passed' },
+    { event: 'fail', from: ['qc_in_progress', 'pending'], to: 'failed' },
+    { event: 'use', from: ['available'], to: 'exhausted' },
+  ],
+});
+
+export const REQUEST_STATES = ['pending', 'started', 'passed', 'failed', 'cancelled', 'blocked', 'hold'] as const;
+export type RequestState = (typeof REQUEST_STATES)[number];
+
+export const requestMachine = defineMachine({
+  subject: 'request',
+  states: REQUEST_STATES,
+  initial: 'pending',
+  transitions: [
+    { event: 'hold', from: ['pending'], to: 'hold' },
+    { event: 'start', from: ['pending', 'hold'], to: 'started' },
+    { event: 'pass', from: ['started'], to: 'passed' },
+    { event: 'fail', from: ['started'], to: 'failed' },
+    { event: 'retrospective_pass', from: ['failed'], to: 'passed' },
+    { event: 'retrospective_fail', from: ['passed'], to: 'failed' },
+    { event: 'block', from: ['pending'], to: 'blocked' },
+    { event: 'unblock', from: ['blocked'], to: 'pending' },
+    { event: 'detach', from: ['cancelled'], to: 'pending' },
+    { event: 'reset', from: ['hold'], to: 'pending' },
+    { event: 'cancel', from: ['started', 'hold'], to: 'cancelled' },
+    { event: 'return', from: ['failed', 'passed'], to: 'pending' },
+    { event: 'cancel_completed', from: ['failed', 'passed'], to: 'cancelled' },
+    { event: 'cancel_before_started', from: ['pending', 'hold'], to: 'cancelled' },
+    { event: 'submission_cancelled', from: ['pending', 'cancelled'], to: 'cancelled', manual: true },
+    { event: 'fail_from_upstream', from: ['pending'], to: 'cancelled', manual: true },
+    { event: 'fail_from_upstream', from: ['started', 'passed'], to: 'failed', manual: true },
+    { event: 'evented_fail', from: ['started', 'passed'], to: 'failed', manual: true },
+    { event: 'evented_pass', from: ['started', 'failed'], to: 'passed', manual: true },
+  ],
+});
