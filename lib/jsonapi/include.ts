@@ -2,7 +2,7 @@ import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { own, type RelationshipDef } from '#lib/jsonapi/resource.ts';
-import type { Ref, RelValue, StoredRecord } from '#lib/store/records.ts';
+import { refsOf, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 
 export type IncludeTree = Map<string, IncludeTree>;
 
@@ -70,8 +70,6 @@ export async function resolveRelationship(ctx: RequestContext, name: string, rec
   );
   return result;
 }
-
-export const refsOf = (value: RelValue | undefined): Ref[] => (value === null || value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
 export interface IncludeResult {
   /** Linkage to render on each record, for the relationships that were included. */

@@ -1,6 +1,6 @@
 import { errors } from '#lib/jsonapi/errors.ts';
-import type { IndexDef, ResourceDef } from '#lib/jsonapi/resource.ts';
-import type { StoredRecord } from '#lib/store/records.ts';
+import type { EmbeddedDef, IndexDef, ResourceDef } from '#lib/jsonapi/resource.ts';
+import type { Ref, StoredRecord } from '#lib/store/records.ts';
 import { listRef, type RecordModel, type TermSpec } from '#lib/store/unit-of-work.ts';
 import { familyCode } from '#lib/store/uuids.ts';
 
@@ -46,6 +46,14 @@ export class Registry implements RecordModel {
 
   familyOf(type: string): string {
     return this.defs.get(type)?.family ?? type;
+  }
+
+  /** Where a record is stored: its own item, or the item of the aggregate that holds it (a well's plate). */
+  storageOf(ref: Ref): { family: string; id: number; embedded: boolean } {
+    const embedded = [ref.type, ...this.concreteTypes(ref.type)].map((t) => this.defs.get(t)?.embedded).find((e): e is EmbeddedDef => e !== undefined);
+    return embedded
+      ? { family: this.familyOf(embedded.parentTypes[0]!), id: embedded.parentId(ref.id), embedded: true }
+      : { family: this.familyOf(ref.type), id: ref.id, embedded: false };
   }
 
   /** Embedded types held by records of `type`. */

@@ -13,6 +13,9 @@ export interface Ref {
 
 export type RelValue = Ref | Ref[] | null;
 
+/** The refs a relationship value names, whatever its kind. */
+export const refsOf = (value: RelValue | undefined): Ref[] => (value === null || value === undefined ? [] : Array.isArray(value) ? value : [value]);
+
 /** One stored resource. `attrs` and `rels` hold what the resource definition says is stored. */
 export interface StoredRecord {
   family: string;
