@@ -1,5 +1,4 @@
 import type { Registry } from '#lib/jsonapi/registry.ts';
-import type { EmbeddedDef } from '#lib/jsonapi/resource.ts';
 import { getRecords, recordKey, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
 import type { UnitOfWork } from '#lib/store/unit-of-work.ts';
@@ -42,18 +41,6 @@ export class Loader {
     private readonly staged?: (family: string, id: number) => StoredRecord | null | undefined,
   ) {}
 
-  private embeddedDef(type: string): EmbeddedDef | undefined {
-    return [type, ...this.registry.concreteTypes(type)].map((t) => this.registry.get(t)?.embedded).find((e) => e !== undefined);
-  }
-
-  /** Where a ref's record is stored: itself, or the parent that holds it. */
-  private storage(ref: Ref): { family: string; id: number; embedded: boolean } {
-    const embedded = this.embeddedDef(ref.type);
-    return embedded
-      ? { family: this.registry.familyOf(embedded.parentTypes[0]!), id: embedded.parentId(ref.id), embedded: true }
-      : { family: this.registry.familyOf(ref.type), id: ref.id, embedded: false };
-  }
-
   private stored(family: string, id: number): StoredRecord | null | undefined {
     const staged = this.staged?.(family, id);
     return staged === undefined ? this.cache.get(recordKey(family, id)) : staged;
@@ -81,7 +68,7 @@ export class Loader {
 
   /** Records for the refs, keyed by `type:id` as asked; a ref whose record is missing or of another type is absent. */
   async load(refs: readonly Ref[]): Promise<Map<string, StoredRecord>> {
-    const wanted = refs.map((ref) => ({ ref, ...this.storage(ref) }));
+    const wanted = refs.map((ref) => ({ ref, ...this.registry.storageOf(ref) }));
     await this.fetch(wanted);
     const result = new Map<string, StoredRecord>();
     for (const { ref, family, id, embedded } of wanted) {

@@ -5,13 +5,13 @@ import { listRecords } from '#lib/jsonapi/listing.ts';
 import { inMemoryPage, pageLinks, parsePage, parseSort } from '#lib/jsonapi/paging.ts';
 import { parseId, parseWriteDocument, type WriteMode } from '#lib/jsonapi/document.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
-import { parseIncludes, refsOf, resolveIncludes, resolveRelationship, type IncludeTree } from '#lib/jsonapi/include.ts';
+import { parseIncludes, resolveIncludes, resolveRelationship, type IncludeTree } from '#lib/jsonapi/include.ts';
 import { parseQuery, type ParsedQuery } from '#lib/jsonapi/query.ts';
 import { own, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import { linkage, renderResource, resourceUrl, type Fieldsets } from '#lib/jsonapi/render.ts';
 import { defaultCreate, defaultUpdate, recordEvents, requestHash, resolveInput, validateValues } from '#lib/jsonapi/write.ts';
 import { store } from '#lib/store/entities.ts';
-import type { StoredRecord } from '#lib/store/records.ts';
+import { refsOf, type StoredRecord } from '#lib/store/records.ts';
 import { ConflictError, IDEMPOTENCY_SECONDS, IdempotencyRace, UnitOfWork, type StoredResponse } from '#lib/store/unit-of-work.ts';
 
 export interface ApiRequest {

@@ -122,6 +122,13 @@ export const errors = {
       `${show(field)} is not a sortable field; use id, created_at or updated_at, optionally prefixed with -`,
       { parameter: 'sort' },
     ),
+  tooManyRelated: (relationship: string, type: string, limit: number) =>
+    error(
+      400,
+      'too_many_related',
+      'Too many related resources',
+      `${relationship} - more than ${limit} ${type} point at the records asked for or at records stored with them (a plate's wells are read together); at most ${limit} are read at once, so ask for fewer records`,
+    ),
   invalidPage: (parameter: string, detail: string) => error(400, 'invalid_page', 'Invalid page value', detail, { parameter }),
   writeNotSupported: (detail: string, pointer: string) => error(400, 'template_conflict', 'Param not allowed', detail, { pointer }),
 

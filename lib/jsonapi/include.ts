@@ -2,7 +2,8 @@ import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { own, type RelationshipDef } from '#lib/jsonapi/resource.ts';
-import type { Ref, RelValue, StoredRecord } from '#lib/store/records.ts';
+import { resolveReverse } from '#lib/jsonapi/reverse.ts';
+import { refsOf, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 
 export type IncludeTree = Map<string, IncludeTree>;
 
@@ -61,8 +62,10 @@ export async function resolveRelationship(ctx: RequestContext, name: string, rec
   await Promise.all(
     [...byType].map(async ([type, group]) => {
       const relationship = ctx.registry.require(type).relationships[name]!;
-      if (relationship.resolve) {
-        for (const [record, value] of await relationship.resolve(ctx, group)) result.set(record, value);
+      const { reverse, resolve } = relationship;
+      const resolved = reverse ? await resolveReverse(ctx, name, reverse, group) : resolve ? await resolve(ctx, group) : undefined;
+      if (resolved) {
+        for (const [record, value] of resolved) result.set(record, value);
       } else {
         for (const record of group) result.set(record, record.rels[name] ?? (relationship.kind === 'many' ? [] : null));
       }
@@ -70,8 +73,6 @@ export async function resolveRelationship(ctx: RequestContext, name: string, rec
   );
   return result;
 }
-
-export const refsOf = (value: RelValue | undefined): Ref[] => (value === null || value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
 export interface IncludeResult {
   /** Linkage to render on each record, for the relationships that were included. */

@@ -1,6 +1,6 @@
 import { errors } from '#lib/jsonapi/errors.ts';
-import type { IndexDef, ResourceDef } from '#lib/jsonapi/resource.ts';
-import type { StoredRecord } from '#lib/store/records.ts';
+import type { EmbeddedDef, IndexDef, ResourceDef, ReverseDef } from '#lib/jsonapi/resource.ts';
+import { recordKey, refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { listRef, type RecordModel, type TermSpec } from '#lib/store/unit-of-work.ts';
 import { familyCode } from '#lib/store/uuids.ts';
 
@@ -24,6 +24,21 @@ export class Registry implements RecordModel {
     for (const def of defs) {
       for (const parent of def.embedded?.parentTypes ?? []) this.embedded.set(parent, [...(this.embedded.get(parent) ?? []), def]);
     }
+    for (const def of defs) {
+      for (const [name, relationship] of Object.entries(def.relationships)) if (relationship.reverse) this.checkReverse(def, name, relationship.reverse);
+    }
+  }
+
+  /** A reverse relationship must find an aggregate index on a relationship of its type that can point here: a mistake fails at start-up. */
+  private checkReverse(def: ResourceDef, name: string, reverse: ReverseDef): void {
+    const problem = (why: string) => new Error(`${def.type}.${name} reverses ${reverse.type}.${reverse.relationship}, but ${why}`);
+    const source = this.defs.get(reverse.type);
+    if (!source) throw problem(`there is no type ${reverse.type}`);
+    const pointing = source.relationships[reverse.relationship];
+    if (!pointing || !this.satisfies(def.type, pointing.types)) throw problem(`${reverse.type} has no relationship ${reverse.relationship} to ${def.type}`);
+    const index = this.aggregateIndex(source, reverse.relationship);
+    if (!index) throw problem(`${reverse.type} declares no aggregateIndex('${reverse.relationship}')`);
+    if (index.unique || index.slot) throw problem(`its index must be neither unique nor in a lookup slot (eventually consistent)`);
   }
 
   get types(): string[] {
@@ -46,6 +61,32 @@ export class Registry implements RecordModel {
 
   familyOf(type: string): string {
     return this.defs.get(type)?.family ?? type;
+  }
+
+  /** Where a record is stored: its own item, or the item of the aggregate that holds it (a well's plate). */
+  storageOf(ref: Ref): { family: string; id: number; embedded: boolean } {
+    const embedded = [ref.type, ...this.concreteTypes(ref.type)].map((t) => this.defs.get(t)?.embedded).find((e): e is EmbeddedDef => e !== undefined);
+    return embedded
+      ? { family: this.familyOf(embedded.parentTypes[0]!), id: embedded.parentId(ref.id), embedded: true }
+      : { family: this.familyOf(ref.type), id: ref.id, embedded: false };
+  }
+
+  /** The aggregate a record belongs to, as `family:id` of the item it is stored in. */
+  aggregateKey(ref: Ref): string {
+    const { family, id } = this.storageOf(ref);
+    return recordKey(family, id);
+  }
+
+  /** The name and definition of a type's index on the aggregates of what `relationship` points at, if it has one. */
+  private aggregateIndex(def: ResourceDef, relationship: string): (IndexDef & { name: string }) | undefined {
+    const entry = Object.entries(def.indexes ?? {}).find(([, index]) => index.aggregatesOf === relationship);
+    return entry && { ...entry[1], name: entry[0] };
+  }
+
+  /** The scope of the index a reverse relationship reads (checked to exist at start-up). */
+  reverseScope(reverse: ReverseDef): string {
+    const source = this.require(reverse.type);
+    return this.indexScope(source, this.aggregateIndex(source, reverse.relationship)!.name);
   }
 
   /** Embedded types held by records of `type`. */
@@ -101,7 +142,8 @@ export class Registry implements RecordModel {
   }
 
   indexValues(index: IndexDef, record: StoredRecord): string[] {
-    const values = index.values(record).filter((v) => v !== null && v !== undefined && v !== '');
+    const raw = index.values ? index.values(record) : refsOf(record.rels[index.aggregatesOf]).map((ref) => this.aggregateKey(ref));
+    const values = raw.filter((v) => v !== null && v !== undefined && v !== '');
     return [...new Set(values.map((v) => (index.normalize ?? String)(String(v))))];
   }
 

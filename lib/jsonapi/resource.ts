@@ -41,17 +41,40 @@ export interface RelationshipDef {
   required?: boolean;
   acceptOnCreate?: boolean;
   /**
-   * Resolves the relationship for many records at once (reverse or computed relationships). By default
-   * the linkage stored on the record is used.
+   * Resolves the relationship for many records at once (computed relationships). By default the linkage
+   * stored on the record is used.
    */
   resolve?: (ctx: RequestContext, records: StoredRecord[]) => Promise<Map<StoredRecord, RelValue>>;
+  /** A reverse relationship (made by `reverse()`): resolved by the engine through the pointing type's aggregate index. */
+  reverse?: ReverseDef;
 }
 
+/** The records of `type` whose relationship `relationship` points at the record (lib/jsonapi/reverse.ts). */
+export interface ReverseDef {
+  type: string;
+  relationship: string;
+}
+
+/**
+ * What an index is keyed by: values computed from the record, or the aggregates of what one of its
+ * relationships points at (see `aggregateIndex`).
+ */
+export type IndexKey =
+  | { values: (record: StoredRecord) => unknown[]; aggregatesOf?: never }
+  | {
+      /**
+       * A relationship of this type: the record is indexed under the aggregate (`family:id` of the item it
+       * is stored in: a well's plate, a sample itself) of each record it points at, so a reverse
+       * relationship finds the pointing records of a whole plate's wells with one query.
+       */
+      aggregatesOf: string;
+      values?: never;
+    };
+
 /** Index entries a record carries so it can be found by a value, optionally unique per value. */
-export interface IndexDef {
+export type IndexDef = IndexKey & {
   /** The index scope; defaults to `<type>.<index name>`. Types that share a scope share the index. */
   scope?: string;
-  values: (record: StoredRecord) => unknown[];
   normalize?: (value: string) => string;
   /**
    * One record per value. A value taken is a 422 on `field`; or, with `'retry'`, the write starts again
@@ -71,7 +94,7 @@ export interface IndexDef {
    * eventually consistent.
    */
   slot?: 1 | 2;
-}
+};
 
 /**
  * A type whose records live inside records of another type (wells in their plate, aliquots in their
@@ -167,6 +190,18 @@ export const toMany = (
   access,
   ...options,
 });
+
+/**
+ * A read-only to-many relationship to the records of `type` whose relationship `relationship` points at
+ * this record; `type` must index that relationship with `aggregateIndex` (the registry checks at start-up).
+ */
+export const reverse = (type: string, relationship: string): RelationshipDef => ({ ...toMany(type, 'R'), reverse: { type, relationship } });
+
+/**
+ * The index a reverse relationship reads: entries under the aggregate of what `relationship` points at,
+ * in the pointing record's id order, kept in the same transaction as the record (strongly consistent).
+ */
+export const aggregateIndex = (relationship: string): IndexDef => ({ aggregatesOf: relationship });
 
 /** The standard read-only timestamps, rendered from the record's own. */
 export const timestamps = {

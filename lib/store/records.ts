@@ -13,6 +13,9 @@ export interface Ref {
 
 export type RelValue = Ref | Ref[] | null;
 
+/** The refs a relationship value names, whatever its kind. */
+export const refsOf = (value: RelValue | undefined): Ref[] => (value === null || value === undefined ? [] : Array.isArray(value) ? value : [value]);
+
 /** One stored resource. `attrs` and `rels` hold what the resource definition says is stored. */
 export interface StoredRecord {
   family: string;
@@ -36,8 +39,8 @@ export interface TermHit {
 
 const BATCH_GET_LIMIT = 100;
 const MAX_UNPROCESSED_ATTEMPTS = 6;
-/** BatchGetItem calls one request runs at once: enough to overlap round trips, few enough not to flood a partition or the Lambda. */
-const MAX_PARALLEL_BATCHES = 4;
+/** BatchGetItem (or Query) calls one read runs at once: enough to overlap round trips, few enough not to flood a partition or the Lambda. */
+const MAX_PARALLEL_READS = 4;
 
 export const ID_WIDTH = 12;
 export const padId = (id: number): string => String(id).padStart(ID_WIDTH, '0');
@@ -75,7 +78,7 @@ export async function getRecords(keys: { family: string; id: number }[]): Promis
   const chunks: Record<string, string>[][] = [];
   for (let i = 0; i < unique.length; i += BATCH_GET_LIMIT) chunks.push(unique.slice(i, i + BATCH_GET_LIMIT));
   const table = config().LTS_TABLE_NAME;
-  await bounded(chunks, MAX_PARALLEL_BATCHES, async (chunk) => {
+  await bounded(chunks, MAX_PARALLEL_READS, async (chunk) => {
     let pending: Record<string, unknown>[] = chunk;
     // BatchGetItem may hand back part of the keys unprocessed (16 MB per call, or under load); ask again
     // for those, a few times: keys still left then mean DynamoDB is short of capacity (a 503).
@@ -181,6 +184,22 @@ export async function readRange(
   const ranged = position ? (options.descending ? query.lt(position) : query.gt(position)) : query;
   const { data } = await ranged.go(go);
   return data.map((d) => ({ ref: d.ref ?? '-', family: d.family, type: d.type, id: d.id, ...(d.updatedAt !== undefined ? { updatedAt: d.updatedAt } : {}) }));
+}
+
+/**
+ * The entries under several values of one index scope, in id order per value: one Query per value, each
+ * read page after page (DynamoDB answers at most 1 MB a call) to its end, at most four at once, strongly
+ * consistent. Bounded: a Query reads no more than the `limit` + 1 entries still wanted when it starts, and
+ * none starts once they are found, so at most four times that is ever read. A result longer than `limit`
+ * means "more than `limit`", not all of them.
+ */
+export async function findTermsUnder(scope: string, values: readonly string[], limit: number): Promise<TermHit[]> {
+  const found: TermHit[] = [];
+  await bounded(values, MAX_PARALLEL_READS, async (value) => {
+    const wanted = limit + 1 - found.length;
+    if (wanted > 0) found.push(...(await readRange({ kind: 'term', scope, value }, { byUpdated: false, limit: wanted, descending: false })));
+  });
+  return found;
 }
 
 /** How many entries a range holds, counted by DynamoDB (keys only, page by page); for ranges of few entries. */

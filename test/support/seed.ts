@@ -1,6 +1,7 @@
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '#lib/config.ts';
-import { registry } from '#lib/resources/index.ts';
+import type { Registry } from '#lib/jsonapi/registry.ts';
+import { registry as serviceRegistry } from '#lib/resources/index.ts';
 import { dynamo } from '#lib/store/client.ts';
 import { countUpdate } from '#lib/store/counts.ts';
 import { store } from '#lib/store/entities.ts';
@@ -13,11 +14,13 @@ import { encodeUuid } from '#lib/store/uuids.ts';
  * Writes records straight into the table, as the service would store them (record items, their index
  * items, their counts), without going through the API: the way to set up collections of thousands of
  * records in seconds. Ids come from the service's own sequence, so API writes afterwards do not collide.
+ * `registry` stores them as other definitions than the service's would (test-only types).
  */
 export async function seedRecords(
   type: string,
   count: number,
   build: (i: number) => { attrs: Record<string, unknown>; rels: Record<string, RelValue> },
+  registry: Registry = serviceRegistry,
 ): Promise<StoredRecord[]> {
   const family = registry.familyOf(type);
   const { first, createdAt } = await reserve(family, count, new Date().toISOString());
