@@ -45,6 +45,9 @@ export const routes: readonly Route[] = [
   one('aliquots', READ_CREATE),
   one('racked_tubes', READ),
   one('custom_metadatum_collections', READ_WRITE),
+  one('lot_types', READ),
+  one('lots', READ),
+  one('qcables', READ_WRITE),
   { name: FALLBACK, types: [], methods: [] },
 ];
 

@@ -1,6 +1,8 @@
 import { Registry } from '#lib/jsonapi/registry.ts';
 import { customMetadatumCollections } from '#lib/resources/custom-metadatum-collections.ts';
 import { labware, plates, tubes } from '#lib/resources/labware.ts';
+import { lots, lotTypes } from '#lib/resources/lots.ts';
+import { qcables } from '#lib/resources/qcables.ts';
 import { aliquots, receptacles, wells } from '#lib/resources/receptacles.ts';
 import { rackedTubes, tubeRacks } from '#lib/resources/tube-racks.ts';
 import { barcodePrinters, platePurposes, requestTypes, studies, submissionTemplates, tubePurposes, tubeRackPurposes, users } from '#lib/resources/reference.ts';
@@ -28,4 +30,7 @@ export const registry = new Registry([
   aliquots,
   rackedTubes,
   customMetadatumCollections,
+  lotTypes,
+  lots,
+  qcables,
 ]);
