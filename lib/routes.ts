@@ -48,6 +48,7 @@ export const routes: readonly Route[] = [
   one('lot_types', READ),
   one('lots', READ),
   one('qcables', READ_WRITE),
+  one('state_changes', READ_CREATE),
   { name: FALLBACK, types: [], methods: [] },
 ];
 

@@ -8,6 +8,7 @@ import { rackedTubes, tubeRacks } from '#lib/resources/tube-racks.ts';
 import { barcodePrinters, platePurposes, requestTypes, studies, submissionTemplates, tubePurposes, tubeRackPurposes, users } from '#lib/resources/reference.ts';
 import { sampleMetadata } from '#lib/resources/sample-metadata.ts';
 import { samples } from '#lib/resources/samples.ts';
+import { stateChanges } from '#lib/resources/state-changes.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
 export const registry = new Registry([
@@ -33,4 +34,5 @@ export const registry = new Registry([
   lotTypes,
   lots,
   qcables,
+  stateChanges,
 ]);
