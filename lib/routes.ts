@@ -49,6 +49,8 @@ export const routes: readonly Route[] = [
   one('lots', READ),
   one('qcables', READ_WRITE),
   one('state_changes', READ_CREATE),
+  one('submissions', READ_CREATE),
+  one('orders', READ_CREATE),
   { name: FALLBACK, types: [], methods: [] },
 ];
 

@@ -9,6 +9,7 @@ import { barcodePrinters, platePurposes, requestTypes, studies, submissionTempla
 import { sampleMetadata } from '#lib/resources/sample-metadata.ts';
 import { samples } from '#lib/resources/samples.ts';
 import { stateChanges } from '#lib/resources/state-changes.ts';
+import { orders, submissions } from '#lib/resources/submissions.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
 export const registry = new Registry([
@@ -35,4 +36,6 @@ export const registry = new Registry([
   lots,
   qcables,
   stateChanges,
+  submissions,
+  orders,
 ]);
