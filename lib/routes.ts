@@ -45,6 +45,12 @@ export const routes: readonly Route[] = [
   one('aliquots', READ_CREATE),
   one('racked_tubes', READ),
   one('custom_metadatum_collections', READ_WRITE),
+  one('lot_types', READ),
+  one('lots', READ),
+  one('qcables', READ_WRITE),
+  one('state_changes', READ_CREATE),
+  one('submissions', READ_CREATE),
+  one('orders', READ_CREATE),
   { name: FALLBACK, types: [], methods: [] },
 ];
 

@@ -1,5 +1,5 @@
 import type { Registry } from '#lib/jsonapi/registry.ts';
-import { own, type ResourceDef } from '#lib/jsonapi/resource.ts';
+import { own, type RelationshipDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import { findTerms, getRecords, recordKey, type Ref, type RelValue } from '#lib/store/records.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 
@@ -7,8 +7,9 @@ import { UnitOfWork } from '#lib/store/unit-of-work.ts';
  * Loads reference data from a JSON document `{ "<type>": [ { "<attribute>": value, … }, … ], … }`.
  * Each record is found by its type's first unique index (users by login, request types by key, the
  * rest by name): an existing record is updated to match, a missing one created, so loading twice
- * changes nothing. A relationship is given as the natural key of the record it names (or a list of them).
- * Only read-only reference types can be loaded; everything is validated before anything is written.
+ * changes nothing. A relationship is given as the natural key of the record it names (or a list of them):
+ * a record already stored or one earlier in the same document. Only read-only reference types can be
+ * loaded; everything, references included, is validated before anything is written.
  */
 export interface LoadReport {
   created: number;
@@ -34,9 +35,24 @@ async function findByNaturalKey(registry: Registry, def: ResourceDef, value: str
 
 interface Planned {
   def: ResourceDef;
+  /** Where the record is in the document, for messages (`lots[0]`). */
+  where: string;
   key: string;
   attrs: Record<string, unknown>;
-  rels: Record<string, unknown>;
+  /** The natural keys each relationship names (null clears a to-one). */
+  rels: Record<string, string | string[] | null>;
+}
+
+/** The natural keys a relationship value names, or why it cannot name any. */
+function namedKeys(registry: Registry, relationship: RelationshipDef, value: unknown): { keys: string | string[] | null } | { problem: string } {
+  const target = relationship.types[0]!;
+  const targetDef = registry.get(target);
+  if (!targetDef) return { problem: `links to ${target}, which this service does not serve yet` };
+  if (relationship.resolve || targetDef.methods.includes('create')) return { problem: 'is not loadable: it does not link reference data' };
+  if (relationship.kind === 'one')
+    return value === null || typeof value === 'string' ? { keys: value } : { problem: `must be the name of a ${target} record or null` };
+  const keys = Array.isArray(value) ? value : [value];
+  return keys.every((k) => typeof k === 'string') ? { keys } : { problem: `must be a list of names of ${target} records` };
 }
 
 function validate(registry: Registry, document: unknown): Planned[] {
@@ -61,11 +77,15 @@ function validate(registry: Registry, document: unknown): Planned[] {
         return;
       }
       const attrs: Record<string, unknown> = {};
-      const rels: Record<string, unknown> = {};
+      const rels: Planned['rels'] = {};
       for (const [name, value] of Object.entries(record)) {
         const attribute = own(def.attributes, name);
-        if (own(def.relationships, name)) rels[name] = value;
-        else if (!attribute?.schema) problems.push(`${where}.${name}: not a loadable attribute of ${type}`);
+        const relationship = own(def.relationships, name);
+        if (relationship) {
+          const named = namedKeys(registry, relationship, value);
+          if ('problem' in named) problems.push(`${where}.${name}: ${named.problem} (got ${JSON.stringify(value)})`);
+          else rels[name] = named.keys;
+        } else if (!attribute?.schema) problems.push(`${where}.${name}: not a loadable attribute of ${type}`);
         else {
           const parsed = attribute.schema.safeParse(value);
           if (parsed.success) attrs[name] = parsed.data;
@@ -75,28 +95,53 @@ function validate(registry: Registry, document: unknown): Planned[] {
       for (const [name, attribute] of Object.entries(def.attributes)) {
         if (attribute.required && attrs[name] === undefined) problems.push(`${where}.${name}: required`);
       }
-      if (typeof attrs[field] === 'string') planned.push({ def, key: attrs[field], attrs, rels });
+      for (const [name, relationship] of Object.entries(def.relationships)) {
+        if (relationship.required && (rels[name] === undefined || rels[name] === null)) problems.push(`${where}.${name}: required`);
+      }
+      if (typeof attrs[field] === 'string') planned.push({ def, where, key: attrs[field], attrs, rels });
     });
   }
   if (problems.length > 0) throw new ReferenceDataError(`invalid reference data:\n  ${problems.join('\n  ')}`);
   return planned;
 }
 
+const keysOf = (value: string | string[] | null): string[] => (value === null ? [] : Array.isArray(value) ? value : [value]);
+
+/** Each reference must name a record stored already or planned earlier in the document (written before it). */
+async function checkReferences(registry: Registry, planned: Planned[]): Promise<void> {
+  const normalized = (def: ResourceDef, key: string) => (def.indexes![naturalKey(def).index]!.normalize ?? String)(key);
+  const plannedBefore = (i: number, def: ResourceDef, key: string) =>
+    planned.slice(0, i).some((p) => registry.concreteTypes(def.type).includes(p.def.type) && normalized(p.def, p.key) === normalized(def, key));
+  const problems = await Promise.all(
+    planned.flatMap(({ def, where, rels }, i) =>
+      Object.entries(rels).flatMap(([name, value]) => {
+        const target = registry.require(def.relationships[name]!.types[0]!);
+        return keysOf(value).map(async (key) =>
+          plannedBefore(i, target, key) || (await findByNaturalKey(registry, target, key))
+            ? []
+            : [`${where}.${name}: names ${JSON.stringify(key)}, which is no ${target.type} record (stored, or earlier in this document)`],
+        );
+      }),
+    ),
+  );
+  if (problems.flat().length > 0) throw new ReferenceDataError(`invalid reference data:\n  ${problems.flat().join('\n  ')}`);
+}
+
 export async function loadReferenceData(registry: Registry, document: unknown): Promise<LoadReport> {
   const planned = validate(registry, document);
+  await checkReferences(registry, planned);
   const report: LoadReport = { created: 0, updated: 0, unchanged: 0 };
-  for (const { def, key, attrs, rels: rawRels } of planned) {
+  for (const { def, key, attrs, rels: named } of planned) {
     const rels: Record<string, RelValue> = {};
-    for (const [name, value] of Object.entries(rawRels)) {
+    for (const [name, value] of Object.entries(named)) {
       const relationship = def.relationships[name]!;
       const targetDef = registry.require(relationship.types[0]!);
-      const resolve = async (v: unknown) => {
-        const ref = typeof v === 'string' ? await findByNaturalKey(registry, targetDef, v) : undefined;
+      const resolve = async (v: string) => {
+        const ref = await findByNaturalKey(registry, targetDef, v);
         if (!ref) throw new ReferenceDataError(`${def.type} ${key}: ${name} names ${JSON.stringify(v)}, which is not a ${targetDef.type} record`);
         return ref;
       };
-      rels[name] =
-        relationship.kind === 'many' ? await Promise.all((Array.isArray(value) ? value : [value]).map(resolve)) : value === null ? null : await resolve(value);
+      rels[name] = relationship.kind === 'many' ? await Promise.all(keysOf(value).map(resolve)) : value === null ? null : await resolve(value as string);
     }
     const uow = new UnitOfWork(registry, new Date().toISOString());
     const existing = await findByNaturalKey(registry, def, key);

@@ -1,11 +1,15 @@
 import { Registry } from '#lib/jsonapi/registry.ts';
 import { customMetadatumCollections } from '#lib/resources/custom-metadatum-collections.ts';
 import { labware, plates, tubes } from '#lib/resources/labware.ts';
+import { lots, lotTypes } from '#lib/resources/lots.ts';
+import { qcables } from '#lib/resources/qcables.ts';
 import { aliquots, receptacles, wells } from '#lib/resources/receptacles.ts';
 import { rackedTubes, tubeRacks } from '#lib/resources/tube-racks.ts';
 import { barcodePrinters, platePurposes, requestTypes, studies, submissionTemplates, tubePurposes, tubeRackPurposes, users } from '#lib/resources/reference.ts';
 import { sampleMetadata } from '#lib/resources/sample-metadata.ts';
 import { samples } from '#lib/resources/samples.ts';
+import { stateChanges } from '#lib/resources/state-changes.ts';
+import { orders, submissions } from '#lib/resources/submissions.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
 export const registry = new Registry([
@@ -28,4 +32,10 @@ export const registry = new Registry([
   aliquots,
   rackedTubes,
   customMetadatumCollections,
+  lotTypes,
+  lots,
+  qcables,
+  stateChanges,
+  submissions,
+  orders,
 ]);

@@ -6,27 +6,27 @@ import { attr, indexFilters, lowerCase, uuidAttribute, uuidFilter, type Attribut
  * the API and loaded by the admin command line (lib/reference/); the attribute schemas below validate
  * those files.
  */
-const text = z.string().min(1).max(4096);
+export const text = z.string().min(1).max(4096);
 
 /** A unique, case-insensitive name-like index, also used by the filter of the same name. */
-const uniqueIndex = (field: string, scope?: string): IndexDef => ({
+export const uniqueIndex = (field: string, scope?: string): IndexDef => ({
   ...(scope ? { scope } : {}),
   values: (r) => [r.attrs[field]],
   normalize: lowerCase,
   unique: { field, pointer: `/data/attributes/${field}` },
 });
 
-function referenceResource(
+export function referenceResource(
   type: string,
   attributes: Record<string, AttributeDef>,
-  options: { family?: string; indexes: Record<string, IndexDef>; filters?: string[] },
+  options: { family?: string; indexes: Record<string, IndexDef>; filters?: string[]; relationships?: ResourceDef['relationships'] },
 ): ResourceDef {
   return {
     type,
     ...(options.family ? { family: options.family } : {}),
     methods: ['list', 'read'],
     attributes: { ...uuidAttribute, ...attributes },
-    relationships: {},
+    relationships: options.relationships ?? {},
     indexes: options.indexes,
     filters: { uuid: uuidFilter, ...indexFilters(...(options.filters ?? Object.keys(options.indexes))) },
   };

@@ -1,0 +1,33 @@
+import { attr, timestamps, toMany, toOne, uuidAttribute, uuidFilter, type ResourceDef } from '#lib/jsonapi/resource.ts';
+import { defaultCreate } from '#lib/jsonapi/write.ts';
+import { text } from '#lib/resources/reference.ts';
+
+/**
+ * Submissions and their orders (contract §3): what work a lab asks for, created by POST only. The
+ * requests that carry the work out link to them.
+ */
+
+/** Where every submission starts; it is read-only through the API. */
+const SUBMISSION_INITIAL_STATE = 'pending';
+
+export const submissions: ResourceDef = {
+  type: 'submissions',
+  methods: ['list', 'read', 'create'],
+  attributes: { ...uuidAttribute, name: attr('WO', text), state: attr('R'), ...timestamps },
+  relationships: { user: toOne('users', 'WO') },
+  filters: { uuid: uuidFilter },
+  create: (ctx, input) => defaultCreate(ctx, submissions, { ...input, attributes: { ...input.attributes, state: SUBMISSION_INITIAL_STATE } }),
+};
+
+export const orders: ResourceDef = {
+  type: 'orders',
+  methods: ['list', 'read', 'create'],
+  attributes: { ...uuidAttribute, ...timestamps },
+  relationships: {
+    submission: toOne('submissions', 'WO', { required: true }),
+    study: toOne('studies', 'WO', { required: true }),
+    user: toOne('users', 'WO'),
+    request_types: toMany('request_types', 'WO'),
+  },
+  filters: { uuid: uuidFilter },
+};

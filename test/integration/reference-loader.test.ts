@@ -1,0 +1,91 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadReferenceData, ReferenceDataError } from '#lib/reference/load.ts';
+import { registry } from '#lib/resources/index.ts';
+import { call } from '../support/api.ts';
+import { freshStore } from '../support/store.ts';
+import { tableSnapshot } from '../support/table.ts';
+
+/**
+ * The reference-data loader's references between records (docs/reference-data.md): a relationship names
+ * a record by its natural key, stored already or earlier in the same document; every reference is
+ * checked before anything is written, so a bad document leaves the table as it was.
+ */
+
+beforeAll(freshStore);
+
+/** Loads a document that must be refused; checks nothing was written and returns the message. */
+async function refusedLoad(document: unknown): Promise<string> {
+  const before = await tableSnapshot();
+  const error = await loadReferenceData(registry, document).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ReferenceDataError);
+  expect(await tableSnapshot()).toEqual(before);
+  return (error as Error).message;
+}
+
+const lotOf = async (lotNumber: string) =>
+  (await call('GET', `/api/v2/lots?filter[lot_number]=${lotNumber}&include=lot_type.target_purpose`)).body as { data: any[]; included?: any[] };
+
+describe('references between reference records', () => {
+  it('links a lot to a lot type loaded earlier in the same document, and that type to a stored purpose', async () => {
+    const report = await loadReferenceData(registry, {
+      lot_types: [{ name: 'Loader Plates', target_purpose: 'stock plate', qcable_initial_state: 'pending' }],
+      lots: [{ lot_number: 'LOADER-1', lot_type: 'LOADER PLATES', template_name: 'Some template' }],
+    });
+    expect(report).toEqual({ created: 2, updated: 0, unchanged: 0 });
+    const lot = await lotOf('LOADER-1');
+    expect(lot.included?.map((r) => [r.type, r.attributes.name])).toEqual([
+      ['lot_types', 'Loader Plates'],
+      ['plate_purposes', 'Stock Plate'],
+    ]);
+  });
+
+  it('loading the same document again changes nothing; a changed reference updates the record', async () => {
+    const document = { lots: [{ lot_number: 'LOADER-2', lot_type: 'Tag Plates' }] };
+    expect(await loadReferenceData(registry, document)).toEqual({ created: 1, updated: 0, unchanged: 0 });
+    expect(await loadReferenceData(registry, document)).toEqual({ created: 0, updated: 0, unchanged: 1 });
+    expect(await loadReferenceData(registry, { lots: [{ lot_number: 'LOADER-2', lot_type: 'QC Plates' }] })).toEqual({ created: 0, updated: 1, unchanged: 0 });
+    expect((await lotOf('LOADER-2')).included?.map((r) => r.attributes.name)).toEqual(['QC Plates']);
+  });
+
+  it('refuses a reference to a record that is neither stored nor earlier in the document, writing nothing', async () => {
+    const message = await refusedLoad({
+      studies: [{ name: 'Written only if all is well' }],
+      lots: [{ lot_number: 'LOADER-3', lot_type: 'No Such Type' }],
+    });
+    expect(message).toContain('lots[0].lot_type: names "No Such Type", which is no lot_types record');
+    expect((await call('GET', '/api/v2/studies?filter[name]=Written%20only%20if%20all%20is%20well')).body.data).toEqual([]);
+  });
+
+  it('refuses a reference to a record that comes later in the document', async () => {
+    const message = await refusedLoad({
+      lots: [{ lot_number: 'LOADER-4', lot_type: 'Later Plates' }],
+      lot_types: [{ name: 'Later Plates' }],
+    });
+    expect(message).toContain('lots[0].lot_type: names "Later Plates"');
+  });
+
+  it('refuses a missing required relationship, a malformed one, and relationships that are not loadable', async () => {
+    const message = await refusedLoad({
+      lots: [
+        { lot_number: 'LOADER-5' },
+        { lot_number: 'LOADER-6', lot_type: null },
+        { lot_number: 'LOADER-7', lot_type: ['Tag Plates'] },
+        { lot_number: 'LOADER-8', lot_type: 'Tag Plates', template: 'Test i7 column' },
+        { lot_number: 'LOADER-9', lot_type: 'Tag Plates', qcables: [] },
+      ],
+    });
+    expect(message).toContain('lots[0].lot_type: required');
+    expect(message).toContain('lots[1].lot_type: required');
+    expect(message).toContain('lots[2].lot_type: must be the name of a lot_types record or null (got ["Tag Plates"])');
+    expect(message).toContain('lots[3].template: links to tag_layout_templates, which this service does not serve yet');
+    expect(message).toContain('lots[4].qcables: is not loadable');
+  });
+
+  it('refuses an unknown initial qcable state', async () => {
+    const message = await refusedLoad({ lot_types: [{ name: 'Odd Plates', qcable_initial_state: 'ready' }] });
+    expect(message).toContain('lot_types[0].qcable_initial_state');
+  });
+});
