@@ -1,7 +1,7 @@
 /**
  * Declarative state machines (reference-behaviour.md §3): states, an initial state and named events
  * from → to. Pure: the write that changes a state is conditional on the record's version, so two
- * concurrent transitions of one record cannot both commit (docs/decisions.md, "State machines").
+ * concurrent transitions of one record cannot both commit (docs/decisions.md, "Qcables, state changes and lots").
  */
 export interface Transition<S extends string, E extends string> {
   event: E;
