@@ -9,7 +9,8 @@ import { linkage, renderResource, resourceUrl, type Fieldsets } from '#lib/jsona
 import { defaultCreate, defaultUpdate, recordEvents, requestHash, resolveInput, validateValues } from '#lib/jsonapi/write.ts';
 import { store } from '#lib/store/entities.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
-import { ConflictError, IDEMPOTENCY_SECONDS, IdempotencyRace, UnitOfWork, type StoredResponse } from '#lib/store/unit-of-work.ts';
+import { ConflictError, IdempotencyRace } from '#lib/store/errors.ts';
+import { IDEMPOTENCY_SECONDS, UnitOfWork, type StoredResponse } from '#lib/store/unit-of-work.ts';
 
 export interface ApiRequest {
   method: string;
@@ -157,7 +158,8 @@ async function get(ctx: RequestContext, def: ResourceDef, target: Target, reques
 
 /**
  * Only writes of the same record (or the same unique value) conflict; the loser starts again from fresh
- * reads, with backoff, before a 409. A generated barcode found taken also starts the write again.
+ * reads, with backoff, before a 409 (the last ConflictError, lib/jsonapi/store-errors.ts). A generated
+ * barcode found taken also starts the write again.
  */
 const MAX_ATTEMPTS = 10;
 const MAX_BACKOFF_MS = 500;
@@ -188,6 +190,7 @@ async function write(ctx: RequestContext, def: ResourceDef, target: Target, requ
   const earlier = await replay();
   if (earlier) return earlier;
 
+  let conflict: ConflictError | undefined;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const uow = new UnitOfWork(ctx.registry, ctx.now);
     const wctx: WriteContext = { ...ctx, uow, loader: new Loader(ctx.registry, (family, rid) => uow.staged(family, rid)) };
@@ -208,11 +211,12 @@ async function write(ctx: RequestContext, def: ResourceDef, target: Target, requ
     } catch (error) {
       if (error instanceof IdempotencyRace) return (await replay()) ?? response;
       if (!(error instanceof ConflictError)) throw error;
+      conflict = error;
       // Another request changed what this one read: start again from fresh reads, after an exponential, fully jittered pause.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_BACKOFF_MS, 10 * 2 ** attempt)));
     }
   }
-  throw errors.concurrentUpdate();
+  throw conflict;
 }
 
 /** Serves one request addressed to `def` once authentication, routing and media types have passed. */
