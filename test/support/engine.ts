@@ -1,31 +1,39 @@
-import { Loader, type RequestContext } from '#lib/jsonapi/context.ts';
+import { newRequestContext } from '#lib/jsonapi/context.ts';
 import { parsePath, serve, type ApiResponse } from '#lib/jsonapi/engine.ts';
+import { errorResponse } from '#lib/jsonapi/error-response.ts';
+import type { Registry } from '#lib/jsonapi/registry.ts';
 import { registry } from '#lib/resources/index.ts';
 import { countCalls, type CallCount } from '#lib/store/client.ts';
 
 /**
  * Serves one request through the engine, past authentication and routing (no API key lookup), inside
- * countCalls, so the DynamoDB calls it makes are known by operation. `pathAndQuery` may carry a query string.
+ * countCalls, so the DynamoDB calls it makes are known by operation; errors become their responses. `pathAndQuery` may carry a query
+ * string; `resources` may be a test registry with definitions of its own.
  */
-export async function direct(method: string, pathAndQuery: string, body?: unknown): Promise<{ response: ApiResponse; document: any; counts: CallCount }> {
+export async function direct(
+  method: string,
+  pathAndQuery: string,
+  body?: unknown,
+  options: { resources?: Registry; headers?: Record<string, string> } = {},
+): Promise<{ response: ApiResponse; document: any; counts: CallCount }> {
+  const resources = options.resources ?? registry;
   const [path = '', query = ''] = pathAndQuery.split(/\?(.*)/s);
-  const target = parsePath(path)!;
-  const ctx: RequestContext = {
-    registry,
+  const target = parsePath(path, resources)!;
+  const ctx = newRequestContext(resources, {
     baseUrl: 'https://lts.test',
     requestId: `direct-${Math.random()}`,
-    now: new Date().toISOString(),
     apiKey: { name: 'test-write', scope: 'write' },
-    loader: new Loader(registry),
-  };
+  });
   const request = {
     method,
     path,
     query,
-    headers: { 'content-type': 'application/vnd.api+json' },
+    headers: { 'content-type': 'application/vnd.api+json', ...options.headers },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   };
-  const { counts, result } = countCalls(() => serve(ctx, registry.require(target.type), target, request));
+  const { counts, result } = countCalls(() =>
+    serve(ctx, resources.require(target.type), target, request).catch((error) => errorResponse(error, ctx.requestId)),
+  );
   const response = await result;
   return { response, document: response.body ? JSON.parse(response.body) : undefined, counts };
 }
