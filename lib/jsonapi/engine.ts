@@ -172,6 +172,8 @@ async function get(ctx: RequestContext, def: ResourceDef, target: Target, reques
  */
 const MAX_ATTEMPTS = 10;
 const MAX_BACKOFF_MS = 500;
+/** Idempotency keys name the request item, whose partition key DynamoDB limits to 2,048 bytes (with the key's name). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 function parseBody(request: ApiRequest): unknown {
   try {
@@ -204,6 +206,9 @@ async function commitWrite(
   const options = readOptions(ctx, query, [def.type]);
 
   const idempotencyKey = request.method === 'POST' ? request.headers['idempotency-key'] : undefined;
+  if (idempotencyKey !== undefined && idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw errors.invalidHeader('Idempotency-Key', `Idempotency-Key may be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, got ${idempotencyKey.length}`);
+  }
   const scopedKey = idempotencyKey ? `${ctx.apiKey?.name ?? ''}\n${idempotencyKey}` : undefined;
   const hash = requestHash(request.method, request.path, request.body);
   const replay = async (): Promise<ApiResponse | undefined> => {
