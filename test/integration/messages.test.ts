@@ -11,7 +11,7 @@ import { uniqueName } from '../support/fixtures.ts';
 import { assertJsonApiDocument } from '../support/jsonapi-schema.ts';
 import { freshStore } from '../support/store.ts';
 import { requestItems, tableSnapshot } from '../support/table.ts';
-import { testRegistry } from '../support/test-resources.ts';
+import { countersRegistry } from '../support/counters-registry.ts';
 
 /** The engine's message entry (lib/jsonapi/message.ts): the same checks, atomicity and idempotency as HTTP. */
 
@@ -199,17 +199,23 @@ describe('a bad message → a 4xx JSON:API error response, nothing written, neve
 });
 
 describe('custom actions through messages (a test-only type, lib/jsonapi/resource.ts ActionDef)', () => {
-  const notes = (...texts: string[]) => ({ data: texts.map((text) => ({ type: 'test_notes', attributes: { text } })) });
+  const counters = (...labels: string[]) => ({ data: labels.map((label) => ({ type: 'test_counters', attributes: { label } })) });
 
   it('POST to an action runs it: 201 with the array', async () => {
-    const { response, document } = await send({ method: 'POST', path: '/api/v2/test_notes/bulk_create', body: notes('a', 'b') }, { resources: testRegistry });
+    const { response, document } = await send(
+      { method: 'POST', path: '/api/v2/test_counters/bulk_create', body: counters('a', 'b') },
+      { resources: countersRegistry },
+    );
     expect(response.status).toBe(201);
-    expect(document.data.map((r: { attributes: { text: string } }) => r.attributes.text)).toEqual(['a', 'b']);
+    expect(document.data.map((r: { attributes: { label: string } }) => r.attributes.label)).toEqual(['a', 'b']);
   });
 
   it('any other method on an action path → 405 with Allow: POST, nothing written', async () => {
     const before = await tableSnapshot();
-    const { response, document } = await send({ method: 'PATCH', path: '/api/v2/test_notes/bulk_create', body: notes('c') }, { resources: testRegistry });
+    const { response, document } = await send(
+      { method: 'PATCH', path: '/api/v2/test_counters/bulk_create', body: counters('c') },
+      { resources: countersRegistry },
+    );
     expect(response.status).toBe(405);
     expect(response.headers).toEqual({ Allow: 'POST' });
     expect(document.errors[0].code).toBe('method_not_allowed');
@@ -219,7 +225,7 @@ describe('custom actions through messages (a test-only type, lib/jsonapi/resourc
   it('an undeclared name is read as an id, as before: PATCH of it is a 400 invalid_id', async () => {
     const { response, document } = await send(
       { method: 'PATCH', path: '/api/v2/samples/bulk_create', body: doc('samples', {}, undefined, '1') },
-      { resources: testRegistry },
+      { resources: countersRegistry },
     );
     expect(response.status).toBe(400);
     expect(document.errors[0].code).toBe('invalid_id');

@@ -2,24 +2,25 @@ import { newRequestContext } from '#lib/jsonapi/context.ts';
 import { parsePath, serve, type ApiResponse } from '#lib/jsonapi/engine.ts';
 import { errorResponse } from '#lib/jsonapi/error-response.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
-import { registry } from '#lib/resources/index.ts';
+import { registry as serviceRegistry } from '#lib/resources/index.ts';
 import { countCalls, type CallCount } from '#lib/store/client.ts';
 
 /**
  * Serves one request through the engine, past authentication and routing (no API key lookup), inside
- * countCalls, so the DynamoDB calls it makes are known by operation; errors become their responses. `pathAndQuery` may carry a query
- * string; `resources` may be a test registry with definitions of its own.
+ * countCalls, so the DynamoDB calls it makes are known by operation; errors become their responses.
+ * `pathAndQuery` may carry a query string. `registry` serves it with other definitions than the
+ * service's (test-only types).
  */
 export async function direct(
   method: string,
   pathAndQuery: string,
   body?: unknown,
-  options: { resources?: Registry; headers?: Record<string, string> } = {},
+  registry: Registry = serviceRegistry,
+  headers: Record<string, string> = {},
 ): Promise<{ response: ApiResponse; document: any; counts: CallCount }> {
-  const resources = options.resources ?? registry;
   const [path = '', query = ''] = pathAndQuery.split(/\?(.*)/s);
-  const target = parsePath(path, resources)!;
-  const ctx = newRequestContext(resources, {
+  const target = parsePath(path, registry)!;
+  const ctx = newRequestContext(registry, {
     baseUrl: 'https://lts.test',
     requestId: `direct-${Math.random()}`,
     apiKey: { name: 'test-write', scope: 'write' },
@@ -28,12 +29,10 @@ export async function direct(
     method,
     path,
     query,
-    headers: { 'content-type': 'application/vnd.api+json', ...options.headers },
+    headers: { 'content-type': 'application/vnd.api+json', ...headers },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   };
-  const { counts, result } = countCalls(() =>
-    serve(ctx, resources.require(target.type), target, request).catch((error) => errorResponse(error, ctx.requestId)),
-  );
+  const { counts, result } = countCalls(() => serve(ctx, registry.require(target.type), target, request).catch((error) => errorResponse(error, ctx.requestId)));
   const response = await result;
   return { response, document: response.body ? JSON.parse(response.body) : undefined, counts };
 }

@@ -12,12 +12,12 @@ import type { StoredRecord } from '#lib/store/records.ts';
  * A test-only type with two custom actions, to prove actions through the engine before a real resource
  * declares one (poly_metadata's bulk_create, contract §2):
  *
- * - `POST /api/v2/test_notes/bulk_create` with `data` an array of resource objects: creates them all or
+ * - `POST /api/v2/test_counters/bulk_create` with `data` an array of resource objects: creates them all or
  *   none, each through the engine's own parsing and validation (errors point at `/data/<index>/…`), 201.
- * - `POST /api/v2/test_notes/tally` with `data` naming one note: adds one to its `count`, 200. It reads
- *   before it writes, so concurrent tallies of one note conflict and are retried from fresh reads.
+ * - `POST /api/v2/test_counters/tally` with `data` naming one counter: adds one to its `count`, 200. It reads
+ *   before it writes, so concurrent tallies of one counter conflict and are retried from fresh reads.
  */
-const TYPE = 'test_notes';
+const TYPE = 'test_counters';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -48,17 +48,17 @@ async function bulkCreate(ctx: WriteContext, body: unknown) {
 
 async function tally(ctx: WriteContext, body: unknown) {
   const id = isObject(body) && isObject(body.data) ? Number(body.data.id) : Number.NaN;
-  const note = Number.isInteger(id) ? await ctx.loader.one({ type: TYPE, id }) : undefined;
-  if (!note) throw errors.notFound(`no ${TYPE} with id ${String(id)}`, { pointer: '/data/id' });
-  return { status: 200 as const, data: ctx.uow.update(note, { attrs: { count: Number(note.attrs.count ?? 0) + 1 } }) };
+  const counter = Number.isInteger(id) ? await ctx.loader.one({ type: TYPE, id }) : undefined;
+  if (!counter) throw errors.notFound(`no ${TYPE} with id ${String(id)}`, { pointer: '/data/id' });
+  return { status: 200 as const, data: ctx.uow.update(counter, { attrs: { count: Number(counter.attrs.count ?? 0) + 1 } }) };
 }
 
-export const testNotes: ResourceDef = {
+export const testCounters: ResourceDef = {
   type: TYPE,
   methods: ['list', 'read', 'create'],
   attributes: {
     ...uuidAttribute,
-    text: attr('RW', z.string().min(1), { required: true }),
+    label: attr('RW', z.string().min(1), { required: true }),
     count: attr('R', z.number().int()),
     ...timestamps,
   },
@@ -71,4 +71,4 @@ export const testNotes: ResourceDef = {
 };
 
 /** The service's registry plus the test-only types. */
-export const testRegistry = new Registry([...registry.types.map((type) => registry.require(type)), testNotes]);
+export const countersRegistry = new Registry([...registry.types.map((type) => registry.require(type)), testCounters]);
