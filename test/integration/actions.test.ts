@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { errorResponse } from '#lib/jsonapi/error-response.ts';
+import type { CallCount } from '#lib/store/client.ts';
 import { direct } from '../support/engine.ts';
 import { assertJsonApiDocument } from '../support/jsonapi-schema.ts';
 import { freshStore } from '../support/store.ts';
@@ -9,7 +11,15 @@ import { countersRegistry } from '../support/counters-registry.ts';
 
 beforeAll(freshStore);
 
-const run = (pathAndQuery: string, body: unknown, headers?: Record<string, string>) => direct('POST', pathAndQuery, body, countersRegistry, headers);
+/** A POST through the engine, answered as the error mapping answers a failure (direct() rejects with the error). */
+async function run(pathAndQuery: string, body: unknown, headers?: Record<string, string>) {
+  try {
+    return await direct('POST', pathAndQuery, body, countersRegistry, headers);
+  } catch (error) {
+    const response = errorResponse(error, 'test');
+    return { response, document: JSON.parse(response.body!), counts: {} as CallCount };
+  }
+}
 const counter = (label: unknown) => ({ type: 'test_counters', attributes: { label } });
 let uniq = 0;
 const label = () => `counter-${++uniq}`;
@@ -60,7 +70,7 @@ describe('POST /api/v2/test_counters/bulk_create', () => {
 
   it('refuses a body that is not JSON (400), and a body the action cannot read (its own 400)', async () => {
     const before = await tableSnapshot();
-    const notJson = await direct('POST', '/api/v2/test_counters/bulk_create', undefined, countersRegistry);
+    const notJson = await run('/api/v2/test_counters/bulk_create', undefined);
     expect(notJson.document.errors[0]).toMatchObject({ status: '400', code: 'invalid_json' });
     const notArray = await run('/api/v2/test_counters/bulk_create', { data: counter(label()) });
     expect(notArray.document.errors[0]).toMatchObject({ status: '400', code: 'invalid_member', source: { pointer: '/data' } });

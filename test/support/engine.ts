@@ -1,15 +1,13 @@
 import { newRequestContext } from '#lib/jsonapi/context.ts';
 import { parsePath, serve, type ApiResponse } from '#lib/jsonapi/engine.ts';
-import { errorResponse } from '#lib/jsonapi/error-response.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { registry as serviceRegistry } from '#lib/resources/index.ts';
 import { countCalls, type CallCount } from '#lib/store/client.ts';
 
 /**
  * Serves one request through the engine, past authentication and routing (no API key lookup), inside
- * countCalls, so the DynamoDB calls it makes are known by operation; errors become their responses.
- * `pathAndQuery` may carry a query string. `registry` serves it with other definitions than the
- * service's (test-only types).
+ * countCalls, so the DynamoDB calls it makes are known by operation. `pathAndQuery` may carry a query string.
+ * `registry` serves it with other definitions than the service's (test-only types).
  */
 export async function direct(
   method: string,
@@ -32,7 +30,7 @@ export async function direct(
     headers: { 'content-type': 'application/vnd.api+json', ...headers },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   };
-  const { counts, result } = countCalls(() => serve(ctx, registry.require(target.type), target, request).catch((error) => errorResponse(error, ctx.requestId)));
+  const { counts, result } = countCalls(() => serve(ctx, registry.require(target.type), target, request));
   const response = await result;
   return { response, document: response.body ? JSON.parse(response.body) : undefined, counts };
 }
