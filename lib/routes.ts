@@ -5,7 +5,7 @@
  *
  * It is data only: it imports nothing, so reading it loads neither the handler (middy), the store nor the
  * resource registry. test/unit/routes.test.ts keeps it in step with the registry (every type, methods
- * from each resource's declared methods) and with the entry files `functions/<name>.ts`.
+ * and actions from each resource's declarations) and with the entry files `functions/<name>.ts`.
  */
 export interface Route {
   /** Function name and its entry file `functions/<name>.ts`. */
@@ -14,6 +14,14 @@ export interface Route {
   types: readonly string[];
   /** HTTP methods the function answers with something other than 405. */
   methods: readonly string[];
+  /** The custom actions of its type, each served at `<method> /api/v2/<type>/<name>`. */
+  actions: readonly RouteAction[];
+}
+
+/** A custom action (lib/jsonapi/resource.ts, ActionDef). */
+export interface RouteAction {
+  name: string;
+  method: string;
 }
 
 export const FALLBACK = 'not-found';
@@ -23,7 +31,7 @@ const READ_CREATE = ['GET', 'POST'] as const;
 const READ_WRITE = ['GET', 'POST', 'PATCH'] as const;
 
 /** A function serving one type. */
-const one = (type: string, methods: readonly string[]): Route => ({ name: type, types: [type], methods });
+const one = (type: string, methods: readonly string[], actions: readonly RouteAction[] = []): Route => ({ name: type, types: [type], methods, actions });
 
 export const routes: readonly Route[] = [
   one('samples', READ_WRITE),
@@ -51,7 +59,7 @@ export const routes: readonly Route[] = [
   one('state_changes', READ_CREATE),
   one('submissions', READ_CREATE),
   one('orders', READ_CREATE),
-  { name: FALLBACK, types: [], methods: [] },
+  { name: FALLBACK, types: [], methods: [], actions: [] },
 ];
 
 export const entryFile = (route: Route): string => `functions/${route.name}.ts`;

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { resetConfig } from '#lib/config.ts';
+import { submitMessages, failed, MessageFileError, resultLine } from '#lib/admin/submit.ts';
+import { config, resetConfig } from '#lib/config.ts';
+import { baseUrl } from '#lib/http/base-url.ts';
 import { ensureTable, startDynamoLocal, type LocalDynamo } from '#lib/local/dynamodb.ts';
 import { defaultReferenceData, useDynamo } from '#lib/local/service.ts';
 import { loadReferenceData, ReferenceDataError } from '#lib/reference/load.ts';
@@ -16,6 +18,11 @@ Commands:
   keys list                                                       list key names and scopes
   load <file.json>                                                load reference data (see docs/reference-data.md)
   load-defaults                                                   load the built-in default reference data
+  submit <messages.json|.ndjson>                                  run inbound messages {method, path, body, idempotency_key}
+                                                                  as the identity "admin" (write); prints one line per
+                                                                  message: number, status, Location/records or errors;
+                                                                  exits 1 if any failed. Links use LTS_BASE_URL (needed
+                                                                  with --aws), else http://localhost:$PORT (3000)
 
 Target store (first that applies):
   --aws                        the AWS table named by LTS_TABLE_NAME, with the SDK's credentials and region
@@ -88,11 +95,36 @@ async function run(argv: string[]): Promise<void> {
       console.log(report(await loadReferenceData(registry, document)));
     } else if (command === 'load-defaults') {
       console.log(report(await loadReferenceData(registry, defaultReferenceData())));
+    } else if (command === 'submit' && sub) {
+      const results = await submitMessages(readMessageFile(sub), { registry, identity: ADMIN, baseUrl: messageBaseUrl(values.aws ?? false) });
+      for (const result of results) console.log(resultLine(result));
+      const failures = results.filter(failed).length;
+      console.error(`${results.length} messages: ${results.length - failures} succeeded, ${failures} failed.`);
+      if (failures > 0) process.exitCode = 1;
     } else {
       throw new UsageError(`unknown command: ${[command, sub, file].filter(Boolean).join(' ')}`);
     }
   } finally {
     await started?.stop();
+  }
+}
+
+/** Who the messages of `submit` come from: their events name it, and it scopes their idempotency keys (as an API key's name does). */
+const ADMIN = { name: 'admin', scope: 'write' } as const;
+
+/** Links in responses and events: the deployed API's URL on AWS; locally, the local service's address. */
+function messageBaseUrl(aws: boolean): string {
+  const configured = config().LTS_BASE_URL;
+  if (configured) return baseUrl(configured, {});
+  if (aws) throw new UsageError('submit --aws needs LTS_BASE_URL, the API URL links in responses and events start with');
+  return `http://localhost:${process.env.PORT ?? '3000'}`;
+}
+
+function readMessageFile(file: string): string {
+  try {
+    return readFileSync(resolve(file), 'utf8');
+  } catch (error) {
+    throw new MessageFileError(`cannot read ${file}: ${(error as Error).message}`);
   }
 }
 
@@ -106,7 +138,7 @@ try {
     if (error.message) console.error(`Error: ${error.message}\n`);
     console.error(USAGE);
     process.exitCode = 2;
-  } else if (error instanceof ReferenceDataError || error instanceof KeyNameTaken) {
+  } else if (error instanceof ReferenceDataError || error instanceof KeyNameTaken || error instanceof MessageFileError) {
     console.error(`Error: ${error.message}`);
     process.exitCode = 1;
   } else {

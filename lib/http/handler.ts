@@ -11,7 +11,7 @@ import { requestLog } from '#lib/http/middleware/request-log.ts';
 import { route } from '#lib/http/middleware/route.ts';
 import { baseUrl } from '#lib/http/base-url.ts';
 import { toResult, type LtsContext } from '#lib/http/request.ts';
-import { Loader } from '#lib/jsonapi/context.ts';
+import { newRequestContext } from '#lib/jsonapi/context.ts';
 import { serve } from '#lib/jsonapi/engine.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { registry } from '#lib/resources/index.ts';
@@ -32,7 +32,7 @@ export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) =>
  */
 function createChain(resources: Registry, served: readonly string[]) {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext>()
-    .use(requestContext())
+    .use(requestContext(resources))
     .use(requestLog())
     .use(jsonApiErrors())
     .use(preflight())
@@ -42,14 +42,7 @@ function createChain(resources: Registry, served: readonly string[]) {
     .use(bodyLimit())
     .handler(async (_event, context) => {
       const { request, def, target, apiKey, requestId } = context.lts;
-      const ctx = {
-        registry: resources,
-        baseUrl: baseUrl(config().LTS_BASE_URL, request.headers),
-        requestId,
-        now: new Date().toISOString(),
-        apiKey,
-        loader: new Loader(resources),
-      };
+      const ctx = newRequestContext(resources, { baseUrl: baseUrl(config().LTS_BASE_URL, request.headers), requestId, apiKey });
       return toResult(await serve(ctx, def!, target!, request), requestId);
     });
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { MAX_BODY_BYTES } from '#lib/http/middleware/body-limit.ts';
+import { MAX_BODY_BYTES } from '#lib/jsonapi/request-checks.ts';
 import type { LambdaHandler } from '#lib/http/handler.ts';
 import { JSON_API } from '#lib/http/request.ts';
 import { internalError } from '#lib/jsonapi/errors.ts';

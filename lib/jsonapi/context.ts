@@ -24,6 +24,11 @@ export interface WriteContext extends RequestContext {
   uow: UnitOfWork;
 }
 
+/** The context of one request or message, with its own loader (its cache lives as long as the request). */
+export function newRequestContext(registry: Registry, about: Pick<RequestContext, 'baseUrl' | 'requestId' | 'apiKey'>): RequestContext {
+  return { registry, ...about, now: new Date().toISOString(), loader: new Loader(registry) };
+}
+
 export const refKey = (ref: Ref): string => `${ref.type}:${ref.id}`;
 export const refOf = (record: StoredRecord): Ref => ({ type: record.type, id: record.id });
 

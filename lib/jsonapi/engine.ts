@@ -7,12 +7,14 @@ import { parseId, parseWriteDocument, type WriteMode } from '#lib/jsonapi/docume
 import { errors } from '#lib/jsonapi/errors.ts';
 import { parseIncludes, resolveIncludes, resolveRelationship, type IncludeTree } from '#lib/jsonapi/include.ts';
 import { parseQuery, type ParsedQuery } from '#lib/jsonapi/query.ts';
-import { own, type ResourceDef } from '#lib/jsonapi/resource.ts';
+import type { Registry } from '#lib/jsonapi/registry.ts';
+import { own, type ActionDef, type ActionResult, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import { linkage, renderResource, resourceUrl, type Fieldsets } from '#lib/jsonapi/render.ts';
 import { defaultCreate, defaultUpdate, recordEvents, requestHash, resolveInput, validateValues } from '#lib/jsonapi/write.ts';
 import { store } from '#lib/store/entities.ts';
 import { refsOf, type StoredRecord } from '#lib/store/records.ts';
-import { ConflictError, IDEMPOTENCY_SECONDS, IdempotencyRace, UnitOfWork, type StoredResponse } from '#lib/store/unit-of-work.ts';
+import { ConflictError, IdempotencyRace } from '#lib/store/errors.ts';
+import { IDEMPOTENCY_SECONDS, UnitOfWork, type StoredResponse } from '#lib/store/unit-of-work.ts';
 
 export interface ApiRequest {
   method: string;
@@ -34,16 +36,20 @@ export interface Target {
   relationship?: string;
   /** `/relationships/<name>` rather than the related resource. */
   linkageOnly?: boolean;
+  /** A custom action the type declares (`/api/v2/<type>/<action>`). */
+  action?: string;
 }
 
 const PREFIX = '/api/v2/';
 
-export function parsePath(path: string): Target | undefined {
+/** What a path addresses. The second segment is an action when the type declares one of that name, else an id. */
+export function parsePath(path: string, registry: Registry): Target | undefined {
   if (!path.startsWith(PREFIX)) return undefined;
   const segments = path.slice(PREFIX.length).replace(/\/$/, '').split('/');
   if (segments.some((s) => s === '')) return undefined;
   const [type, id, third, fourth, ...rest] = segments;
   if (rest.length > 0 || !type) return undefined;
+  if (id !== undefined && third === undefined && own(registry.get(type)?.actions, id)) return { type, action: id };
   if (third === 'relationships') return fourth ? { type, id: id!, relationship: fourth, linkageOnly: true } : undefined;
   if (fourth !== undefined) return undefined;
   return { type, ...(id !== undefined ? { id } : {}), ...(third !== undefined ? { relationship: third } : {}) };
@@ -51,6 +57,10 @@ export function parsePath(path: string): Target | undefined {
 
 /** Methods a target supports, from the resource's declared methods. */
 export function allowedMethods(def: ResourceDef, target: Target): string[] {
+  if (target.action !== undefined) {
+    const action = own(def.actions, target.action);
+    return action ? [action.method] : [];
+  }
   const can = (m: ResourceDef['methods'][number]) => def.methods.includes(m);
   if (target.id === undefined) return [...(can('list') ? ['GET'] : []), ...(can('create') ? ['POST'] : [])];
   if (target.relationship !== undefined) return can('read') ? ['GET'] : [];
@@ -160,25 +170,48 @@ async function get(ctx: RequestContext, def: ResourceDef, target: Target, reques
 
 /**
  * Only writes of the same record (or the same unique value) conflict; the loser starts again from fresh
- * reads, with backoff, before a 409. A generated barcode found taken also starts the write again.
+ * reads, with backoff, before a 409 (the last ConflictError, lib/jsonapi/store-errors.ts). A generated
+ * barcode found taken also starts the write again.
  */
 const MAX_ATTEMPTS = 10;
 const MAX_BACKOFF_MS = 500;
+/** Idempotency keys name the request item, whose partition key DynamoDB limits to 2,048 bytes (with the key's name). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
-async function write(ctx: RequestContext, def: ResourceDef, target: Target, request: ApiRequest, mode: WriteMode): Promise<ApiResponse> {
-  const id = mode === 'update' ? urlId(target.id!) : undefined;
-  let body: unknown;
+function parseBody(request: ApiRequest): unknown {
   try {
-    body = JSON.parse(request.body ?? '');
+    return JSON.parse(request.body ?? '');
   } catch (error) {
     throw errors.invalidJson((error as Error).message);
   }
-  const parsed = parseWriteDocument(ctx.registry, def, body, mode, id, def.acceptedTypes);
-  const values = validateValues(def, parsed);
+}
+
+/** The response to a write: its primary data in a compound document; a single created record's Location. */
+async function writeResponse(ctx: RequestContext, { status, data }: ActionResult, options: ReadOptions): Promise<ApiResponse> {
+  const { render, included } = await compound(ctx, Array.isArray(data) ? data : [data], options);
+  if (Array.isArray(data)) return json(status, { data: data.map(render), ...included });
+  const self = resourceUrl(ctx, data.type, data.id);
+  return json(status, { data: render(data), ...included, links: { self } }, status === 201 ? { Location: self } : {});
+}
+
+/**
+ * The write pipeline every POST, PATCH and action runs through. `stage` stages the write's changes and
+ * events in a fresh unit of work, committed as one transaction; after a conflict it runs again from fresh
+ * reads. A POST under an Idempotency-Key answers a repeat with the first response.
+ */
+async function commitWrite(
+  ctx: RequestContext,
+  def: ResourceDef,
+  request: ApiRequest,
+  stage: (wctx: WriteContext) => Promise<ActionResult>,
+): Promise<ApiResponse> {
   const query = parseQuery(request.query);
   const options = readOptions(ctx, query, [def.type]);
 
-  const idempotencyKey = mode === 'create' ? request.headers['idempotency-key'] : undefined;
+  const idempotencyKey = request.method === 'POST' ? request.headers['idempotency-key'] : undefined;
+  if (idempotencyKey !== undefined && idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw errors.invalidHeader('Idempotency-Key', `Idempotency-Key may be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, got ${idempotencyKey.length}`);
+  }
   const scopedKey = idempotencyKey ? `${ctx.apiKey?.name ?? ''}\n${idempotencyKey}` : undefined;
   const hash = requestHash(request.method, request.path, request.body);
   const replay = async (): Promise<ApiResponse | undefined> => {
@@ -191,19 +224,11 @@ async function write(ctx: RequestContext, def: ResourceDef, target: Target, requ
   const earlier = await replay();
   if (earlier) return earlier;
 
+  let conflict: ConflictError | undefined;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const uow = new UnitOfWork(ctx.registry, ctx.now);
     const wctx: WriteContext = { ...ctx, uow, loader: new Loader(ctx.registry, (family, rid) => uow.staged(family, rid)) };
-    const current = id === undefined ? undefined : await loadOwner(wctx, def, String(id));
-    const input = await resolveInput(wctx, def, parsed, values, mode, current);
-    const record =
-      mode === 'create'
-        ? await (def.create ?? ((c, i) => defaultCreate(c, def, i)))(wctx, input)
-        : await (def.update ?? ((c, r, i) => defaultUpdate(c, def, r, i)))(wctx, current!, input);
-    recordEvents(wctx, input, record, mode);
-    const { render, included } = await compound(wctx, [record], options);
-    const self = resourceUrl(ctx, record.type, record.id);
-    const response = json(mode === 'create' ? 201 : 200, { data: render(record), ...included, links: { self } }, mode === 'create' ? { Location: self } : {});
+    const response = await writeResponse(wctx, await stage(wctx), options);
     if (scopedKey) uow.rememberResponse(scopedKey, hash, response);
     try {
       await uow.commit();
@@ -211,15 +236,44 @@ async function write(ctx: RequestContext, def: ResourceDef, target: Target, requ
     } catch (error) {
       if (error instanceof IdempotencyRace) return (await replay()) ?? response;
       if (!(error instanceof ConflictError)) throw error;
+      conflict = error;
       // Another request changed what this one read: start again from fresh reads, after an exponential, fully jittered pause.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_BACKOFF_MS, 10 * 2 ** attempt)));
     }
   }
-  throw errors.concurrentUpdate();
+  throw conflict;
+}
+
+async function write(ctx: RequestContext, def: ResourceDef, target: Target, request: ApiRequest, mode: WriteMode): Promise<ApiResponse> {
+  const id = mode === 'update' ? urlId(target.id!) : undefined;
+  const parsed = parseWriteDocument(ctx.registry, def, parseBody(request), mode, id, def.acceptedTypes);
+  const values = validateValues(def, parsed);
+  return commitWrite(ctx, def, request, async (wctx) => {
+    const current = id === undefined ? undefined : await loadOwner(wctx, def, String(id));
+    const input = await resolveInput(wctx, def, parsed, values, mode, current);
+    const record =
+      mode === 'create'
+        ? await (def.create ?? ((c, i) => defaultCreate(c, def, i)))(wctx, input)
+        : await (def.update ?? ((c, r, i) => defaultUpdate(c, def, r, i)))(wctx, current!, input);
+    recordEvents(wctx, input, record, mode);
+    return { status: mode === 'create' ? 201 : 200, data: record };
+  });
+}
+
+async function runAction(ctx: RequestContext, def: ResourceDef, action: ActionDef, request: ApiRequest): Promise<ApiResponse> {
+  const body = parseBody(request);
+  return commitWrite(ctx, def, request, async (wctx) => {
+    const result = await action.run(wctx, body);
+    // An action names no acting user; its primary data are what it created (201) or changed.
+    recordEvents(wctx, { relationships: {} }, result.data, result.status === 201 ? 'create' : 'update');
+    return result;
+  });
 }
 
 /** Serves one request addressed to `def` once authentication, routing and media types have passed. */
 export async function serve(ctx: RequestContext, def: ResourceDef, target: Target, request: ApiRequest): Promise<ApiResponse> {
+  // Routing admitted only the action's own method.
+  if (target.action !== undefined) return runAction(ctx, def, own(def.actions, target.action)!, request);
   switch (request.method) {
     case 'GET':
       return get(ctx, def, target, request);

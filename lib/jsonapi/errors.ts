@@ -106,6 +106,8 @@ export const errors = {
   invalidId: (value: unknown, source: ErrorSource) =>
     error(400, 'invalid_id', 'Invalid id', `${show(value)} is not a valid id; ids are positive integers`, source),
   invalidHeader: (header: string, detail: string) => error(400, 'invalid_header', 'Invalid header', detail, { header }),
+  /** An inbound message (lib/jsonapi/message.ts) of the wrong shape; the pointer is into the message. */
+  invalidMessage: (pointer: string, detail: string) => error(400, 'invalid_message', 'Invalid message', detail, { pointer }),
   invalidParameter: (parameter: string, detail: string) => error(400, 'invalid_parameter', 'Invalid query parameter', detail, { parameter }),
   filterNotAllowed: (parameter: string, name: string, type: string) =>
     error(400, 'filter_not_allowed', 'Filter not allowed', `${name} is not an allowed filter for ${type}`, { parameter }),

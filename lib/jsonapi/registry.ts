@@ -1,4 +1,3 @@
-import { errors } from '#lib/jsonapi/errors.ts';
 import type { EmbeddedDef, IndexDef, ResourceDef, ReverseDef } from '#lib/jsonapi/resource.ts';
 import { recordKey, refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { listRef, type RecordModel, type TermSpec } from '#lib/store/unit-of-work.ts';
@@ -155,13 +154,7 @@ export class Registry implements RecordModel {
       const scope = this.indexScope(def, name);
       for (const value of this.indexValues(index, record)) {
         const unique = index.unique;
-        terms.push(
-          unique === 'retry'
-            ? { scope, value }
-            : unique
-              ? { scope, value, onTaken: errors.notUnique(unique.pointer, unique.field, value) }
-              : { scope, value, ref: listRef(record) },
-        );
+        terms.push(unique === 'retry' ? { scope, value } : unique ? { scope, value, origin: unique } : { scope, value, ref: listRef(record) });
       }
     }
     return terms;

@@ -131,6 +131,26 @@ export interface WriteInput {
   sent: Set<string>;
 }
 
+/** What an action answers: its status and primary data (rendered with the request's include and fields). */
+export interface ActionResult {
+  /** 201 when it created its primary data (events `<type>.created`), 200 when it changed or read them. */
+  status: 200 | 201;
+  data: StoredRecord | StoredRecord[];
+}
+
+/**
+ * A custom action of a type, served at `POST /api/v2/<type>/<name>` (e.g. `poly_metadata/bulk_create`);
+ * any other method there is a 405. It runs in the write pipeline, like a POST: authentication and write
+ * scope, media types, body limit, Idempotency-Key, one unit of work committed as one transaction, events
+ * for every record it creates or changes, and after a conflict it runs again from fresh reads (so it must
+ * do nothing but read and stage changes in `ctx.uow`).
+ */
+export interface ActionDef {
+  method: 'POST';
+  /** Checks the body (the parsed JSON, any value; each problem a JsonApiError) and stages the action's changes. */
+  run: (ctx: WriteContext, body: unknown) => Promise<ActionResult>;
+}
+
 export interface ResourceDef {
   type: string;
   /** The id sequence (contract §1.3); defaults to the type. */
@@ -154,6 +174,8 @@ export interface ResourceDef {
   create?: (ctx: WriteContext, input: WriteInput) => Promise<StoredRecord>;
   /** Replaces the default update. */
   update?: (ctx: WriteContext, current: StoredRecord, input: WriteInput) => Promise<StoredRecord>;
+  /** Custom actions by name; a name is never read as an id (lib/routes.ts lists them too). */
+  actions?: Record<string, ActionDef>;
 }
 
 /**

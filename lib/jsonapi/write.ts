@@ -167,9 +167,14 @@ export async function defaultUpdate(ctx: WriteContext, def: ResourceDef, current
 
 /**
  * Records one event per record the unit of work created or changed (contract §4), data as the API
- * renders it — and for the request's own record when it lives inside another (a POSTed aliquot).
+ * renders it — and for the request's own records when they live inside another (a POSTed aliquot).
  */
-export function recordEvents(ctx: WriteContext, input: WriteInput, primary: StoredRecord, mode: 'create' | 'update'): void {
+export function recordEvents(
+  ctx: WriteContext,
+  input: Pick<WriteInput, 'relationships'>,
+  primary: StoredRecord | readonly StoredRecord[],
+  mode: 'create' | 'update',
+): void {
   const user = input.relationships.user;
   const actor = {
     api_key: ctx.apiKey?.name ?? null,
@@ -183,7 +188,9 @@ export function recordEvents(ctx: WriteContext, input: WriteInput, primary: Stor
       actor,
     });
   const written = [...ctx.uow.created, ...ctx.uow.updated.map((u) => u.after)];
-  if (!written.some((r) => r.family === primary.family && r.id === primary.id)) emit(primary, mode === 'create' ? 'created' : 'updated');
+  for (const record of ([] as StoredRecord[]).concat(primary)) {
+    if (!written.some((r) => r.family === record.family && r.id === record.id)) emit(record, mode === 'create' ? 'created' : 'updated');
+  }
   for (const record of ctx.uow.created) emit(record, 'created');
   for (const { before, after } of ctx.uow.updated) {
     const stateChanged = 'state' in after.attrs && before.attrs.state !== after.attrs.state;

@@ -1,7 +1,45 @@
 /**
- * Errors the store raises. They say what happened in storage terms; the HTTP layer maps them to
- * JSON:API errors in one place (lib/http/handler.ts), so the store never knows HTTP.
+ * Errors the store raises. They say what happened in storage terms; lib/jsonapi/store-errors.ts maps them
+ * to JSON:API errors in one place (for HTTP and messages alike), so the store never knows JSON:API.
  */
+
+/** Another write changed a record this one read (its version condition failed): start again from fresh reads. */
+export class ConflictError extends Error {
+  constructor(message = 'transaction cancelled by a concurrent change') {
+    super(message);
+    this.name = 'ConflictError';
+  }
+}
+
+/** A concurrent request with the same idempotency key committed first: its stored response is the answer. */
+export class IdempotencyRace extends Error {
+  constructor() {
+    super('a request with the same idempotency key committed first');
+    this.name = 'IdempotencyRace';
+  }
+}
+
+/** Where the request gave a unique value, so that a taken one is reported there. */
+export interface ValueOrigin {
+  field: string;
+  pointer: string;
+}
+
+/** Unique values (names, barcodes) another record holds already. */
+export class UniqueValueTaken extends Error {
+  constructor(readonly taken: readonly (ValueOrigin & { value: string })[]) {
+    super(`unique values taken: ${taken.map((t) => `${t.field} ${JSON.stringify(t.value)}`).join(', ')}`);
+    this.name = 'UniqueValueTaken';
+  }
+}
+
+/** A write past one of DynamoDB's limits (items in one transaction, bytes in one item); the message names it. */
+export class TooLargeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TooLargeError';
+  }
+}
 
 /** DynamoDB refused or could not serve the call for capacity or availability (throttling, timeouts, no connection): retry later. */
 export class CapacityError extends Error {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { JsonApiError, errors } from '#lib/jsonapi/errors.ts';
+import { ConflictError, IdempotencyRace, TooLargeError, UniqueValueTaken, type ValueOrigin } from '#lib/store/errors.ts';
 import { countUpdate, randomShard } from '#lib/store/counts.ts';
 import { store } from '#lib/store/entities.ts';
 import { reserve } from '#lib/store/sequences.ts';
@@ -13,8 +13,11 @@ export interface TermSpec {
   value: string;
   /** Sort position under scope+value; unique entries have none (one entry per value). */
   ref?: string;
-  /** The 422 to answer when a unique entry already exists. */
-  onTaken?: JsonApiError;
+  /**
+   * Where the request gave a unique value: a taken one is then a UniqueValueTaken. Without it a taken
+   * value (one the write chose itself, e.g. a generated barcode) is a conflict, and the write starts again.
+   */
+  origin?: ValueOrigin;
 }
 
 /** What the unit of work needs to know about types, supplied by the resource registry. */
@@ -50,12 +53,6 @@ export interface StoredResponse {
   body?: string;
 }
 
-/** Thrown when another request changed what this one read; the caller retries from the start. */
-export class ConflictError extends Error {}
-
-/** Thrown when a concurrent request with the same Idempotency-Key committed first. */
-export class IdempotencyRace extends Error {}
-
 /** DynamoDB's limits: 100 items and 4 MB a transaction, 400 KB an item (we keep a margin for keys). */
 export const TRANSACTION_ITEM_LIMIT = 100;
 export const ITEM_SIZE_LIMIT = 380_000;
@@ -65,9 +62,11 @@ export const IDEMPOTENCY_SECONDS = 24 * 3600;
 
 interface StagedOp {
   item: TransactItem;
-  /** What a ConditionalCheckFailed on this item means. */
-  onReject: 'conflict' | 'idempotency' | JsonApiError;
+  /** What a ConditionalCheckFailed on this item means: a lost race, or a unique value taken. */
+  onReject: 'conflict' | 'idempotency' | TakenValue;
 }
+
+type TakenValue = ValueOrigin & { value: string };
 
 const termKey = (t: TermSpec) => `${t.scope}\u0000${t.value}\u0000${t.ref ?? '-'}`;
 const itemSize = (record: StoredRecord) => Buffer.byteLength(JSON.stringify(record));
@@ -181,7 +180,7 @@ export class UnitOfWork {
     const deltas = [...this.countDeltas()];
     const total = items.length + deltas.length;
     if (total > TRANSACTION_ITEM_LIMIT) {
-      throw errors.tooLarge('/data', `this request would write ${total} items; one request may write at most ${TRANSACTION_ITEM_LIMIT}`);
+      throw new TooLargeError(`this request would write ${total} items; one request may write at most ${TRANSACTION_ITEM_LIMIT}`);
     }
     for (let attempt = 0; ; attempt++) {
       // One ADD per counter that changes, on a shard drawn afresh for every attempt.
@@ -195,16 +194,16 @@ export class UnitOfWork {
     }
   }
 
-  /** The error a cancelled transaction becomes: values taken (422), an idempotency race, or a conflict (retried by the engine). */
+  /** The error a cancelled transaction becomes: values taken, an idempotency race, or a conflict (retried by the engine). */
   private failure(rejected: { code: string; onReject: StagedOp['onReject'] }[]): Error {
     const unexpected = rejected.filter(({ code }) => code !== 'ConditionalCheckFailed' && code !== 'TransactionConflict').map(({ code }) => code);
     // Anything but a lost race or a taken value is a fault of ours (e.g. a validation error): a 500, not a retry.
     if (unexpected.length > 0) return new Error(`transaction cancelled: ${unexpected.join(', ')}`);
     const failed = rejected.filter(({ code }) => code === 'ConditionalCheckFailed').map(({ onReject }) => onReject);
     if (failed.includes('idempotency')) return new IdempotencyRace();
-    const taken = failed.filter((r): r is JsonApiError => r instanceof JsonApiError);
-    if (taken.length > 0 && taken.length === rejected.length) return JsonApiError.all(taken);
-    return new ConflictError('transaction cancelled by a concurrent change');
+    const taken = failed.filter((r): r is TakenValue => typeof r === 'object');
+    if (taken.length > 0 && taken.length === rejected.length) return new UniqueValueTaken(taken);
+    return new ConflictError();
   }
 
   /** Per counter (id family), how its counted keys change. */
@@ -237,7 +236,7 @@ export class UnitOfWork {
     const oversized = (record: StoredRecord) => {
       const size = itemSize(record);
       if (size > ITEM_SIZE_LIMIT) {
-        throw errors.tooLarge('/data', `${record.type} ${record.id} would be ${size} bytes; a record may be at most ${ITEM_SIZE_LIMIT} bytes`);
+        throw new TooLargeError(`${record.type} ${record.id} would be ${size} bytes; a record may be at most ${ITEM_SIZE_LIMIT} bytes`);
       }
     };
     const { record: records, request: requests } = store().entities;
@@ -280,8 +279,7 @@ export class UnitOfWork {
       // All events of the write travel in this one item, so it must fit an item too.
       const size = Buffer.byteLength(JSON.stringify(request));
       if (size > ITEM_SIZE_LIMIT) {
-        throw errors.tooLarge(
-          '/data',
+        throw new TooLargeError(
           `the ${this.events.length} events this request would record take ${size} bytes; one request may record at most ${ITEM_SIZE_LIMIT} bytes`,
         );
       }
@@ -304,7 +302,7 @@ export class UnitOfWork {
       const item = { scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-', family: record.family, type: record.type, id: record.id };
       ops.push(
         t.ref === undefined
-          ? { item: { Put: term.create(item).params() }, onReject: t.onTaken ?? 'conflict' }
+          ? { item: { Put: term.create(item).params() }, onReject: t.origin ? { ...t.origin, value: t.value } : 'conflict' }
           : { item: { Put: term.put(item).params() }, onReject: 'conflict' },
       );
     }

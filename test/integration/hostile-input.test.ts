@@ -1,5 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '#lib/config.ts';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '#lib/jsonapi/engine.ts';
 import { MAX_NESTING_DEPTH } from '#lib/jsonapi/write.ts';
 import { call, doc, idOf, type CallResult } from '../support/api.ts';
 import { createPlate, createRack, createSample, createTube } from '../support/fixtures.ts';
@@ -189,6 +190,17 @@ function expectLinksOn(res: CallResult, origin: string): number {
   }
   return links.length;
 }
+
+describe('an Idempotency-Key too long to key the stored request', () => {
+  it(`past ${MAX_IDEMPOTENCY_KEY_LENGTH} characters → 400 invalid_header naming it, nothing written; ${MAX_IDEMPOTENCY_KEY_LENGTH} are fine`, async () => {
+    const tooLong = await refused('POST', '/api/v2/samples', doc('samples', {}), { 'idempotency-key': 'k'.repeat(3000) });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.errors[0]).toMatchObject({ code: 'invalid_header', source: { header: 'Idempotency-Key' } });
+    expect(
+      (await call('POST', '/api/v2/samples', { body: doc('samples', {}), headers: { 'idempotency-key': 'k'.repeat(MAX_IDEMPOTENCY_KEY_LENGTH) } })).status,
+    ).toBe(201);
+  });
+});
 
 describe('links are built only from a well-formed Host', () => {
   const get = (headers: Record<string, string>) => call('GET', `/api/v2/plates/${plateId}?include=wells`, { headers });

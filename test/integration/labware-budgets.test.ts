@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { JsonApiError } from '#lib/jsonapi/errors.ts';
+import { storeErrorToJsonApi } from '#lib/jsonapi/store-errors.ts';
 import type { StoredAliquot } from '#lib/resources/labware-model.ts';
 import { registry } from '#lib/resources/index.ts';
 import { countCalls, totalCalls } from '#lib/store/client.ts';
 import { readCounts } from '#lib/store/counts.ts';
+import { TooLargeError } from '#lib/store/errors.ts';
 import { getRecords, type StoredRecord } from '#lib/store/records.ts';
 import { ITEM_SIZE_LIMIT, UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
@@ -221,8 +222,9 @@ describe('(b) item size of the fullest realistic aggregate', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(JsonApiError);
-    const apiError = error as JsonApiError;
+    // The store says what happened in its terms; the one mapping makes it the client's 422.
+    expect(error).toBeInstanceOf(TooLargeError);
+    const apiError = storeErrorToJsonApi(error)!;
     expect(apiError.status).toBe(422);
     expect(apiError.errors).toHaveLength(1);
     expect(apiError.errors[0]).toMatchObject({ status: '422', code: 'too_large', title: 'Too large' });

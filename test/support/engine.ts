@@ -1,4 +1,4 @@
-import { Loader, type RequestContext } from '#lib/jsonapi/context.ts';
+import { newRequestContext } from '#lib/jsonapi/context.ts';
 import { parsePath, serve, type ApiResponse } from '#lib/jsonapi/engine.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { registry as serviceRegistry } from '#lib/resources/index.ts';
@@ -14,22 +14,20 @@ export async function direct(
   pathAndQuery: string,
   body?: unknown,
   registry: Registry = serviceRegistry,
+  headers: Record<string, string> = {},
 ): Promise<{ response: ApiResponse; document: any; counts: CallCount }> {
   const [path = '', query = ''] = pathAndQuery.split(/\?(.*)/s);
-  const target = parsePath(path)!;
-  const ctx: RequestContext = {
-    registry,
+  const target = parsePath(path, registry)!;
+  const ctx = newRequestContext(registry, {
     baseUrl: 'https://lts.test',
     requestId: `direct-${Math.random()}`,
-    now: new Date().toISOString(),
     apiKey: { name: 'test-write', scope: 'write' },
-    loader: new Loader(registry),
-  };
+  });
   const request = {
     method,
     path,
     query,
-    headers: { 'content-type': 'application/vnd.api+json' },
+    headers: { 'content-type': 'application/vnd.api+json', ...headers },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   };
   const { counts, result } = countCalls(() => serve(ctx, registry.require(target.type), target, request));

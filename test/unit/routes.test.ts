@@ -15,11 +15,20 @@ it("lists each route's methods as its resource declares them", () => {
   const order = ['GET', 'POST', 'PATCH'];
   for (const type of registry.types) {
     const def = registry.require(type);
-    // Every method some path under /api/v2/<type> answers: the collection, an item, a relationship.
-    const answered = new Set([{ type }, { type, id: '1' }, { type, id: '1', relationship: 'x' }].flatMap((target) => allowedMethods(def, target)));
+    // Every method some path under /api/v2/<type> answers: the collection, an item, a relationship, an action.
+    const targets = [{ type }, { type, id: '1' }, { type, id: '1', relationship: 'x' }, ...Object.keys(def.actions ?? {}).map((action) => ({ type, action }))];
+    const answered = new Set(targets.flatMap((target) => allowedMethods(def, target)));
     expect(routes.find((r) => r.name === type)?.methods, type).toEqual(order.filter((m) => answered.has(m)));
   }
   expect(routes.find((r) => r.name === FALLBACK)?.methods).toEqual([]);
+});
+
+it("lists each route's actions as its resource declares them, so the CDK app can make their routes", () => {
+  for (const type of registry.types) {
+    const actions = Object.entries(registry.require(type).actions ?? {}).map(([name, action]) => ({ name, method: action.method }));
+    expect(routes.find((r) => r.name === type)?.actions, type).toEqual(actions);
+  }
+  expect(routes.find((r) => r.name === FALLBACK)?.actions).toEqual([]);
 });
 
 it('has an entry file for every route, wiring exactly that route, and no other entry files', () => {

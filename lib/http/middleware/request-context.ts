@@ -3,18 +3,19 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { toApiRequest, type LtsContext } from '#lib/http/request.ts';
 import { parsePath } from '#lib/jsonapi/engine.ts';
+import type { Registry } from '#lib/jsonapi/registry.ts';
 
 /**
  * Runs first: gives the request its id (API Gateway's, else a fresh one), builds the ApiRequest from the
  * event and parses the path, once each, onto `context.lts` for every later middleware and the engine.
  */
-export function requestContext(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext> {
+export function requestContext(registry: Registry): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext> {
   return {
     before: ({ event, context }) => {
       const started = performance.now();
       const requestId = event.requestContext?.requestId ?? randomUUID();
       const request = toApiRequest(event);
-      context.lts = { started, requestId, request, target: parsePath(request.path), apiKey: null };
+      context.lts = { started, requestId, request, target: parsePath(request.path, registry), apiKey: null };
     },
   };
 }

@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { log } from '#lib/http/logger.ts';
+import { log } from '#lib/log.ts';
 import type { LtsContext } from '#lib/http/request.ts';
 import { totalCalls } from '#lib/store/client.ts';
 
