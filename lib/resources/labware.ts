@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { canonicalBarcode, externalBarcode, generatedBarcode } from '#lib/domain/barcode.ts';
+import { emptyReceptacles, type Labware } from '#lib/domain/labware.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import { layoutForSize } from '#lib/domain/geometry.ts';
 import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
@@ -19,16 +21,7 @@ import {
   type WriteInput,
 } from '#lib/jsonapi/resource.ts';
 import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
-import {
-  aliquotRefs,
-  canonicalBarcode,
-  externalBarcode,
-  generatedBarcode,
-  labwareAttrs,
-  receptacleRefs,
-  renderBarcode,
-  type LabwareAttrs,
-} from '#lib/resources/labware-model.ts';
+import { aliquotRefs, labwareAttrs, receptacleRefs, renderBarcode } from '#lib/resources/labware-views.ts';
 
 /** What plates, tubes and tube racks share: barcodes, purpose, family links, custom metadata. */
 export const LABWARE_TYPES = ['plates', 'tubes', 'tube_racks'] as const;
@@ -91,7 +84,12 @@ const purposeNameFilter: FilterDef = {
   translate: async (_ctx, names) => (await Promise.all(names.map((n) => findTerms('purposes.name', lowerCase(n))))).flat().map((hit) => String(hit.id)),
 };
 
-export const labwareIndexes = { barcode: barcodeIndex, purpose: purposeIndex, barcode_guard: barcodeGuard(true), generated_barcode_guard: barcodeGuard(false) };
+export const labwareIndexes = {
+  barcode: barcodeIndex,
+  purpose: purposeIndex,
+  barcode_guard: barcodeGuard(true),
+  generated_barcode_guard: barcodeGuard(false),
+};
 export const labwareFilters: Record<string, FilterDef> = {
   uuid: uuidFilter,
   barcode: { index: 'barcode' },
@@ -127,20 +125,21 @@ export const barcodeInput = z
 /** Barcode numbers come from their own sequence (labware ids may have gaps and racks share them). */
 const BARCODE_SEQUENCE = 'barcodes';
 
+/** What new labware is: its purpose (whose prefix its generated barcode takes, unless `barcodePrefix`), a barcode given, its contents. */
+export type NewLabware = Omit<Labware, 'barcode' | 'aliquotCount' | 'name'> & {
+  purpose?: StoredRecord;
+  barcode?: string;
+  barcodePrefix?: string;
+  name?: string | null;
+};
+
 /** Creates a labware record: id from the labware family, barcode given or made from the purpose's prefix and the next barcode number. */
-export async function createLabware(
-  ctx: WriteContext,
-  type: string,
-  input: WriteInput,
-  { barcodePrefix, ...attrs }: Omit<LabwareAttrs, 'barcode' | 'aliquotCount' | 'name'> & { name?: string | null; barcodePrefix?: string },
-): Promise<StoredRecord> {
-  const purpose = input.relationships.purpose as StoredRecord | undefined;
-  const given = input.attributes.barcode as string | undefined;
+export async function createLabware(ctx: WriteContext, type: string, { purpose, barcode: given, barcodePrefix, ...attrs }: NewLabware): Promise<StoredRecord> {
   const [[id], number] = await Promise.all([ctx.uow.allocateIds('labware', 1), given ? undefined : ctx.uow.allocateIds(BARCODE_SEQUENCE, 1).then(([n]) => n!)]);
   if (number !== undefined && number > MAX_BARCODE_NUMBER)
     throw errors.invalidValue('/data/attributes/barcode', `barcode - generated barcodes are exhausted (number ${number}); give a barcode`);
   const barcode = given ? externalBarcode(given) : generatedBarcode(barcodePrefix ?? String(purpose!.attrs.barcode_prefix), number!);
-  const stored: LabwareAttrs = { name: null, ...attrs, barcode, aliquotCount: 0 };
+  const stored: Labware = { name: null, ...attrs, barcode, aliquotCount: 0 };
   return ctx.uow.create(type, {
     id: id!,
     attrs: stored as unknown as Record<string, unknown>,
@@ -153,6 +152,12 @@ export async function createLabware(
     },
   });
 }
+
+/** The purpose and client-given barcode of a POST. */
+const labwareInput = (input: WriteInput) => ({
+  purpose: input.relationships.purpose as StoredRecord | undefined,
+  barcode: input.attributes.barcode as string | undefined,
+});
 
 const gridAttributes = {
   size: attr('R'),
@@ -179,7 +184,7 @@ export const plates: ResourceDef = {
   filters: labwareFilters,
   create: (ctx, input) => {
     const size = Number((input.relationships.purpose as StoredRecord).attrs.size ?? 96);
-    return createLabware(ctx, 'plates', input, { size, state: 'pending', receptacles: Array.from({ length: size }, () => []) });
+    return createLabware(ctx, 'plates', { ...labwareInput(input), size, state: 'pending', receptacles: emptyReceptacles(size) });
   },
 };
 
@@ -209,7 +214,13 @@ export const tubes: ResourceDef = {
   indexes: labwareIndexes,
   filters: labwareFilters,
   create: (ctx, input) =>
-    createLabware(ctx, 'tubes', input, { name: (input.attributes.name as string | undefined) ?? null, state: 'pending', receptacles: [[]], rackSlot: null }),
+    createLabware(ctx, 'tubes', {
+      ...labwareInput(input),
+      name: (input.attributes.name as string | undefined) ?? null,
+      state: 'pending',
+      receptacles: emptyReceptacles(1),
+      rackSlot: null,
+    }),
 };
 
 /** Labware of any kind: items render as plates, tubes or tube_racks. */

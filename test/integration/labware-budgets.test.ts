@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { JsonApiError } from '#lib/jsonapi/errors.ts';
-import type { StoredAliquot } from '#lib/resources/labware-model.ts';
+import { emptyReceptacle, type Aliquot, type Receptacle } from '#lib/domain/labware.ts';
 import { registry } from '#lib/resources/index.ts';
 import { countCalls, totalCalls } from '#lib/store/client.ts';
 import { readCounts } from '#lib/store/counts.ts';
@@ -103,8 +103,10 @@ describe('(a) call budget of a 384-well plate', () => {
     expect(new Set(samples).size).toBe(384);
     // Fill the other 374 wells in one write of the plate, as the aliquots resource stores them.
     const plate = await loadLabware(plateId);
-    const receptacles = (plate.attrs.receptacles as StoredAliquot[][]).map((list, i) =>
-      i < 10 ? list : [{ n: i + 1, sample: Number(samples[i]), study: Number(studyA), tag: null, tag2: null, library_type: null }],
+    const receptacles = (plate.attrs.receptacles as Receptacle[]).map((receptacle, i) =>
+      i < 10
+        ? receptacle
+        : { ...receptacle, aliquots: [{ n: i + 1, sample: Number(samples[i]), study: Number(studyA), tag: null, tag2: null, library_type: null }] },
     );
     const uow = new UnitOfWork(registry, new Date().toISOString());
     uow.update(plate, { attrs: { receptacles, aliquotCount: 384 } });
@@ -151,7 +153,7 @@ describe('(b) item size of the fullest realistic aggregate', () => {
    * Aliquots of a tube pooled from four 384-well plates: each its own sample (8-digit ids, larger than any
    * this test table holds, to measure conservatively), a study, i7/i5 tags of 10 bases with their indexes.
    */
-  const pooled = (count: number): StoredAliquot[] =>
+  const pooled = (count: number): Aliquot[] =>
     Array.from({ length: count }, (_, i) => ({
       n: i + 1,
       sample: 10_000_000 + i,
@@ -169,7 +171,7 @@ describe('(b) item size of the fullest realistic aggregate', () => {
     const emptySize = Buffer.byteLength(JSON.stringify(tube));
 
     const uow = new UnitOfWork(registry, new Date().toISOString());
-    const after = uow.update(tube, { attrs: { receptacles: [pooled(1536)], aliquotCount: 1536 } });
+    const after = uow.update(tube, { attrs: { receptacles: [{ ...emptyReceptacle(), aliquots: pooled(1536) }], aliquotCount: 1536 } });
     const size = Buffer.byteLength(JSON.stringify(after));
     // Measured (JSON bytes, the measure UnitOfWork checks): the empty tube record 565 bytes; with 1,536
     // aliquots 223,237 bytes (145 bytes an aliquot), 59 % of ITEM_SIZE_LIMIT (380,000): the limit leaves
@@ -183,7 +185,7 @@ describe('(b) item size of the fullest realistic aggregate', () => {
 
     const stored = await loadLabware(tubeId);
     expect(stored.version).toBe(tube.version + 1);
-    expect((stored.attrs.receptacles as StoredAliquot[][])[0]).toHaveLength(1536);
+    expect((stored.attrs.receptacles as Receptacle[])[0]!.aliquots).toHaveLength(1536);
 
     await warmKeyCache();
     const res = await call('GET', `/api/v2/tubes/${tubeId}?include=aliquots`);
@@ -211,7 +213,7 @@ describe('(b) item size of the fullest realistic aggregate', () => {
     const aliquotsBefore = (await call('GET', '/api/v2/aliquots?page[size]=1')).body.meta.record_count;
 
     const uow = new UnitOfWork(registry, new Date().toISOString());
-    const after = uow.update(tube, { attrs: { receptacles: [pooled(6000)], aliquotCount: 6000 } });
+    const after = uow.update(tube, { attrs: { receptacles: [{ ...emptyReceptacle(), aliquots: pooled(6000) }], aliquotCount: 6000 } });
     const size = Buffer.byteLength(JSON.stringify(after));
     // Measured: 876,229 bytes, 2.3 times the limit.
     expect(size).toBeGreaterThan(ITEM_SIZE_LIMIT);
