@@ -90,20 +90,23 @@ export interface Labware {
   rackSlot?: number | null;
 }
 
+/** What the receptacle rules change: the receptacles and the count that numbers aliquots (so they also serve labware still being made). */
+export type Contents = Pick<Labware, 'receptacles' | 'aliquotCount'>;
+
 export const emptyReceptacle = (): Receptacle => ({ state: 'pending', aliquots: [] });
 
 /** The receptacles of new labware: `count` empty ones (a plate's size, one for a tube). */
 export const emptyReceptacles = (count: number): Receptacle[] => Array.from({ length: count }, emptyReceptacle);
 
 /** The receptacle in a slot; a slot the labware does not have is a caller's mistake. */
-export function receptacleAt(labware: Labware, slot: number): Receptacle {
+export function receptacleAt(labware: Contents, slot: number): Receptacle {
   const receptacle = labware.receptacles[slot - 1];
   if (!receptacle) throw new RangeError(`slot ${slot} is not a receptacle of this labware (it has ${labware.receptacles.length})`);
   return receptacle;
 }
 
 /** The labware with one receptacle replaced. */
-export const withReceptacle = (labware: Labware, slot: number, receptacle: Receptacle): Labware => ({
+export const withReceptacle = <L extends Contents>(labware: L, slot: number, receptacle: Receptacle): L => ({
   ...labware,
   receptacles: labware.receptacles.map((r, i) => (i === slot - 1 ? receptacle : r)),
 });

@@ -6,7 +6,7 @@ import {
   withReceptacle,
   type Aliquot,
   type AliquotContent,
-  type Labware,
+  type Contents,
   type Receptacle,
 } from '#lib/domain/labware.ts';
 import { ok, outcome, quoted, refuse, type Outcome, type Problem } from '#lib/domain/problems.ts';
@@ -39,7 +39,7 @@ const poolProblem = (at: ReceptacleAt, count: number, input: string): Problem =>
 });
 
 /** Numbers new aliquots from the labware's count and puts them into a receptacle. */
-function append(labware: Labware, slot: number, receptacle: Receptacle, added: AliquotContent[]): Labware {
+function append<L extends Contents>(labware: L, slot: number, receptacle: Receptacle, added: AliquotContent[]): L {
   const numbered = added.map((a, i) => ({ n: labware.aliquotCount + i + 1, ...a }));
   return {
     ...withReceptacle(labware, slot, { ...receptacle, aliquots: [...receptacle.aliquots, ...numbered] }),
@@ -52,7 +52,7 @@ function append(labware: Labware, slot: number, receptacle: Receptacle, added: A
  * when the receptacle already holds the sample with the same tags, or another sample with them (a tag
  * clash), or when it would pass the pool budget.
  */
-export function addAliquot(labware: Labware, at: ReceptacleAt, aliquot: AliquotContent): Outcome<Labware> {
+export function addAliquot<L extends Contents>(labware: L, at: ReceptacleAt, aliquot: AliquotContent): Outcome<L> {
   const receptacle = receptacleAt(labware, at.slot);
   const held = receptacle.aliquots.find((a) => tagPair(a) === tagPair(aliquot));
   if (held?.sample === aliquot.sample) {
@@ -69,7 +69,7 @@ export function addAliquot(labware: Labware, at: ReceptacleAt, aliquot: AliquotC
  * the target already holds with the same tags is merged (the same aliquot, not a second one); another
  * sample with tags the target already holds is a tag clash. Problems concern the input named `source`.
  */
-export function copyAliquots(source: Receptacle, labware: Labware, at: ReceptacleAt): Outcome<Labware> {
+export function copyAliquots<L extends Contents>(source: Receptacle, labware: L, at: ReceptacleAt): Outcome<L> {
   const target = receptacleAt(labware, at.slot);
   const sampleByTags = new Map(target.aliquots.map((a) => [tagPair(a), a.sample]));
   const problems: Problem[] = [];
@@ -94,7 +94,7 @@ export function copyAliquots(source: Receptacle, labware: Labware, at: Receptacl
  * copied (copyAliquots) and a pending transfer request recorded on the target. Only the target changes:
  * the source is read, never written.
  */
-export function receiveTransfer(source: { id: number; receptacle: Receptacle }, labware: Labware, at: ReceptacleAt): Outcome<Labware> {
+export function receiveTransfer<L extends Contents>(source: { id: number; receptacle: Receptacle }, labware: L, at: ReceptacleAt): Outcome<L> {
   const copied = copyAliquots(source.receptacle, labware, at);
   if (!copied.ok) return copied;
   const target = receptacleAt(copied.value, at.slot);
@@ -102,7 +102,7 @@ export function receiveTransfer(source: { id: number; receptacle: Receptacle }, 
 }
 
 /** Sets a receptacle's own state (its labware's state is its own); one of RECEPTACLE_STATES. */
-export function setReceptacleState(labware: Labware, at: ReceptacleAt, state: string): Outcome<Labware> {
+export function setReceptacleState<L extends Contents>(labware: L, at: ReceptacleAt, state: string): Outcome<L> {
   const receptacle = receptacleAt(labware, at.slot);
   if (!isReceptacleState(state)) {
     return refuse([

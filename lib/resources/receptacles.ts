@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { aliquotId, labwareOfAliquot, labwareOfSlot, parseSlotUuid, slotId, slotOf } from '#lib/domain/labware-ids.ts';
 import { addAliquot } from '#lib/domain/receptacles.ts';
-import { pointer } from '#lib/jsonapi/errors.ts';
 import { attr, toMany, toOne, uuidAttribute, type FilterDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import type { Ref, StoredRecord, TermHit } from '#lib/store/records.ts';
 import { computed } from '#lib/resources/labware.ts';
 import { aliquotViews, labwareAttrs, receptacleType, receptacleViews } from '#lib/resources/labware-views.ts';
-import { accepted } from '#lib/resources/problems.ts';
+import { accepted, relationshipAt } from '#lib/resources/problems.ts';
 
 /** Receptacle uuids name their labware's uuid and their slot (lib/domain/labware-ids.ts). */
 const receptacleUuidFilter: FilterDef = {
@@ -95,7 +94,7 @@ export const aliquots: ResourceDef = {
         { slot: slotOf(receptacle.id), name: `${receptacle.type} ${receptacle.id}` },
         { sample: sample.id, study: study?.id ?? null, tag: null, tag2: null, library_type: (input.attributes.library_type as string | undefined) ?? null },
       ),
-      (path) => ({ pointer: pointer('data', 'relationships', ...path), field: path[0]! }),
+      relationshipAt,
     );
     const updated = ctx.uow.update(labware, { attrs: { receptacles: after.receptacles, aliquotCount: after.aliquotCount } });
     return aliquotViews(updated).find((v) => v.id === aliquotId(labware.id, after.aliquotCount))!;

@@ -10,7 +10,7 @@ import { attr, toOne, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
 import { computed, createLabware, labwareAttributes, labwareFilters, labwareIndexes, labwareRelationships } from '#lib/resources/labware.ts';
 import { labwareAttrs, viewOf } from '#lib/resources/labware-views.ts';
-import { accepted, problemErrors, type Locate } from '#lib/resources/problems.ts';
+import { accepted, attributeAt, problemErrors } from '#lib/resources/problems.ts';
 
 /**
  * Racks hold tubes at coordinates (lib/domain/racks.ts). The rack records its tubes and each tube records
@@ -30,8 +30,6 @@ const size = z
 const tubeLocations = z.record(z.string(), z.object({ uuid: z.string().min(1) }).strict());
 
 const rackedTubesOf = (rack: StoredRecord) => labwareAttrs(rack).racked ?? [];
-
-const attributeAt: Locate = (path) => ({ pointer: pointer('data', 'attributes', ...path), field: path[0]! });
 
 /** Finds the tubes of `tube_locations` and places them: 422 for bad coordinates, repeats and tubes in another rack, 404 for unknown tubes. */
 async function placements(
