@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { canonicalBarcode, externalBarcode, generatedBarcode } from '#lib/domain/barcode.ts';
 import { emptyReceptacles, type Labware } from '#lib/domain/labware.ts';
+import { linkParents } from '#lib/domain/lineage.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import { layoutForSize } from '#lib/domain/geometry.ts';
-import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
+import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import {
   attr,
@@ -22,6 +23,8 @@ import {
 } from '#lib/jsonapi/resource.ts';
 import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 import { aliquotRefs, labwareAttrs, receptacleRefs, renderBarcode } from '#lib/resources/labware-views.ts';
+import { childPlates, lineageRelationships, parentIndex } from '#lib/resources/lineage.ts';
+import { accepted, relationshipAt } from '#lib/resources/problems.ts';
 
 /** What plates, tubes and tube racks share: barcodes, purpose, family links, custom metadata. */
 export const LABWARE_TYPES = ['plates', 'tubes', 'tube_racks'] as const;
@@ -37,26 +40,6 @@ export const computed = (
   ...(kind === 'one' ? toOne(types, access) : toMany(types, access)),
   resolve: async (_ctx, records) => new Map(records.map((r) => [r, fn(r)])),
 });
-
-/**
- * Ancestors or descendants: the parent (or child) links followed generation by generation, one batched
- * read per generation for all the records together, so the calls do not grow with the number of records.
- */
-async function lineage(ctx: RequestContext, records: StoredRecord[], direction: 'parents' | 'children'): Promise<Map<StoredRecord, RelValue>> {
-  const MAX_GENERATIONS = 50;
-  const links = (record: StoredRecord | undefined) => (record?.rels[direction] as Ref[] | undefined) ?? [];
-  const seen = new Map(records.map((r) => [r, new Map<string, Ref>()]));
-  let frontiers = new Map(records.map((r) => [r, links(r)]));
-  for (let generation = 0; generation < MAX_GENERATIONS; generation++) {
-    const fresh = new Map([...frontiers].map(([record, frontier]) => [record, frontier.filter((ref) => !seen.get(record)!.has(refKey(ref)))]));
-    for (const [record, refs] of fresh) for (const ref of refs) seen.get(record)!.set(refKey(ref), ref);
-    const all = [...fresh.values()].flat();
-    if (all.length === 0) break;
-    const loaded = await ctx.loader.load(all);
-    frontiers = new Map([...fresh].map(([record, refs]) => [record, refs.flatMap((ref) => links(loaded.get(refKey(ref))))]));
-  }
-  return new Map([...seen].map(([record, refs]) => [record, [...refs.values()].sort((a, b) => a.id - b.id)]));
-}
 
 export const barcodeIndex: IndexDef = {
   scope: 'barcode',
@@ -89,6 +72,7 @@ export const labwareIndexes = {
   purpose: purposeIndex,
   barcode_guard: barcodeGuard(true),
   generated_barcode_guard: barcodeGuard(false),
+  parents: parentIndex,
 };
 export const labwareFilters: Record<string, FilterDef> = {
   uuid: uuidFilter,
@@ -107,10 +91,7 @@ export const labwareAttributes: Record<string, AttributeDef> = {
 
 export const labwareRelationships = (purposeType: string): Record<string, RelationshipDef> => ({
   purpose: toOne(purposeType, 'WO', { required: true }),
-  parents: toMany('labware', 'R'),
-  children: toMany('labware', 'R'),
-  ancestors: { ...toMany('labware', 'R'), resolve: (ctx, records) => lineage(ctx, records, 'parents') },
-  descendants: { ...toMany('labware', 'R'), resolve: (ctx, records) => lineage(ctx, records, 'children') },
+  ...lineageRelationships,
   custom_metadatum_collection: toOne('custom_metadatum_collections', 'R'),
 });
 
@@ -125,28 +106,37 @@ export const barcodeInput = z
 /** Barcode numbers come from their own sequence (labware ids may have gaps and racks share them). */
 const BARCODE_SEQUENCE = 'barcodes';
 
-/** What new labware is: its purpose (whose prefix its generated barcode takes, unless `barcodePrefix`), a barcode given, its contents. */
+/** What new labware is: its purpose (whose prefix its generated barcode takes, unless `barcodePrefix`), a barcode given, its parents, its contents. */
 export type NewLabware = Omit<Labware, 'barcode' | 'aliquotCount' | 'name'> & {
+  aliquotCount?: number;
   purpose?: StoredRecord;
   barcode?: string;
   barcodePrefix?: string;
   name?: string | null;
+  parents?: Ref[];
 };
 
-/** Creates a labware record: id from the labware family, barcode given or made from the purpose's prefix and the next barcode number. */
-export async function createLabware(ctx: WriteContext, type: string, { purpose, barcode: given, barcodePrefix, ...attrs }: NewLabware): Promise<StoredRecord> {
+/**
+ * Creates a labware record: id from the labware family, barcode given or made from the purpose's prefix
+ * and the next barcode number. A child records its parents, each once (lib/domain/lineage.ts); the
+ * parents are not written.
+ */
+export async function createLabware(
+  ctx: WriteContext,
+  type: string,
+  { purpose, barcode: given, barcodePrefix, parents = [], ...attrs }: NewLabware,
+): Promise<StoredRecord> {
   const [[id], number] = await Promise.all([ctx.uow.allocateIds('labware', 1), given ? undefined : ctx.uow.allocateIds(BARCODE_SEQUENCE, 1).then(([n]) => n!)]);
   if (number !== undefined && number > MAX_BARCODE_NUMBER)
     throw errors.invalidValue('/data/attributes/barcode', `barcode - generated barcodes are exhausted (number ${number}); give a barcode`);
   const barcode = given ? externalBarcode(given) : generatedBarcode(barcodePrefix ?? String(purpose!.attrs.barcode_prefix), number!);
-  const stored: Labware = { name: null, ...attrs, barcode, aliquotCount: 0 };
+  const stored: Labware = { name: null, aliquotCount: 0, ...attrs, barcode };
   return ctx.uow.create(type, {
     id: id!,
     attrs: stored as unknown as Record<string, unknown>,
     rels: {
       purpose: purpose ? refOf(purpose) : null,
-      parents: [],
-      children: [],
+      parents: accepted(linkParents({ type, id: id! }, [], parents), relationshipAt),
       custom_metadatum_collection: null,
       ...(type === 'tubes' ? { tube_rack: null } : {}),
     },
@@ -178,7 +168,7 @@ export const plates: ResourceDef = {
     ...labwareRelationships('plate_purposes'),
     wells: computed('many', 'wells', receptacleRefs),
     receptacles: computed('many', 'wells', receptacleRefs),
-    child_plates: computed('many', 'plates', (r) => (r.rels.children as Ref[]).filter((c) => c.type === 'plates')),
+    child_plates: childPlates,
   },
   indexes: labwareIndexes,
   filters: labwareFilters,

@@ -118,7 +118,7 @@ describe('150 fully filled 384-well plates', () => {
         receptacles: Array.from({ length: 384 }, (_, slot) => ({ ...emptyReceptacle(), aliquots: [aliquot(slot + 1)] })),
         aliquotCount: 384,
       },
-      rels: { purpose: { type: 'plate_purposes', id: purpose }, parents: [], children: [], custom_metadatum_collection: null },
+      rels: { purpose: { type: 'plate_purposes', id: purpose }, parents: [], custom_metadatum_collection: null },
     }));
   }, 300_000);
 

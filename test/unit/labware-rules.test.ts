@@ -4,6 +4,7 @@ import { MAX_ALIQUOTS_PER_RECEPTACLE } from '#lib/domain/budgets.ts';
 import { layoutForSize } from '#lib/domain/geometry.ts';
 import { emptyReceptacles, RECEPTACLE_STATES, type Aliquot, type AliquotContent, type Labware, type Receptacle } from '#lib/domain/labware.ts';
 import type { Outcome } from '#lib/domain/problems.ts';
+import { linkParents } from '#lib/domain/lineage.ts';
 import { placeTubes, planPlacements, rackSlot, rackState, resizeRack } from '#lib/domain/racks.ts';
 import { addAliquot, copyAliquots, receiveTransfer, setReceptacleState } from '#lib/domain/receptacles.ts';
 
@@ -271,5 +272,32 @@ describe('racks', () => {
   it("a rack's state is empty, its tubes' common state, or mixed; a racked tube's slot is its place on the 96 grid", () => {
     expect([rackState([]), rackState(['pending', 'pending']), rackState(['pending', 'passed'])]).toEqual(['empty', 'pending', 'mixed']);
     expect([rackSlot('A1'), rackSlot('H1'), rackSlot('A2'), rackSlot('H12')]).toEqual([1, 8, 9, 96]);
+  });
+});
+
+describe('linkParents', () => {
+  const child = { type: 'plates', id: 20 };
+
+  it("adds parents to a child's, each once, in id order", () => {
+    const parents = value(
+      linkParents(
+        child,
+        [{ type: 'plates', id: 12 }],
+        [
+          { type: 'tubes', id: 3 },
+          { type: 'plates', id: 12 },
+          { type: 'plates', id: 15 },
+        ],
+      ),
+    );
+    expect(parents).toEqual([
+      { type: 'tubes', id: 3 },
+      { type: 'plates', id: 12 },
+      { type: 'plates', id: 15 },
+    ]);
+  });
+
+  it('refuses a labware as its own parent', () => {
+    expect(problems(linkParents(child, [], [child]))).toEqual([{ code: 'own_parent', input: ['parents'], detail: 'plates 20 cannot be its own parent' }]);
   });
 });
