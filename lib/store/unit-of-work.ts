@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ITEM_SIZE_LIMIT, TRANSACTION_ITEM_LIMIT, TRANSACTION_SIZE_LIMIT } from '#lib/domain/budgets.ts';
 import { JsonApiError, errors } from '#lib/jsonapi/errors.ts';
 import { countUpdate, randomShard } from '#lib/store/counts.ts';
 import { store } from '#lib/store/entities.ts';
@@ -56,9 +57,6 @@ export class ConflictError extends Error {}
 /** Thrown when a concurrent request with the same Idempotency-Key committed first. */
 export class IdempotencyRace extends Error {}
 
-/** DynamoDB's limits: 100 items and 4 MB a transaction, 400 KB an item (we keep a margin for keys). */
-export const TRANSACTION_ITEM_LIMIT = 100;
-export const ITEM_SIZE_LIMIT = 380_000;
 /** How long a request record (its events, its idempotent response) is kept. */
 export const REQUEST_RETENTION_SECONDS = 7 * 24 * 3600;
 export const IDEMPOTENCY_SECONDS = 24 * 3600;
@@ -67,10 +65,13 @@ interface StagedOp {
   item: TransactItem;
   /** What a ConditionalCheckFailed on this item means. */
   onReject: 'conflict' | 'idempotency' | JsonApiError;
+  /** JSON bytes of a record it puts (measured once; other items are measured whole). */
+  recordSize?: number;
 }
 
 const termKey = (t: TermSpec) => `${t.scope}\u0000${t.value}\u0000${t.ref ?? '-'}`;
 const itemSize = (record: StoredRecord) => Buffer.byteLength(JSON.stringify(record));
+const transactItemSize = (item: TransactItem) => Buffer.byteLength(JSON.stringify(item));
 /** Times a plan is re-sent with other count shards when only its count items met a concurrent write. */
 const SHARD_RETRIES = 3;
 
@@ -176,13 +177,27 @@ export class UnitOfWork {
   }
 
   async commit(): Promise<void> {
-    const { items, onReject } = this.plan();
+    const { items, onReject, bytes } = this.plan();
     if (items.length === 0) return;
     const deltas = [...this.countDeltas()];
     const total = items.length + deltas.length;
     if (total > TRANSACTION_ITEM_LIMIT) {
-      throw errors.tooLarge('/data', `this request would write ${total} items; one request may write at most ${TRANSACTION_ITEM_LIMIT}`);
+      throw errors.tooLarge(
+        '/data',
+        `this request would write ${total} items; one request may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`,
+      );
     }
+    if (bytes > TRANSACTION_SIZE_LIMIT) {
+      throw errors.tooLarge(
+        '/data',
+        `this request would write ${bytes} bytes; one request may write at most ${TRANSACTION_SIZE_LIMIT} bytes (a DynamoDB transaction)`,
+      );
+    }
+    await this.send(items, onReject, deltas);
+  }
+
+  /** Sends the transaction; when only its count shards met another write, again on other shards. */
+  private async send(items: TransactItem[], onReject: StagedOp['onReject'][], deltas: [string, Map<string, number>][]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       // One ADD per counter that changes, on a shard drawn afresh for every attempt.
       const counts = deltas.map(([family, changes]) => countUpdate(family, changes, randomShard()));
@@ -231,29 +246,36 @@ export class UnitOfWork {
     return deltas;
   }
 
-  /** The transaction items of the records, index entries and request item, with what a failed condition on each means. */
-  private plan(): { items: TransactItem[]; onReject: StagedOp['onReject'][] } {
+  /** The transaction items of the records, index entries and request item, with what a failed condition on each means, and their bytes. */
+  private plan(): { items: TransactItem[]; onReject: StagedOp['onReject'][]; bytes: number } {
     const ops: StagedOp[] = [];
-    const oversized = (record: StoredRecord) => {
+    const measured = (record: StoredRecord) => {
       const size = itemSize(record);
       if (size > ITEM_SIZE_LIMIT) {
-        throw errors.tooLarge('/data', `${record.type} ${record.id} would be ${size} bytes; a record may be at most ${ITEM_SIZE_LIMIT} bytes`);
+        throw errors.tooLarge(
+          '/data',
+          `${record.type} ${record.id} would be ${size} bytes; a record may be at most ${ITEM_SIZE_LIMIT} bytes (a DynamoDB item)`,
+        );
       }
+      return size;
     };
     const { record: records, request: requests } = store().entities;
 
     for (const record of this.createdByKey.values()) {
-      oversized(record);
-      ops.push({ item: { Put: records.create({ ...record, ...lookupAttributes(record, this.model.lookupsOf(record)) }).params() }, onReject: 'conflict' });
+      ops.push({
+        item: { Put: records.create({ ...record, ...lookupAttributes(record, this.model.lookupsOf(record)) }).params() },
+        onReject: 'conflict',
+        recordSize: measured(record),
+      });
       ops.push(...this.termOps([], this.model.termsOf(record), record));
     }
     for (const { before, after } of this.updatedByKey.values()) {
-      oversized(after);
+      const recordSize = measured(after);
       const item = records
         .put({ ...after, ...lookupAttributes(after, this.model.lookupsOf(after)) })
         .where((a, op) => op.eq(a.version, before.version))
         .params();
-      ops.push({ item: { Put: item }, onReject: 'conflict' });
+      ops.push({ item: { Put: item }, onReject: 'conflict', recordSize });
       ops.push(...this.termOps(this.model.termsOf(before), this.model.termsOf(after), after));
     }
     for (const record of this.deletedByKey.values()) {
@@ -287,7 +309,9 @@ export class UnitOfWork {
       }
       ops.push({ item: { Put: requests.create(request).params() }, onReject: this.idempotency ? 'idempotency' : 'conflict' });
     }
-    return { items: ops.map((o) => o.item), onReject: ops.map((o) => o.onReject) };
+    // Count shards, added at commit, are a few hundred bytes each: the limit's margin covers them.
+    const bytes = ops.reduce((total, op) => total + (op.recordSize ?? transactItemSize(op.item)), 0);
+    return { items: ops.map((o) => o.item), onReject: ops.map((o) => o.onReject), bytes };
   }
 
   private termOps(before: TermSpec[], after: TermSpec[], record: StoredRecord): StagedOp[] {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clearApiKeyCache } from '#lib/store/api-keys.ts';
 import { totalCalls } from '#lib/store/client.ts';
-import { TRANSACTION_ITEM_LIMIT } from '#lib/store/unit-of-work.ts';
+import { TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
 import { call, doc, idOf } from '../support/api.ts';
 import { direct } from '../support/engine.ts';
 import { createTube, inBatches, recordCount, rel, tubeOf, type Tube } from '../support/fixtures.ts';
