@@ -17,6 +17,14 @@ export const TRANSACTION_SIZE_LIMIT = 4_000_000;
 export const ITEM_SIZE_LIMIT = 380_000;
 
 /**
+ * Payload bytes (events and idempotent response) a request item carries inside its transaction. Larger
+ * payloads are compressed, and if still larger stored in chunk items written just before the transaction
+ * (lib/store/request-payload.ts): a write's record of itself never costs it more than this share of the
+ * transaction, nor an item of its item budget.
+ */
+export const REQUEST_PAYLOAD_INLINE_BYTES = 64_000;
+
+/**
  * Plate sizes. 384 is the largest plate: a 1536-well plate is refused (a plate purpose of that size does
  * not load), since receptacle ids leave room for 999 slots per labware (lib/domain/labware-ids.ts) and an
  * empty 1536-well plate would already take ~50 KB of its item.

@@ -7,8 +7,8 @@ import { parseQuery, type ParsedQuery } from '#lib/jsonapi/query.ts';
 import { own, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import { linkage, renderResource, resourceUrl, type Fieldsets } from '#lib/jsonapi/render.ts';
 import { defaultCreate, defaultUpdate, recordEvents, requestHash, resolveInput, validateValues } from '#lib/jsonapi/write.ts';
-import { store } from '#lib/store/entities.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
+import { readRequest } from '#lib/store/request-payload.ts';
 import { ConflictError, IDEMPOTENCY_SECONDS, IdempotencyRace, UnitOfWork, type StoredResponse } from '#lib/store/unit-of-work.ts';
 
 export interface ApiRequest {
@@ -180,10 +180,10 @@ async function write(ctx: RequestContext, def: ResourceDef, target: Target, requ
   const hash = requestHash(request.method, request.path, request.body);
   const replay = async (): Promise<ApiResponse | undefined> => {
     if (!scopedKey) return undefined;
-    const { data } = await store().entities.request.get({ key: scopedKey }).go({ consistent: true });
+    const data = await readRequest(scopedKey);
     if (!data?.response || Date.parse(data.committedAt) + IDEMPOTENCY_SECONDS * 1000 < Date.now()) return undefined;
     if (data.requestHash !== hash) throw errors.idempotencyMismatch();
-    return data.response as ApiResponse;
+    return data.response;
   };
   const earlier = await replay();
   if (earlier) return earlier;

@@ -3,6 +3,7 @@ import { ITEM_SIZE_LIMIT, TRANSACTION_ITEM_LIMIT, TRANSACTION_SIZE_LIMIT } from 
 import { JsonApiError, errors } from '#lib/jsonapi/errors.ts';
 import { countUpdate, randomShard } from '#lib/store/counts.ts';
 import { store } from '#lib/store/entities.ts';
+import { deleteChunks, packPayload, putChunks, type EventEnvelope, type PackedPayload, type StoredResponse } from '#lib/store/request-payload.ts';
 import { reserve } from '#lib/store/sequences.ts';
 import { transact, type TransactItem } from '#lib/store/transaction.ts';
 import { encodeUuid } from '#lib/store/uuids.ts';
@@ -36,20 +37,7 @@ export function lookupAttributes(record: StoredRecord, lookups: { lookup1?: stri
   };
 }
 
-export interface EventEnvelope {
-  id: string;
-  type: string;
-  occurred_at: string;
-  resource: { type: string; id: string; uuid: string | null };
-  data: unknown;
-  actor: unknown;
-}
-
-export interface StoredResponse {
-  status: number;
-  headers: Record<string, string>;
-  body?: string;
-}
+export type { EventEnvelope, StoredResponse } from '#lib/store/request-payload.ts';
 
 /** Thrown when another request changed what this one read; the caller retries from the start. */
 export class ConflictError extends Error {}
@@ -71,7 +59,16 @@ interface StagedOp {
 
 const termKey = (t: TermSpec) => `${t.scope}\u0000${t.value}\u0000${t.ref ?? '-'}`;
 const itemSize = (record: StoredRecord) => Buffer.byteLength(JSON.stringify(record));
-const transactItemSize = (item: TransactItem) => Buffer.byteLength(JSON.stringify(item));
+/** JSON bytes of a transaction item, binary values (a compressed payload) counted as their own length. */
+function transactItemSize(item: TransactItem): number {
+  let binary = 0;
+  const json = JSON.stringify(item, (_, value) => {
+    if (!(value instanceof Uint8Array)) return value;
+    binary += value.byteLength;
+    return '';
+  });
+  return Buffer.byteLength(json) + binary;
+}
 /** Times a plan is re-sent with other count shards when only its count items met a concurrent write. */
 const SHARD_RETRIES = 3;
 
@@ -177,7 +174,7 @@ export class UnitOfWork {
   }
 
   async commit(): Promise<void> {
-    const { items, onReject, bytes } = this.plan();
+    const { items, onReject, bytes, payload, requestKey, ttl } = this.plan();
     if (items.length === 0) return;
     const deltas = [...this.countDeltas()];
     const total = items.length + deltas.length;
@@ -193,7 +190,14 @@ export class UnitOfWork {
         `this request would write ${bytes} bytes; one request may write at most ${TRANSACTION_SIZE_LIMIT} bytes (a DynamoDB transaction)`,
       );
     }
-    await this.send(items, onReject, deltas);
+    await putChunks(requestKey, ttl, payload.chunks);
+    try {
+      await this.send(items, onReject, deltas);
+    } catch (error) {
+      // Best effort: chunks left behind name no committed request, and expire with their TTL.
+      await deleteChunks(requestKey, payload.chunks).catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Sends the transaction; when only its count shards met another write, again on other shards. */
@@ -246,8 +250,11 @@ export class UnitOfWork {
     return deltas;
   }
 
-  /** The transaction items of the records, index entries and request item, with what a failed condition on each means, and their bytes. */
-  private plan(): { items: TransactItem[]; onReject: StagedOp['onReject'][]; bytes: number } {
+  /**
+   * The transaction items of the records, index entries and request item, with what a failed condition on
+   * each means; and the request item's payload, whose chunks (if large) are written before the transaction.
+   */
+  private plan(): { items: TransactItem[]; onReject: StagedOp['onReject'][]; bytes: number; payload: PackedPayload; requestKey: string; ttl: number } {
     const ops: StagedOp[] = [];
     const measured = (record: StoredRecord) => {
       const size = itemSize(record);
@@ -290,28 +297,22 @@ export class UnitOfWork {
       });
       ops.push(...this.termOps(this.model.termsOf(record), [], record));
     }
+    const requestKey = this.idempotency?.key ?? `auto:${randomUUID()}`;
+    const ttl = Math.floor(Date.parse(this.now) / 1000) + REQUEST_RETENTION_SECONDS;
+    const payload = packPayload({ events: this.events, ...(this.idempotency ? { response: this.idempotency.response } : {}) });
     if (ops.length > 0 || this.idempotency) {
-      const ttl = Math.floor(Date.parse(this.now) / 1000) + REQUEST_RETENTION_SECONDS;
       const request = {
-        key: this.idempotency?.key ?? `auto:${randomUUID()}`,
+        key: requestKey,
         committedAt: this.now,
-        events: this.events,
         ttl,
-        ...(this.idempotency ? { requestHash: this.idempotency.requestHash, response: this.idempotency.response } : {}),
+        ...(this.idempotency ? { requestHash: this.idempotency.requestHash } : {}),
+        ...payload.attributes,
       };
-      // All events of the write travel in this one item, so it must fit an item too.
-      const size = Buffer.byteLength(JSON.stringify(request));
-      if (size > ITEM_SIZE_LIMIT) {
-        throw errors.tooLarge(
-          '/data',
-          `the ${this.events.length} events this request would record take ${size} bytes; one request may record at most ${ITEM_SIZE_LIMIT} bytes`,
-        );
-      }
       ops.push({ item: { Put: requests.create(request).params() }, onReject: this.idempotency ? 'idempotency' : 'conflict' });
     }
     // Count shards, added at commit, are a few hundred bytes each: the limit's margin covers them.
     const bytes = ops.reduce((total, op) => total + (op.recordSize ?? transactItemSize(op.item)), 0);
-    return { items: ops.map((o) => o.item), onReject: ops.map((o) => o.onReject), bytes };
+    return { items: ops.map((o) => o.item), onReject: ops.map((o) => o.onReject), bytes, payload, requestKey, ttl };
   }
 
   private termOps(before: TermSpec[], after: TermSpec[], record: StoredRecord): StagedOp[] {
