@@ -90,9 +90,9 @@ export function copyAliquots<L extends Contents>(source: Receptacle, labware: L,
 }
 
 /**
- * Material moved from a source receptacle (id `sourceId`) into a receptacle of a labware: its aliquots
- * copied (copyAliquots) and a pending transfer request recorded on the target. Only the target changes:
- * the source is read, never written.
+ * Material moved from a source receptacle (`source.id` is its receptacle id) into a receptacle of a
+ * labware: its aliquots copied (copyAliquots) and a pending transfer request recorded on the target.
+ * Only the target changes: the source is read, never written.
  */
 export function receiveTransfer<L extends Contents>(source: { id: number; receptacle: Receptacle }, labware: L, at: ReceptacleAt): Outcome<L> {
   const copied = copyAliquots(source.receptacle, labware, at);
@@ -101,7 +101,7 @@ export function receiveTransfer<L extends Contents>(source: { id: number; recept
   return ok(withReceptacle(copied.value, at.slot, { ...target, transfers: [...(target.transfers ?? []), { source: source.id, state: 'pending' }] }));
 }
 
-/** Sets a receptacle's own state (its labware's state is its own); one of RECEPTACLE_STATES. */
+/** Sets one receptacle's state (not its labware's, nor its neighbours'): one of RECEPTACLE_STATES. */
 export function setReceptacleState<L extends Contents>(labware: L, at: ReceptacleAt, state: string): Outcome<L> {
   const receptacle = receptacleAt(labware, at.slot);
   if (!isReceptacleState(state)) {

@@ -21,7 +21,8 @@ const PARALLEL_QUERIES = 8;
 export const parentsOf = (record: StoredRecord | undefined): Ref[] => (record?.rels.parents as Ref[] | undefined) ?? [];
 
 /** Under each parent's id, its children in id order. */
-export const parentIndex: IndexDef = { scope: 'labware.parents', values: (record) => parentsOf(record).map((parent) => parent.id) };
+const PARENT_SCOPE = 'labware.parents';
+export const parentIndex: IndexDef = { scope: PARENT_SCOPE, values: (record) => parentsOf(record).map((parent) => parent.id) };
 
 /** The links of some labware to their parents or their children, by labware id. */
 type Links = (ctx: RequestContext, labware: Ref[]) => Promise<Map<number, Ref[]>>;
@@ -35,7 +36,7 @@ const parentLinks: Links = async (ctx, labware) => {
 const childLinks: Links = async (_ctx, labware) => {
   const children = new Map<number, Ref[]>();
   await bounded(labware, PARALLEL_QUERIES, async ({ type, id }) => {
-    const range = { kind: 'term', scope: parentIndex.scope!, value: String(id) } as const;
+    const range = { kind: 'term', scope: PARENT_SCOPE, value: String(id) } as const;
     const hits = await readRange(range, { byUpdated: false, limit: MAX_CHILDREN + 1, descending: false });
     if (hits.length > MAX_CHILDREN) throw errors.badRequest(`${type} ${id} has more than ${MAX_CHILDREN} children; this service lists at most ${MAX_CHILDREN}`);
     children.set(
