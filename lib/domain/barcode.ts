@@ -110,3 +110,25 @@ export function decodeBarcode(input: string): DecodedBarcode | undefined {
   const text = input.trim();
   return /^\d+$/.test(text) ? decodeMachine(text) : decodeHuman(text);
 }
+
+/** A labware's barcode in all its forms, as stored with the labware. */
+export interface LabwareBarcode {
+  human_barcode: string;
+  machine_barcode: string | null;
+  ean13_barcode: string | null;
+  /** Given by the client rather than generated. */
+  external: boolean;
+}
+
+export const generatedBarcode = (prefix: string, number: number): LabwareBarcode => ({ ...encodeBarcode(prefix, number), external: false });
+
+/** A barcode the client gave: in this service's own format (migrated labware) it keeps all its forms. */
+export function externalBarcode(value: string): LabwareBarcode {
+  const text = value.trim();
+  const own = decodeBarcode(text);
+  if (own) return { ...encodeBarcode(own.prefix, own.number), external: true };
+  return { human_barcode: text, machine_barcode: text, ean13_barcode: /^\d{13}$/.test(text) ? text : null, external: true };
+}
+
+/** The one spelling a barcode is indexed and looked up by: any form of a generated barcode → its human form. */
+export const canonicalBarcode = (value: string): string => decodeBarcode(value)?.human_barcode ?? value.trim().toUpperCase();

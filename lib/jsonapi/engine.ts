@@ -11,9 +11,9 @@ import type { Registry } from '#lib/jsonapi/registry.ts';
 import { own, type ActionDef, type ActionResult, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import { linkage, renderResource, resourceUrl, type Fieldsets } from '#lib/jsonapi/render.ts';
 import { defaultCreate, defaultUpdate, recordEvents, requestHash, resolveInput, validateValues } from '#lib/jsonapi/write.ts';
-import { store } from '#lib/store/entities.ts';
 import { refsOf, type StoredRecord } from '#lib/store/records.ts';
 import { ConflictError, IdempotencyRace } from '#lib/store/errors.ts';
+import { readRequest } from '#lib/store/request-payload.ts';
 import { IDEMPOTENCY_SECONDS, UnitOfWork, type StoredResponse } from '#lib/store/unit-of-work.ts';
 
 export interface ApiRequest {
@@ -216,10 +216,10 @@ async function commitWrite(
   const hash = requestHash(request.method, request.path, request.body);
   const replay = async (): Promise<ApiResponse | undefined> => {
     if (!scopedKey) return undefined;
-    const { data } = await store().entities.request.get({ key: scopedKey }).go({ consistent: true });
+    const data = await readRequest(scopedKey);
     if (!data?.response || Date.parse(data.committedAt) + IDEMPOTENCY_SECONDS * 1000 < Date.now()) return undefined;
     if (data.requestHash !== hash) throw errors.idempotencyMismatch();
-    return data.response as ApiResponse;
+    return data.response;
   };
   const earlier = await replay();
   if (earlier) return earlier;

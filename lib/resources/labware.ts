@@ -1,7 +1,10 @@
 import { z } from 'zod';
+import { canonicalBarcode, externalBarcode, generatedBarcode } from '#lib/domain/barcode.ts';
+import { emptyReceptacles, type Labware } from '#lib/domain/labware.ts';
+import { linkParents } from '#lib/domain/lineage.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import { layoutForSize } from '#lib/domain/geometry.ts';
-import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
+import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import {
   attr,
@@ -19,16 +22,9 @@ import {
   type WriteInput,
 } from '#lib/jsonapi/resource.ts';
 import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
-import {
-  aliquotRefs,
-  canonicalBarcode,
-  externalBarcode,
-  generatedBarcode,
-  labwareAttrs,
-  receptacleRefs,
-  renderBarcode,
-  type LabwareAttrs,
-} from '#lib/resources/labware-model.ts';
+import { aliquotRefs, labwareAttrs, receptacleRefs, renderBarcode } from '#lib/resources/labware-views.ts';
+import { childPlates, lineageRelationships, parentIndex } from '#lib/resources/lineage.ts';
+import { accepted, relationshipAt } from '#lib/resources/problems.ts';
 
 /** What plates, tubes and tube racks share: barcodes, purpose, family links, custom metadata. */
 export const LABWARE_TYPES = ['plates', 'tubes', 'tube_racks'] as const;
@@ -44,26 +40,6 @@ export const computed = (
   ...(kind === 'one' ? toOne(types, access) : toMany(types, access)),
   resolve: async (_ctx, records) => new Map(records.map((r) => [r, fn(r)])),
 });
-
-/**
- * Ancestors or descendants: the parent (or child) links followed generation by generation, one batched
- * read per generation for all the records together, so the calls do not grow with the number of records.
- */
-async function lineage(ctx: RequestContext, records: StoredRecord[], direction: 'parents' | 'children'): Promise<Map<StoredRecord, RelValue>> {
-  const MAX_GENERATIONS = 50;
-  const links = (record: StoredRecord | undefined) => (record?.rels[direction] as Ref[] | undefined) ?? [];
-  const seen = new Map(records.map((r) => [r, new Map<string, Ref>()]));
-  let frontiers = new Map(records.map((r) => [r, links(r)]));
-  for (let generation = 0; generation < MAX_GENERATIONS; generation++) {
-    const fresh = new Map([...frontiers].map(([record, frontier]) => [record, frontier.filter((ref) => !seen.get(record)!.has(refKey(ref)))]));
-    for (const [record, refs] of fresh) for (const ref of refs) seen.get(record)!.set(refKey(ref), ref);
-    const all = [...fresh.values()].flat();
-    if (all.length === 0) break;
-    const loaded = await ctx.loader.load(all);
-    frontiers = new Map([...fresh].map(([record, refs]) => [record, refs.flatMap((ref) => links(loaded.get(refKey(ref))))]));
-  }
-  return new Map([...seen].map(([record, refs]) => [record, [...refs.values()].sort((a, b) => a.id - b.id)]));
-}
 
 export const barcodeIndex: IndexDef = {
   scope: 'barcode',
@@ -91,7 +67,13 @@ const purposeNameFilter: FilterDef = {
   translate: async (_ctx, names) => (await Promise.all(names.map((n) => findTerms('purposes.name', lowerCase(n))))).flat().map((hit) => String(hit.id)),
 };
 
-export const labwareIndexes = { barcode: barcodeIndex, purpose: purposeIndex, barcode_guard: barcodeGuard(true), generated_barcode_guard: barcodeGuard(false) };
+export const labwareIndexes = {
+  barcode: barcodeIndex,
+  purpose: purposeIndex,
+  barcode_guard: barcodeGuard(true),
+  generated_barcode_guard: barcodeGuard(false),
+  parents: parentIndex,
+};
 export const labwareFilters: Record<string, FilterDef> = {
   uuid: uuidFilter,
   barcode: { index: 'barcode' },
@@ -109,10 +91,7 @@ export const labwareAttributes: Record<string, AttributeDef> = {
 
 export const labwareRelationships = (purposeType: string): Record<string, RelationshipDef> => ({
   purpose: toOne(purposeType, 'WO', { required: true }),
-  parents: toMany('labware', 'R'),
-  children: toMany('labware', 'R'),
-  ancestors: { ...toMany('labware', 'R'), resolve: (ctx, records) => lineage(ctx, records, 'parents') },
-  descendants: { ...toMany('labware', 'R'), resolve: (ctx, records) => lineage(ctx, records, 'children') },
+  ...lineageRelationships,
   custom_metadatum_collection: toOne('custom_metadatum_collections', 'R'),
 });
 
@@ -127,32 +106,48 @@ export const barcodeInput = z
 /** Barcode numbers come from their own sequence (labware ids may have gaps and racks share them). */
 const BARCODE_SEQUENCE = 'barcodes';
 
-/** Creates a labware record: id from the labware family, barcode given or made from the purpose's prefix and the next barcode number. */
+/** What new labware is: its purpose (whose prefix its generated barcode takes, unless `barcodePrefix`), a barcode given, its parents, its contents. */
+export type NewLabware = Omit<Labware, 'barcode' | 'aliquotCount' | 'name'> & {
+  aliquotCount?: number;
+  purpose?: StoredRecord;
+  barcode?: string;
+  barcodePrefix?: string;
+  name?: string | null;
+  parents?: Ref[];
+};
+
+/**
+ * Creates a labware record: id from the labware family, barcode given or made from the purpose's prefix
+ * and the next barcode number. A child records its parents, each once (lib/domain/lineage.ts); the
+ * parents are not written.
+ */
 export async function createLabware(
   ctx: WriteContext,
   type: string,
-  input: WriteInput,
-  { barcodePrefix, ...attrs }: Omit<LabwareAttrs, 'barcode' | 'aliquotCount' | 'name'> & { name?: string | null; barcodePrefix?: string },
+  { purpose, barcode: given, barcodePrefix, parents = [], ...attrs }: NewLabware,
 ): Promise<StoredRecord> {
-  const purpose = input.relationships.purpose as StoredRecord | undefined;
-  const given = input.attributes.barcode as string | undefined;
   const [[id], number] = await Promise.all([ctx.uow.allocateIds('labware', 1), given ? undefined : ctx.uow.allocateIds(BARCODE_SEQUENCE, 1).then(([n]) => n!)]);
   if (number !== undefined && number > MAX_BARCODE_NUMBER)
     throw errors.invalidValue('/data/attributes/barcode', `barcode - generated barcodes are exhausted (number ${number}); give a barcode`);
   const barcode = given ? externalBarcode(given) : generatedBarcode(barcodePrefix ?? String(purpose!.attrs.barcode_prefix), number!);
-  const stored: LabwareAttrs = { name: null, ...attrs, barcode, aliquotCount: 0 };
+  const stored: Labware = { name: null, aliquotCount: 0, ...attrs, barcode };
   return ctx.uow.create(type, {
     id: id!,
     attrs: stored as unknown as Record<string, unknown>,
     rels: {
       purpose: purpose ? refOf(purpose) : null,
-      parents: [],
-      children: [],
+      parents: accepted(linkParents({ type, id: id! }, [], parents), relationshipAt),
       custom_metadatum_collection: null,
       ...(type === 'tubes' ? { tube_rack: null } : {}),
     },
   });
 }
+
+/** The purpose and client-given barcode of a POST. */
+const labwareInput = (input: WriteInput) => ({
+  purpose: input.relationships.purpose as StoredRecord | undefined,
+  barcode: input.attributes.barcode as string | undefined,
+});
 
 const gridAttributes = {
   size: attr('R'),
@@ -173,13 +168,13 @@ export const plates: ResourceDef = {
     ...labwareRelationships('plate_purposes'),
     wells: computed('many', 'wells', receptacleRefs),
     receptacles: computed('many', 'wells', receptacleRefs),
-    child_plates: computed('many', 'plates', (r) => (r.rels.children as Ref[]).filter((c) => c.type === 'plates')),
+    child_plates: childPlates,
   },
   indexes: labwareIndexes,
   filters: labwareFilters,
   create: (ctx, input) => {
     const size = Number((input.relationships.purpose as StoredRecord).attrs.size ?? 96);
-    return createLabware(ctx, 'plates', input, { size, state: 'pending', receptacles: Array.from({ length: size }, () => []) });
+    return createLabware(ctx, 'plates', { ...labwareInput(input), size, state: 'pending', receptacles: emptyReceptacles(size) });
   },
 };
 
@@ -209,7 +204,13 @@ export const tubes: ResourceDef = {
   indexes: labwareIndexes,
   filters: labwareFilters,
   create: (ctx, input) =>
-    createLabware(ctx, 'tubes', input, { name: (input.attributes.name as string | undefined) ?? null, state: 'pending', receptacles: [[]], rackSlot: null }),
+    createLabware(ctx, 'tubes', {
+      ...labwareInput(input),
+      name: (input.attributes.name as string | undefined) ?? null,
+      state: 'pending',
+      receptacles: emptyReceptacles(1),
+      rackSlot: null,
+    }),
 };
 
 /** Labware of any kind: items render as plates, tubes or tube_racks. */

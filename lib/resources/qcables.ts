@@ -3,7 +3,7 @@ import { refOf, type RequestContext } from '#lib/jsonapi/context.ts';
 import { errors, type JsonApiError } from '#lib/jsonapi/errors.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
 import { attr, timestamps, toOne, uuidAttribute, uuidFilter, type ResourceDef, type WriteInput } from '#lib/jsonapi/resource.ts';
-import { canonicalBarcode } from '#lib/resources/labware-model.ts';
+import { canonicalBarcode } from '#lib/domain/barcode.ts';
 import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 
 /**

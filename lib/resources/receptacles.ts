@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { aliquotId, labwareOfAliquot, labwareOfSlot, parseSlotUuid, slotId, slotOf } from '#lib/domain/labware-ids.ts';
-import { errors, show } from '#lib/jsonapi/errors.ts';
+import { addAliquot } from '#lib/domain/receptacles.ts';
 import { attr, toMany, toOne, uuidAttribute, type FilterDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import type { Ref, StoredRecord, TermHit } from '#lib/store/records.ts';
 import { computed } from '#lib/resources/labware.ts';
-import { aliquotViews, labwareAttrs, receptacleType, receptacleViews, type StoredAliquot } from '#lib/resources/labware-model.ts';
+import { aliquotViews, labwareAttrs, receptacleType, receptacleViews } from '#lib/resources/labware-views.ts';
+import { accepted, relationshipAt } from '#lib/resources/problems.ts';
 
 /** Receptacle uuids name their labware's uuid and their slot (lib/domain/labware-ids.ts). */
 const receptacleUuidFilter: FilterDef = {
@@ -61,8 +62,6 @@ export const receptacles: ResourceDef = {
   filters: { uuid: receptacleUuidFilter },
 };
 
-const tagKey = (a: Pick<StoredAliquot, 'tag' | 'tag2'>) => `${a.tag?.oligo ?? '-'}/${a.tag2?.oligo ?? '-'}`;
-
 export const aliquots: ResourceDef = {
   type: 'aliquots',
   family: 'aliquots',
@@ -83,33 +82,21 @@ export const aliquots: ResourceDef = {
   },
   filters: {},
 
-  /** Puts a sample into a well or tube: one rewrite of the labware, refused if it would clash (contract §2). */
+  /** Puts a sample into a well or tube: one rewrite of the labware, refused if it would clash (lib/domain/receptacles.ts). */
   create: async (ctx, input) => {
     const receptacle = input.relationships.receptacle as StoredRecord;
     const sample = input.relationships.sample as StoredRecord;
     const study = input.relationships.study as StoredRecord | null | undefined;
     const labware = (await ctx.loader.one((receptacle.rels.plate ?? receptacle.rels.labware) as Ref))!;
-    const attrs = labwareAttrs(labware);
-    const slot = slotOf(receptacle.id);
-    const aliquot: StoredAliquot = {
-      n: attrs.aliquotCount + 1,
-      sample: sample.id,
-      study: study?.id ?? null,
-      tag: null,
-      tag2: null,
-      library_type: (input.attributes.library_type as string | undefined) ?? null,
-    };
-    const clash = attrs.receptacles[slot - 1]!.find((a) => tagKey(a) === tagKey(aliquot));
-    if (clash) {
-      throw errors.invalidValue(
-        '/data/relationships/sample',
-        clash.sample === sample.id
-          ? `sample - ${receptacle.type} ${receptacle.id} already holds sample ${sample.id} with the same tags`
-          : `sample - tag clash: ${receptacle.type} ${receptacle.id} already holds sample ${clash.sample} with the same tags (${show(tagKey(aliquot))})`,
-      );
-    }
-    const receptaclesAfter = attrs.receptacles.map((list, i) => (i === slot - 1 ? [...list, aliquot] : list));
-    const updated = ctx.uow.update(labware, { attrs: { receptacles: receptaclesAfter, aliquotCount: aliquot.n } });
-    return aliquotViews(updated).find((v) => v.id === aliquotId(labware.id, aliquot.n))!;
+    const after = accepted(
+      addAliquot(
+        labwareAttrs(labware),
+        { slot: slotOf(receptacle.id), name: `${receptacle.type} ${receptacle.id}` },
+        { sample: sample.id, study: study?.id ?? null, tag: null, tag2: null, library_type: (input.attributes.library_type as string | undefined) ?? null },
+      ),
+      relationshipAt,
+    );
+    const updated = ctx.uow.update(labware, { attrs: { receptacles: after.receptacles, aliquotCount: after.aliquotCount } });
+    return aliquotViews(updated).find((v) => v.id === aliquotId(labware.id, after.aliquotCount))!;
   },
 };

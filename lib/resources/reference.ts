@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PLATE_SIZES, RACK_SIZES } from '#lib/domain/budgets.ts';
 import { attr, indexFilters, lowerCase, uuidAttribute, uuidFilter, type AttributeDef, type IndexDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
 
 /**
@@ -53,9 +54,15 @@ const purpose = (type: string, extra: Record<string, AttributeDef>) =>
     { name: attr('R', text, { required: true }), barcode_prefix: attr('R', z.string().regex(/^[A-Z]{2}$/, 'must be two capital letters')), ...extra },
     { family: 'purposes', indexes: { name: uniqueIndex('name', 'purposes.name') } },
   );
-export const platePurposes = purpose('plate_purposes', { size: attr('R', z.union([z.literal(96), z.literal(384)])) });
+/** A size of a list of sizes (a 1536-well plate purpose does not load: lib/domain/budgets.ts). */
+const sizeOf = (sizes: readonly number[]) =>
+  attr(
+    'R',
+    z.number().refine((n) => sizes.includes(n), `must be one of ${sizes.join(', ')}`),
+  );
+export const platePurposes = purpose('plate_purposes', { size: sizeOf(PLATE_SIZES) });
 export const tubePurposes = purpose('tube_purposes', {});
-export const tubeRackPurposes = purpose('tube_rack_purposes', { size: attr('R', z.union([z.literal(48), z.literal(96)])) });
+export const tubeRackPurposes = purpose('tube_rack_purposes', { size: sizeOf(RACK_SIZES) });
 
 export const requestTypes = referenceResource(
   'request_types',

@@ -1,26 +1,22 @@
 import { z } from 'zod';
-import { columnOrder, layoutForSize, positionIndex, type Layout } from '#lib/domain/geometry.ts';
+import { RACK_SIZES } from '#lib/domain/budgets.ts';
+import { layoutForSize, type Layout } from '#lib/domain/geometry.ts';
 import { labwareOfSlot, slotId } from '#lib/domain/labware-ids.ts';
+import type { RackedTube } from '#lib/domain/labware.ts';
+import { placeTubes, planPlacements, rackSlot, rackState, resizeRack } from '#lib/domain/racks.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, toOne, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
 import { computed, createLabware, labwareAttributes, labwareFilters, labwareIndexes, labwareRelationships } from '#lib/resources/labware.ts';
-import { labwareAttrs } from '#lib/resources/labware-model.ts';
+import { labwareAttrs, viewOf } from '#lib/resources/labware-views.ts';
+import { accepted, attributeAt, problemErrors } from '#lib/resources/problems.ts';
 
 /**
- * Racks hold tubes at coordinates. The rack records its tubes and each tube records its rack, in one
- * transaction: a rack of 96 tubes is the rack, 96 conditional tube updates, the barcode guard, one count
- * shard and the request record — exactly the 100 items a transaction allows (see docs/decisions.md).
+ * Racks hold tubes at coordinates (lib/domain/racks.ts). The rack records its tubes and each tube records
+ * its rack, in one transaction: a rack of 96 tubes is exactly the 100 items a transaction allows
+ * (RACK_OF_96_ITEMS in lib/domain/budgets.ts).
  */
-const RACK_SIZES = [48, 96] as const;
-/**
- * A racked tube's slot (and so its id) is its coordinate's place on the 96-position grid, whatever the
- * rack's size, so ids stay the same when a rack's size changes.
- */
-const CANONICAL = layoutForSize(96)!;
-const slotOfCoordinate = (coordinate: string) => positionIndex(CANONICAL, coordinate)! + 1;
-
 const size = z
   .union([
     z.number(),
@@ -29,68 +25,42 @@ const size = z
       .regex(/^\s*\d+\s*$/, 'must be a number')
       .transform(Number),
   ])
-  .refine((n): n is 48 | 96 => (RACK_SIZES as readonly number[]).includes(n), 'must be 48 or 96');
+  .refine((n): n is (typeof RACK_SIZES)[number] => (RACK_SIZES as readonly number[]).includes(n), 'must be 48 or 96');
 
 const tubeLocations = z.record(z.string(), z.object({ uuid: z.string().min(1) }).strict());
 
-interface Racked {
-  coordinate: string;
-  tube: number;
-}
+const rackedTubesOf = (rack: StoredRecord) => labwareAttrs(rack).racked ?? [];
 
-const racked = (rack: StoredRecord): Racked[] => labwareAttrs(rack).racked ?? [];
-
-/** A rack's state: empty without tubes, else its tubes' common state, or mixed. */
-function rackState(tubes: StoredRecord[]): string {
-  const states = new Set(tubes.map((t) => String(t.attrs.state)));
-  return states.size === 0 ? 'empty' : states.size === 1 ? [...states][0]! : 'mixed';
-}
-
-/** Validates `tube_locations` and finds its tubes: 422 for bad coordinates and repeats, 404 for unknown tubes. */
+/** Finds the tubes of `tube_locations` and places them: 422 for bad coordinates, repeats and tubes in another rack, 404 for unknown tubes. */
 async function placements(
   ctx: WriteContext,
   layout: Layout,
   locations: Record<string, { uuid: string }>,
-  rackId?: number,
-): Promise<{ coordinate: string; tube: StoredRecord }[]> {
-  const at = (key: string, ...rest: string[]) => pointer('data', 'attributes', 'tube_locations', key, ...rest);
-  const problems: JsonApiError[] = [];
-  const seen = new Map<string, string>();
-  const entries = Object.entries(locations).map(([key, { uuid }]) => ({
-    key,
-    uuid: uuid.toLowerCase(),
-    coordinate: columnOrder(layout).find((c) => c === key.toUpperCase()),
-  }));
-  for (const { key, uuid, coordinate } of entries) {
-    if (!coordinate)
-      problems.push(
-        errors.invalidValue(at(key), `tube_locations - ${show(key)} is not a coordinate of a ${layout.size}-tube rack (A1 to ${columnOrder(layout).at(-1)})`),
-      );
-    if (seen.has(uuid)) problems.push(errors.invalidValue(at(key, 'uuid'), `tube_locations - tube ${uuid} is placed twice (${seen.get(uuid)} and ${key})`));
-    seen.set(uuid, key);
-  }
-  const byCoordinate = new Map<string, string>();
-  for (const { key, coordinate } of entries) {
-    if (coordinate && byCoordinate.has(coordinate)) problems.push(errors.invalidValue(at(key), `tube_locations - ${coordinate} is given twice`));
-    if (coordinate) byCoordinate.set(coordinate, key);
-  }
-  if (problems.length > 0) throw JsonApiError.all(problems);
-
+): Promise<{ racked: RackedTube[]; tubes: StoredRecord[] }> {
+  const planned = accepted(
+    planPlacements(
+      layout,
+      Object.entries(locations).map(([key, { uuid }]) => ({ key, uuid })),
+    ),
+    attributeAt,
+  );
   const tubes = await ctx.loader.byUuids(
-    entries.map((e) => e.uuid),
+    planned.map((p) => p.uuid),
     ['tubes'],
   );
-  const missing = entries
+  const missing = planned
     .filter((_, i) => !tubes[i])
-    .map(({ key, uuid }) => errors.notFound(`tube_locations - no tube with uuid ${show(uuid)}`, { pointer: at(key, 'uuid') }));
+    .map(({ key, uuid }) =>
+      errors.notFound(`tube_locations - no tube with uuid ${show(uuid)}`, { pointer: pointer('data', 'attributes', 'tube_locations', key, 'uuid') }),
+    );
   if (missing.length > 0) throw JsonApiError.all(missing);
-  entries.forEach(({ key }, i) => {
-    const rack = tubes[i]!.rels.tube_rack as Ref | null | undefined;
-    if (rack && rack.id !== rackId)
-      problems.push(errors.invalidValue(at(key, 'uuid'), `tube_locations - tube ${tubes[i]!.uuid} is already in tube rack ${rack.id}`));
-  });
-  if (problems.length > 0) throw JsonApiError.all(problems);
-  return entries.map(({ coordinate }, i) => ({ coordinate: coordinate!, tube: tubes[i]! }));
+  const found = tubes as StoredRecord[];
+  const rackOf = (tube: StoredRecord) => (tube.rels.tube_rack as Ref | null | undefined)?.id ?? null;
+  const placed = placeTubes(
+    planned,
+    found.map((tube) => ({ id: tube.id, uuid: tube.uuid, rack: rackOf(tube) })),
+  );
+  return { racked: accepted(placed, attributeAt), tubes: found };
 }
 
 export const tubeRacks: ResourceDef = {
@@ -109,8 +79,8 @@ export const tubeRacks: ResourceDef = {
   relationships: {
     ...labwareRelationships('tube_rack_purposes'),
     purpose: toOne('tube_rack_purposes', 'WO'),
-    racked_tubes: computed('many', 'racked_tubes', (r) => racked(r).map((t) => ({ type: 'racked_tubes', id: slotId(r.id, slotOfCoordinate(t.coordinate)) }))),
-    tube_receptacles: computed('many', 'receptacles', (r) => racked(r).map((t) => ({ type: 'receptacles', id: slotId(t.tube, 1) }))),
+    racked_tubes: computed('many', 'racked_tubes', (r) => rackedTubesOf(r).map((t) => ({ type: 'racked_tubes', id: slotId(r.id, rackSlot(t.coordinate)) }))),
+    tube_receptacles: computed('many', 'receptacles', (r) => rackedTubesOf(r).map((t) => ({ type: 'receptacles', id: slotId(t.tube, 1) }))),
     comments: computed('many', 'comments', () => []),
   },
   indexes: labwareIndexes,
@@ -119,31 +89,25 @@ export const tubeRacks: ResourceDef = {
   validate: (_ctx, input, current) => {
     if (!current || input.attributes.size === undefined) return [];
     if (input.attributes.size === null) return [errors.missingRequired('/data/attributes/size', 'size')];
-    const layout = layoutForSize(input.attributes.size as number)!;
-    const outside = racked(current).filter((t) => positionIndex(layout, t.coordinate) === undefined);
-    return outside.length === 0
-      ? []
-      : [
-          errors.invalidValue(
-            '/data/attributes/size',
-            `size - ${input.attributes.size} does not fit the rack's tubes at ${outside.map((t) => t.coordinate).join(', ')}`,
-          ),
-        ];
+    const resized = resizeRack(rackedTubesOf(current), layoutForSize(input.attributes.size as number)!);
+    return resized.ok ? [] : problemErrors(resized.problems, attributeAt);
   },
 
   create: async (ctx, input) => {
     const layout = layoutForSize(input.attributes.size as number)!;
-    const placed = await placements(ctx, layout, (input.attributes.tube_locations as Record<string, { uuid: string }> | undefined) ?? {});
+    const { racked, tubes } = await placements(ctx, layout, (input.attributes.tube_locations as Record<string, { uuid: string }> | undefined) ?? {});
     const purpose = input.relationships.purpose as StoredRecord | undefined;
-    const rack = await createLabware(ctx, 'tube_racks', input, {
+    const rack = await createLabware(ctx, 'tube_racks', {
+      purpose,
       barcodePrefix: purpose ? String(purpose.attrs.barcode_prefix) : 'TR',
       name: (input.attributes.name as string | undefined) ?? null,
       size: layout.size,
-      state: rackState(placed.map((p) => p.tube)),
+      state: rackState(tubes.map((tube) => labwareAttrs(tube).state)),
       receptacles: [],
-      racked: placed.map(({ coordinate, tube }) => ({ coordinate, tube: tube.id })),
+      racked,
     });
-    for (const { coordinate, tube } of placed) ctx.uow.update(tube, { rels: { tube_rack: refOf(rack) }, attrs: { rackSlot: slotOfCoordinate(coordinate) } });
+    for (const [i, { coordinate }] of racked.entries())
+      ctx.uow.update(tubes[i]!, { rels: { tube_rack: refOf(rack) }, attrs: { rackSlot: rackSlot(coordinate) } });
     return rack;
   },
 
@@ -159,18 +123,17 @@ export const rackedTubes: ResourceDef = {
     parentTypes: ['tube_racks'],
     parentId: labwareOfSlot,
     extract: (rack) =>
-      racked(rack)
-        .map(({ coordinate, tube }) => ({
-          family: 'racked_tubes',
-          id: slotId(rack.id, slotOfCoordinate(coordinate)),
-          type: 'racked_tubes',
-          uuid: '',
-          createdAt: rack.createdAt,
-          updatedAt: rack.updatedAt,
-          version: rack.version,
-          attrs: { coordinate },
-          rels: { tube: { type: 'tubes', id: tube }, tube_rack: { type: 'tube_racks', id: rack.id } },
-        }))
+      rackedTubesOf(rack)
+        .map(({ coordinate, tube }) =>
+          viewOf(rack, {
+            family: 'racked_tubes',
+            id: slotId(rack.id, rackSlot(coordinate)),
+            type: 'racked_tubes',
+            uuid: '',
+            attrs: { coordinate },
+            rels: { tube: { type: 'tubes', id: tube }, tube_rack: { type: 'tube_racks', id: rack.id } },
+          }),
+        )
         .sort((a, b) => a.id - b.id),
   },
   attributes: { coordinate: attr('R') },

@@ -16,7 +16,8 @@ import { tableDefinition } from '#lib/store/table.ts';
  * - sequences and count shards are plain items written with lib-dynamodb (lib/store/sequences.ts,
  *   lib/store/counts.ts): their attributes are named at run time, which ElectroDB entities cannot express.
  * - request: one per committed write — its domain events (the outbox) and, under an Idempotency-Key,
- *   the response to replay.
+ *   the response to replay; a large payload compressed, or in requestChunk items beside it
+ *   (lib/store/request-payload.ts).
  * - apiKey / apiKeyName: a hashed API key with its name and scope, found by hash (requests) or name (admin).
  */
 const pk = tableDefinition.partitionKey;
@@ -106,12 +107,32 @@ function build() {
       attributes: {
         key: { type: 'string', required: true },
         committedAt: { type: 'string', required: true },
-        events: { type: 'any', required: true },
         requestHash: { type: 'string' },
+        // The payload in one of three forms (lib/store/request-payload.ts): events and response as they are,
+        // gzipped (payload), or gzipped in requestChunk items (chunks names them).
+        events: { type: 'any' },
         response: { type: 'any' },
+        payload: { type: 'any' },
+        chunks: { type: 'any' },
         ttl: { type: 'number', required: true },
       },
       indexes: { byKey: { pk: { field: pk, composite: ['key'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } } },
+    },
+    options,
+  );
+
+  // A part of a large request payload, in its request item's partition.
+  const requestChunk = new Entity(
+    {
+      model: { entity: 'requestChunk', version: '1', service: 'lts' },
+      attributes: {
+        key: { type: 'string', required: true },
+        set: { type: 'string', required: true },
+        n: { type: 'number', required: true, padding: { length: 3, char: '0' } },
+        data: { type: 'any', required: true },
+        ttl: { type: 'number', required: true },
+      },
+      indexes: { byKey: { pk: { field: pk, composite: ['key'], casing: 'none' }, sk: { field: sk, composite: ['set', 'n'], casing: 'none' } } },
     },
     options,
   );
@@ -146,7 +167,7 @@ function build() {
     options,
   );
 
-  return new Service({ record, term, request, apiKey, apiKeyName }, options);
+  return new Service({ record, term, request, requestChunk, apiKey, apiKeyName }, options);
 }
 
 export type LtsService = ReturnType<typeof build>;

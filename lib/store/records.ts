@@ -47,7 +47,7 @@ export const padId = (id: number): string => String(id).padStart(ID_WIDTH, '0');
 export const recordKey = (family: string, id: number): string => `${family}:${id}`;
 
 /** Runs `work` over `items` with at most `limit` running at once. */
-async function bounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function bounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) await work(items[next++]!);

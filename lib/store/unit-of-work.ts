@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, IdempotencyRace, TooLargeError, UniqueValueTaken, type ValueOrigin } from '#lib/store/errors.ts';
+import { ITEM_SIZE_LIMIT, TRANSACTION_ITEM_LIMIT, TRANSACTION_SIZE_LIMIT } from '#lib/domain/budgets.ts';
 import { countUpdate, randomShard } from '#lib/store/counts.ts';
 import { store } from '#lib/store/entities.ts';
+import { deleteChunks, packPayload, putChunks, type EventEnvelope, type PackedPayload, type StoredResponse } from '#lib/store/request-payload.ts';
 import { reserve } from '#lib/store/sequences.ts';
 import { transact, type TransactItem } from '#lib/store/transaction.ts';
 import { encodeUuid } from '#lib/store/uuids.ts';
@@ -38,24 +40,8 @@ export function lookupAttributes(record: StoredRecord, lookups: { lookup1?: stri
   };
 }
 
-export interface EventEnvelope {
-  id: string;
-  type: string;
-  occurred_at: string;
-  resource: { type: string; id: string; uuid: string | null };
-  data: unknown;
-  actor: unknown;
-}
+export type { EventEnvelope, StoredResponse } from '#lib/store/request-payload.ts';
 
-export interface StoredResponse {
-  status: number;
-  headers: Record<string, string>;
-  body?: string;
-}
-
-/** DynamoDB's limits: 100 items and 4 MB a transaction, 400 KB an item (we keep a margin for keys). */
-export const TRANSACTION_ITEM_LIMIT = 100;
-export const ITEM_SIZE_LIMIT = 380_000;
 /** How long a request record (its events, its idempotent response) is kept. */
 export const REQUEST_RETENTION_SECONDS = 7 * 24 * 3600;
 export const IDEMPOTENCY_SECONDS = 24 * 3600;
@@ -64,12 +50,24 @@ interface StagedOp {
   item: TransactItem;
   /** What a ConditionalCheckFailed on this item means: a lost race, or a unique value taken. */
   onReject: 'conflict' | 'idempotency' | TakenValue;
+  /** JSON bytes of a record it puts (measured once; other items are measured whole). */
+  recordSize?: number;
 }
 
 type TakenValue = ValueOrigin & { value: string };
 
 const termKey = (t: TermSpec) => `${t.scope}\u0000${t.value}\u0000${t.ref ?? '-'}`;
 const itemSize = (record: StoredRecord) => Buffer.byteLength(JSON.stringify(record));
+/** JSON bytes of a transaction item, binary values (a compressed payload) counted as their own length. */
+function transactItemSize(item: TransactItem): number {
+  let binary = 0;
+  const json = JSON.stringify(item, (_, value) => {
+    if (!(value instanceof Uint8Array)) return value;
+    binary += value.byteLength;
+    return '';
+  });
+  return Buffer.byteLength(json) + binary;
+}
 /** Times a plan is re-sent with other count shards when only its count items met a concurrent write. */
 const SHARD_RETRIES = 3;
 
@@ -175,13 +173,30 @@ export class UnitOfWork {
   }
 
   async commit(): Promise<void> {
-    const { items, onReject } = this.plan();
+    const { items, onReject, bytes, payload, requestKey, ttl } = this.plan();
     if (items.length === 0) return;
     const deltas = [...this.countDeltas()];
     const total = items.length + deltas.length;
     if (total > TRANSACTION_ITEM_LIMIT) {
-      throw new TooLargeError(`this request would write ${total} items; one request may write at most ${TRANSACTION_ITEM_LIMIT}`);
+      throw new TooLargeError(`this request would write ${total} items; one request may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`);
     }
+    if (bytes > TRANSACTION_SIZE_LIMIT) {
+      throw new TooLargeError(
+        `this request would write ${bytes} bytes; one request may write at most ${TRANSACTION_SIZE_LIMIT} bytes (a DynamoDB transaction)`,
+      );
+    }
+    await putChunks(requestKey, ttl, payload.chunks);
+    try {
+      await this.send(items, onReject, deltas);
+    } catch (error) {
+      // Best effort: chunks left behind name no committed request, and expire with their TTL.
+      await deleteChunks(requestKey, payload.chunks).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Sends the transaction; when only its count shards met another write, again on other shards. */
+  private async send(items: TransactItem[], onReject: StagedOp['onReject'][], deltas: [string, Map<string, number>][]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       // One ADD per counter that changes, on a shard drawn afresh for every attempt.
       const counts = deltas.map(([family, changes]) => countUpdate(family, changes, randomShard()));
@@ -230,29 +245,36 @@ export class UnitOfWork {
     return deltas;
   }
 
-  /** The transaction items of the records, index entries and request item, with what a failed condition on each means. */
-  private plan(): { items: TransactItem[]; onReject: StagedOp['onReject'][] } {
+  /**
+   * The transaction items of the records, index entries and request item, with what a failed condition on
+   * each means; and the request item's payload, whose chunks (if large) are written before the transaction.
+   */
+  private plan(): { items: TransactItem[]; onReject: StagedOp['onReject'][]; bytes: number; payload: PackedPayload; requestKey: string; ttl: number } {
     const ops: StagedOp[] = [];
-    const oversized = (record: StoredRecord) => {
+    const measured = (record: StoredRecord) => {
       const size = itemSize(record);
       if (size > ITEM_SIZE_LIMIT) {
-        throw new TooLargeError(`${record.type} ${record.id} would be ${size} bytes; a record may be at most ${ITEM_SIZE_LIMIT} bytes`);
+        throw new TooLargeError(`${record.type} ${record.id} would be ${size} bytes; a record may be at most ${ITEM_SIZE_LIMIT} bytes (a DynamoDB item)`);
       }
+      return size;
     };
     const { record: records, request: requests } = store().entities;
 
     for (const record of this.createdByKey.values()) {
-      oversized(record);
-      ops.push({ item: { Put: records.create({ ...record, ...lookupAttributes(record, this.model.lookupsOf(record)) }).params() }, onReject: 'conflict' });
+      ops.push({
+        item: { Put: records.create({ ...record, ...lookupAttributes(record, this.model.lookupsOf(record)) }).params() },
+        onReject: 'conflict',
+        recordSize: measured(record),
+      });
       ops.push(...this.termOps([], this.model.termsOf(record), record));
     }
     for (const { before, after } of this.updatedByKey.values()) {
-      oversized(after);
+      const recordSize = measured(after);
       const item = records
         .put({ ...after, ...lookupAttributes(after, this.model.lookupsOf(after)) })
         .where((a, op) => op.eq(a.version, before.version))
         .params();
-      ops.push({ item: { Put: item }, onReject: 'conflict' });
+      ops.push({ item: { Put: item }, onReject: 'conflict', recordSize });
       ops.push(...this.termOps(this.model.termsOf(before), this.model.termsOf(after), after));
     }
     for (const record of this.deletedByKey.values()) {
@@ -267,25 +289,22 @@ export class UnitOfWork {
       });
       ops.push(...this.termOps(this.model.termsOf(record), [], record));
     }
+    const requestKey = this.idempotency?.key ?? `auto:${randomUUID()}`;
+    const ttl = Math.floor(Date.parse(this.now) / 1000) + REQUEST_RETENTION_SECONDS;
+    const payload = packPayload({ events: this.events, ...(this.idempotency ? { response: this.idempotency.response } : {}) });
     if (ops.length > 0 || this.idempotency) {
-      const ttl = Math.floor(Date.parse(this.now) / 1000) + REQUEST_RETENTION_SECONDS;
       const request = {
-        key: this.idempotency?.key ?? `auto:${randomUUID()}`,
+        key: requestKey,
         committedAt: this.now,
-        events: this.events,
         ttl,
-        ...(this.idempotency ? { requestHash: this.idempotency.requestHash, response: this.idempotency.response } : {}),
+        ...(this.idempotency ? { requestHash: this.idempotency.requestHash } : {}),
+        ...payload.attributes,
       };
-      // All events of the write travel in this one item, so it must fit an item too.
-      const size = Buffer.byteLength(JSON.stringify(request));
-      if (size > ITEM_SIZE_LIMIT) {
-        throw new TooLargeError(
-          `the ${this.events.length} events this request would record take ${size} bytes; one request may record at most ${ITEM_SIZE_LIMIT} bytes`,
-        );
-      }
       ops.push({ item: { Put: requests.create(request).params() }, onReject: this.idempotency ? 'idempotency' : 'conflict' });
     }
-    return { items: ops.map((o) => o.item), onReject: ops.map((o) => o.onReject) };
+    // Count shards, added at commit, are a few hundred bytes each: the limit's margin covers them.
+    const bytes = ops.reduce((total, op) => total + (op.recordSize ?? transactItemSize(op.item)), 0);
+    return { items: ops.map((o) => o.item), onReject: ops.map((o) => o.onReject), bytes, payload, requestKey, ttl };
   }
 
   private termOps(before: TermSpec[], after: TermSpec[], record: StoredRecord): StagedOp[] {

@@ -1,15 +1,29 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { storeErrorToJsonApi } from '#lib/jsonapi/store-errors.ts';
-import type { StoredAliquot } from '#lib/resources/labware-model.ts';
+import { externalBarcode } from '#lib/domain/barcode.ts';
+import {
+  ITEM_SIZE_LIMIT,
+  MAX_ALIQUOTS_PER_RECEPTACLE,
+  PLATE_SIZES,
+  RACK_OF_96_ITEMS,
+  TRANSACTION_ITEM_LIMIT,
+  TRANSACTION_SIZE_LIMIT,
+} from '#lib/domain/budgets.ts';
+import { emptyReceptacle, type Aliquot, type Labware, type Receptacle } from '#lib/domain/labware.ts';
+import { loadReferenceData, ReferenceDataError } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
 import { countCalls, totalCalls } from '#lib/store/client.ts';
 import { readCounts } from '#lib/store/counts.ts';
 import { TooLargeError } from '#lib/store/errors.ts';
 import { getRecords, type StoredRecord } from '#lib/store/records.ts';
-import { ITEM_SIZE_LIMIT, UnitOfWork } from '#lib/store/unit-of-work.ts';
+import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
 import { direct } from '../support/engine.ts';
-import { addAliquot, createSample, createTube, inBatches } from '../support/fixtures.ts';
+import { addAliquot, aliquotDoc, createSample, createTube, inBatches, purposeId } from '../support/fixtures.ts';
+import { expectError } from '../support/responses.ts';
+import { seedRecords } from '../support/seed.ts';
+import { columnOrder } from '../support/oracles.ts';
+import { refused, tableSnapshot } from '../support/table.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -19,7 +33,11 @@ import { freshStore } from '../support/store.ts';
  *     include level that leaves the plate (⌈distinct samples / 100⌉ BatchGetItem calls each) — wells and
  *     aliquots live inside the plate item and cost nothing more, however many wells are filled;
  * (b) item size: the fullest realistic aggregate (a tube pooled from four 384-well plates: 1,536 tagged
- *     aliquots) fits well under the item limit, and a record past the limit is a clear 422 that writes nothing.
+ *     aliquots) fits well under the item limit, and a record past the limit is a clear 422 that writes nothing;
+ * (c) the pool budget (lib/domain/budgets.ts) at its edge through POST aliquots;
+ * (d) the transaction budgets at their edges: a rack of 96 tubes below and above the bytes of one
+ *     transaction, and one item more than a transaction holds;
+ * (e) the largest plate.
  */
 
 beforeAll(freshStore);
@@ -104,8 +122,10 @@ describe('(a) call budget of a 384-well plate', () => {
     expect(new Set(samples).size).toBe(384);
     // Fill the other 374 wells in one write of the plate, as the aliquots resource stores them.
     const plate = await loadLabware(plateId);
-    const receptacles = (plate.attrs.receptacles as StoredAliquot[][]).map((list, i) =>
-      i < 10 ? list : [{ n: i + 1, sample: Number(samples[i]), study: Number(studyA), tag: null, tag2: null, library_type: null }],
+    const receptacles = (plate.attrs.receptacles as Receptacle[]).map((receptacle, i) =>
+      i < 10
+        ? receptacle
+        : { ...receptacle, aliquots: [{ n: i + 1, sample: Number(samples[i]), study: Number(studyA), tag: null, tag2: null, library_type: null }] },
     );
     const uow = new UnitOfWork(registry, new Date().toISOString());
     uow.update(plate, { attrs: { receptacles, aliquotCount: 384 } });
@@ -144,24 +164,24 @@ describe('(a) call budget of a 384-well plate', () => {
   }, 180_000);
 });
 
-describe('(b) item size of the fullest realistic aggregate', () => {
-  const BASES = 'ACGT';
-  /** A 10-base oligo (the longest of the 8–10 of real index tags), distinct per index. */
-  const oligo = (index: number, salt: number) => Array.from({ length: 10 }, (_, i) => BASES[(Math.floor(index / 4 ** (i % 5)) + salt * i) % 4]).join('');
-  /**
-   * Aliquots of a tube pooled from four 384-well plates: each its own sample (8-digit ids, larger than any
-   * this test table holds, to measure conservatively), a study, i7/i5 tags of 10 bases with their indexes.
-   */
-  const pooled = (count: number): StoredAliquot[] =>
-    Array.from({ length: count }, (_, i) => ({
-      n: i + 1,
-      sample: 10_000_000 + i,
-      study: Number(studyA),
-      tag: { oligo: oligo(i % 384, 1), index: (i % 384) + 1 },
-      tag2: { oligo: oligo(Math.floor(i / 384), 3), index: Math.floor(i / 384) + 1 },
-      library_type: 'Standard',
-    }));
+const BASES = 'ACGT';
+/** A 10-base oligo (the longest of the 8–10 of real index tags), distinct per index. */
+const oligo = (index: number, salt: number) => Array.from({ length: 10 }, (_, i) => BASES[(Math.floor(index / 4 ** (i % 5)) + salt * i) % 4]).join('');
+/**
+ * Aliquots of a tube pooled from four 384-well plates: each its own sample (8-digit ids, larger than any
+ * this test table holds, to measure conservatively), a study, i7/i5 tags of 10 bases with their indexes.
+ */
+const pooled = (count: number): Aliquot[] =>
+  Array.from({ length: count }, (_, i) => ({
+    n: i + 1,
+    sample: 10_000_000 + i,
+    study: Number(studyA),
+    tag: { oligo: oligo(i % 384, 1), index: (i % 384) + 1 },
+    tag2: { oligo: oligo(Math.floor(i / 384), 3), index: Math.floor(i / 384) + 1 },
+    library_type: 'Standard',
+  }));
 
+describe('(b) item size of the fullest realistic aggregate', () => {
   let tubeId: string;
 
   it('a tube of 1,536 aliquots fits with a wide margin, commits, and reads back with include=aliquots', async () => {
@@ -170,7 +190,7 @@ describe('(b) item size of the fullest realistic aggregate', () => {
     const emptySize = Buffer.byteLength(JSON.stringify(tube));
 
     const uow = new UnitOfWork(registry, new Date().toISOString());
-    const after = uow.update(tube, { attrs: { receptacles: [pooled(1536)], aliquotCount: 1536 } });
+    const after = uow.update(tube, { attrs: { receptacles: [{ ...emptyReceptacle(), aliquots: pooled(1536) }], aliquotCount: 1536 } });
     const size = Buffer.byteLength(JSON.stringify(after));
     // Measured (JSON bytes, the measure UnitOfWork checks): the empty tube record 565 bytes; with 1,536
     // aliquots 223,237 bytes (145 bytes an aliquot), 59 % of ITEM_SIZE_LIMIT (380,000): the limit leaves
@@ -184,7 +204,7 @@ describe('(b) item size of the fullest realistic aggregate', () => {
 
     const stored = await loadLabware(tubeId);
     expect(stored.version).toBe(tube.version + 1);
-    expect((stored.attrs.receptacles as StoredAliquot[][])[0]).toHaveLength(1536);
+    expect((stored.attrs.receptacles as Receptacle[])[0]!.aliquots).toHaveLength(1536);
 
     await warmKeyCache();
     const res = await call('GET', `/api/v2/tubes/${tubeId}?include=aliquots`);
@@ -212,7 +232,7 @@ describe('(b) item size of the fullest realistic aggregate', () => {
     const aliquotsBefore = (await call('GET', '/api/v2/aliquots?page[size]=1')).body.meta.record_count;
 
     const uow = new UnitOfWork(registry, new Date().toISOString());
-    const after = uow.update(tube, { attrs: { receptacles: [pooled(6000)], aliquotCount: 6000 } });
+    const after = uow.update(tube, { attrs: { receptacles: [{ ...emptyReceptacle(), aliquots: pooled(6000) }], aliquotCount: 6000 } });
     const size = Buffer.byteLength(JSON.stringify(after));
     // Measured: 876,229 bytes, 2.3 times the limit.
     expect(size).toBeGreaterThan(ITEM_SIZE_LIMIT);
@@ -241,4 +261,112 @@ describe('(b) item size of the fullest realistic aggregate', () => {
     expect((await call('GET', '/api/v2/aliquots?page[size]=1')).body.meta.record_count).toBe(aliquotsBefore);
     expect((await call('GET', `/api/v2/tubes/${tubeId}/aliquots?page[size]=1`)).body.meta.record_count).toBe(1536);
   }, 180_000);
+});
+
+/** A tube holding a pool of `count` tagged aliquots, written straight into the table. */
+const seedPooledTubes = async (n: number, count: number): Promise<StoredRecord[]> => {
+  const purpose = Number(await purposeId('tube_purposes', 'Stock Tube'));
+  return seedRecords('tubes', n, (i) => {
+    const attrs: Labware = {
+      name: null,
+      barcode: externalBarcode(`POOL-${count}-${i}-${Math.random()}`),
+      state: 'pending',
+      receptacles: [{ ...emptyReceptacle(), aliquots: pooled(count) }],
+      aliquotCount: count,
+      rackSlot: null,
+    };
+    return {
+      attrs: attrs as unknown as Record<string, unknown>,
+      rels: { purpose: { type: 'tube_purposes', id: purpose }, parents: [], custom_metadatum_collection: null, tube_rack: null },
+    };
+  });
+};
+
+describe(`(c) the pool budget: a receptacle holds at most ${MAX_ALIQUOTS_PER_RECEPTACLE} aliquots`, () => {
+  let sample: string;
+  let full: StoredRecord;
+  let almost: StoredRecord;
+
+  beforeAll(async () => {
+    sample = (await createSample()).id;
+    full = (await seedPooledTubes(1, MAX_ALIQUOTS_PER_RECEPTACLE))[0]!;
+    almost = (await seedPooledTubes(1, MAX_ALIQUOTS_PER_RECEPTACLE - 1))[0]!;
+  }, 120_000);
+
+  it('the last aliquot that fits is accepted', async () => {
+    const res = await call('POST', '/api/v2/aliquots', { body: aliquotDoc({ type: 'receptacles', id: String(almost.id * 1000 + 1) }, sample) });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect((await call('GET', `/api/v2/tubes/${almost.id}/aliquots?page[size]=1`)).body.meta.record_count).toBe(MAX_ALIQUOTS_PER_RECEPTACLE);
+  });
+
+  it('one more → 422 too_large at the receptacle, naming the budget and the count; nothing is written', async () => {
+    const res = await refused('POST', '/api/v2/aliquots', aliquotDoc({ type: 'receptacles', id: String(full.id * 1000 + 1) }, sample));
+    const error = expectError(res, 422, 'too_large', '/data/relationships/receptacle');
+    expect(error.detail).toBe(
+      `receptacle - receptacles ${full.id * 1000 + 1} would hold ${MAX_ALIQUOTS_PER_RECEPTACLE + 1} aliquots; a receptacle holds at most ${MAX_ALIQUOTS_PER_RECEPTACLE} (the largest pool)`,
+    );
+  });
+});
+
+describe(`(d) transaction budgets: ${TRANSACTION_ITEM_LIMIT} items and ${TRANSACTION_SIZE_LIMIT} bytes`, () => {
+  /** Measured: a tube with 250 tagged aliquots is ~36 KB, with 300 ~44 KB; 96 of them ~3.5 MB and ~4.2 MB. */
+  const rack = (tubes: StoredRecord[]) =>
+    doc(
+      'tube_racks',
+      { size: 96, tube_locations: Object.fromEntries(tubes.map((t, i) => [columnOrder(8, 12)[i]!, { uuid: t.uuid }])) },
+      { purpose: { data: { type: 'tube_rack_purposes', id: rack96 } } },
+    );
+  let rack96: string;
+  let lighter: StoredRecord[];
+  let heavier: StoredRecord[];
+
+  beforeAll(async () => {
+    rack96 = await purposeId('tube_rack_purposes', 'Tube Rack 96');
+    lighter = await seedPooledTubes(96, 250);
+    heavier = await seedPooledTubes(96, 300);
+  }, 180_000);
+
+  it('a rack of 96 tubes whose items come to ~3.5 MB is one transaction of 100 items', async () => {
+    const size = lighter.reduce((n, t) => n + Buffer.byteLength(JSON.stringify(t)), 0);
+    expect(size).toBeGreaterThan(3_300_000);
+    expect(size).toBeLessThan(TRANSACTION_SIZE_LIMIT);
+    const { response, counts } = await direct('POST', '/api/v2/tube_racks', rack(lighter));
+    expect(response.status, response.body?.slice(0, 500)).toBe(201);
+    expect(counts.TransactWriteItems).toBe(1);
+    expect(RACK_OF_96_ITEMS).toBe(TRANSACTION_ITEM_LIMIT);
+  }, 120_000);
+
+  it(`past ${TRANSACTION_SIZE_LIMIT} bytes (96 tubes of ~44 KB) → 422 too_large naming the bytes and the budget; nothing is written`, async () => {
+    const res = await refused('POST', '/api/v2/tube_racks', rack(heavier));
+    const error = expectError(res, 422, 'too_large', '/data');
+    expect(error.detail).toMatch(new RegExp(`^this request would write \\d+ bytes; one request may write at most ${TRANSACTION_SIZE_LIMIT} bytes`));
+    expect(Number(/write (\d+) bytes/.exec(error.detail)![1])).toBeGreaterThan(TRANSACTION_SIZE_LIMIT);
+  }, 120_000);
+
+  it(`past ${TRANSACTION_ITEM_LIMIT} items → 422 too_large naming the items and the budget; nothing is sent`, async () => {
+    const uow = new UnitOfWork(registry, new Date().toISOString());
+    // 100 tube updates and the request item: one item too many (a rename changes no count, so no count shard).
+    for (const tube of [...lighter, ...heavier].slice(0, TRANSACTION_ITEM_LIMIT)) uow.update(tube, { attrs: { name: 'renamed' } });
+    const { counts, result } = countCalls(() => uow.commit());
+    const error = await result.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(TooLargeError);
+    expect(storeErrorToJsonApi(error)?.errors[0]).toMatchObject({
+      code: 'too_large',
+      detail: `this request would write ${TRANSACTION_ITEM_LIMIT + 1} items; one request may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`,
+    });
+    expect(totalCalls(counts)).toBe(0);
+  });
+});
+
+describe(`(e) the largest plate is ${PLATE_SIZES.at(-1)} wells`, () => {
+  it('a 1536-well plate purpose does not load; nothing is written', async () => {
+    const before = await tableSnapshot();
+    const loading = loadReferenceData(registry, { plate_purposes: [{ name: 'Stock Plate 1536', barcode_prefix: 'DN', size: 1536 }] });
+    await expect(loading).rejects.toBeInstanceOf(ReferenceDataError);
+    await expect(loading).rejects.toThrow(/plate_purposes\[0\]\.size: must be one of 96, 384 \(got 1536\)/);
+    expect(await tableSnapshot()).toEqual(before);
+  });
 });

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeBarcode, encodeBarcode } from '#lib/domain/barcode.ts';
+import { linkParents } from '#lib/domain/lineage.ts';
 import { registry } from '#lib/resources/index.ts';
+import { parentsOf } from '#lib/resources/lineage.ts';
 import { getRecords, type Ref } from '#lib/store/records.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
@@ -49,21 +51,24 @@ async function createSample(name: string, commonName?: string): Promise<any> {
   return sample;
 }
 
-/** Links labware as parent → child directly in the store: no API creates these links yet. */
+/**
+ * Links labware as parent → child directly in the store (no API makes children yet), as a write that makes
+ * a child does: each child records its parents (lib/domain/lineage.ts); the parents are not written.
+ */
 async function link(pairs: [Ref, Ref][]): Promise<void> {
-  const ids = [...new Set(pairs.flat().map((r) => r.id))];
-  const records = await getRecords(ids.map((id) => ({ family: 'labware', id })));
-  const rels = new Map<number, { parents: Ref[]; children: Ref[] }>();
-  for (const id of ids) {
-    const record = records.get(`labware:${id}`)!;
-    rels.set(id, { parents: [...((record.rels.parents as Ref[]) ?? [])], children: [...((record.rels.children as Ref[]) ?? [])] });
-  }
-  for (const [parent, child] of pairs) {
-    rels.get(parent.id)!.children.push(child);
-    rels.get(child.id)!.parents.push(parent);
-  }
+  const childIds = [...new Set(pairs.map(([, child]) => child.id))];
+  const records = await getRecords(childIds.map((id) => ({ family: 'labware', id })));
   const uow = new UnitOfWork(registry, new Date().toISOString());
-  for (const id of ids) uow.update(records.get(`labware:${id}`)!, { rels: rels.get(id)! });
+  for (const id of childIds) {
+    const child = records.get(`labware:${id}`)!;
+    const linked = linkParents(
+      child,
+      parentsOf(child),
+      pairs.filter(([, c]) => c.id === id).map(([parent]) => parent),
+    );
+    if (!linked.ok) throw new Error(JSON.stringify(linked.problems));
+    uow.update(child, { rels: { parents: linked.value } });
+  }
   await uow.commit();
 }
 

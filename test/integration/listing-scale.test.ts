@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { emptyReceptacle } from '#lib/domain/labware.ts';
 import { MAX_FILTER_VALUES, MAX_IN_MEMORY } from '#lib/jsonapi/filters.ts';
 import { MAX_INCLUDED } from '#lib/jsonapi/include.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
@@ -114,10 +115,10 @@ describe('150 fully filled 384-well plates', () => {
         barcode: { human_barcode: `SEEDPLATE${i}`, machine_barcode: `SEEDPLATE${i}`, ean13_barcode: null, external: true },
         state: 'pending',
         size: 384,
-        receptacles: Array.from({ length: 384 }, (_, slot) => [aliquot(slot + 1)]),
+        receptacles: Array.from({ length: 384 }, (_, slot) => ({ ...emptyReceptacle(), aliquots: [aliquot(slot + 1)] })),
         aliquotCount: 384,
       },
-      rels: { purpose: { type: 'plate_purposes', id: purpose }, parents: [], children: [], custom_metadatum_collection: null },
+      rels: { purpose: { type: 'plate_purposes', id: purpose }, parents: [], custom_metadatum_collection: null },
     }));
   }, 300_000);
 

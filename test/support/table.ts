@@ -2,6 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { config } from '#lib/config.ts';
 import { dynamo } from '#lib/store/client.ts';
+import { readPayload } from '#lib/store/request-payload.ts';
 import { call, type CallResult } from './api.ts';
 
 /** A domain event as the outbox stores it. */
@@ -68,8 +69,12 @@ export async function refused(method: string, path: string, body: unknown, heade
   return res;
 }
 
-/** The outbox: one request item (`__edb_e__ = 'request'`) per committed write, stored in the write's own transaction. */
-export const requestItems = async (): Promise<RequestItem[]> => (await scanTable('request')) as RequestItem[];
+/**
+ * The outbox: one request item (`__edb_e__ = 'request'`) per committed write, stored in the write's own
+ * transaction, its events decoded whichever way they are stored (lib/store/request-payload.ts).
+ */
+export const requestItems = async (): Promise<RequestItem[]> =>
+  Promise.all((await scanTable('request')).map(async (item) => ({ key: item.key, events: (await readPayload(item as { key: string })).events as Envelope[] })));
 
 /** Every event in the outbox. */
 export const outboxEvents = async (): Promise<Envelope[]> => (await requestItems()).flatMap((item) => item.events);

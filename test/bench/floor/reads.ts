@@ -1,6 +1,6 @@
 import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
 import { aliquotId, slotId, slotUuid } from '#lib/domain/labware-ids.ts';
-import type { StoredAliquot } from '#lib/resources/labware-model.ts';
+import type { Labware } from '#lib/domain/labware.ts';
 import { readCount } from './count.ts';
 import type { Db, Item } from './db.ts';
 import { recordKey, typeListingPk } from './keys.ts';
@@ -70,7 +70,7 @@ export async function listSamples(db: Db, table: string, base: string, size: num
 export async function getPlate(db: Db, table: string, base: string, id: number, withSamples: boolean): Promise<Answer> {
   const plate = await db.get(table, recordKey('labware', id), true);
   if (plate?.type !== 'plates') return notFound('plates', String(id));
-  const attrs = plate.attrs as { name: string | null; state: string; size: number; barcode: Record<string, string | null>; receptacles: StoredAliquot[][] };
+  const attrs = plate.attrs as unknown as Labware & { size: number };
   const layout = layoutForSize(attrs.size);
   const wellRefs: Linkage[] = attrs.receptacles.map((_, i) => ({ type: 'wells', id: String(slotId(id, i + 1)) }));
   const { human_barcode, machine_barcode, ean13_barcode } = attrs.barcode;
@@ -97,14 +97,14 @@ export async function getPlate(db: Db, table: string, base: string, id: number, 
 
   const included: unknown[] = [];
   const sampleIds = new Set<number>();
-  attrs.receptacles.forEach((aliquots, i) => {
+  attrs.receptacles.forEach(({ state, aliquots }, i) => {
     const wellId = slotId(id, i + 1);
     included.push(
       resource(
         base,
         'wells',
         wellId,
-        { uuid: slotUuid(plate.uuid as string, i + 1), position: layout ? { name: positionAt(layout, i) } : undefined, state: attrs.state },
+        { uuid: slotUuid(plate.uuid as string, i + 1), position: layout ? { name: positionAt(layout, i) } : undefined, state },
         { aliquots: aliquots.map((a) => ({ type: 'aliquots', id: String(aliquotId(id, a.n)) })) },
       ),
     );

@@ -1,0 +1,81 @@
+/**
+ * Item budgets: how much one write may hold, against DynamoDB's limits of 100 items and 4 MB per
+ * transaction and 400 KB per item. Every write is one transaction (all or nothing), so these are the
+ * largest things the lab can do in one request. Sizes are JSON bytes, the measure the unit of work checks
+ * (lib/store/unit-of-work.ts): DynamoDB's own measure of the same item is smaller, so each budget keeps a
+ * margin. Past a budget a write is a 422 `too_large` naming it and the value, and nothing is written.
+ * docs/decisions.md ("Item budgets") has the measured sizes behind each number.
+ */
+
+/** Items one transaction may write: DynamoDB's limit. */
+export const TRANSACTION_ITEM_LIMIT = 100;
+
+/** JSON bytes one transaction may write: DynamoDB allows 4 MiB (4,194,304 bytes); the rest is room for keys and index attributes. */
+export const TRANSACTION_SIZE_LIMIT = 4_000_000;
+
+/** JSON bytes of one record: DynamoDB allows 400 KB an item; the rest is room for keys, index attributes and DynamoDB's per-attribute overhead. */
+export const ITEM_SIZE_LIMIT = 380_000;
+
+/**
+ * Payload bytes (events and idempotent response) a request item carries inside its transaction. Larger
+ * payloads are compressed, and if still larger stored in chunk items written just before the transaction
+ * (lib/store/request-payload.ts): a write's record of itself never costs it more than this share of the
+ * transaction, nor an item of its item budget.
+ */
+export const REQUEST_PAYLOAD_INLINE_BYTES = 64_000;
+
+/**
+ * Plate sizes. 384 is the largest plate: a 1536-well plate is refused (a plate purpose of that size does
+ * not load), since receptacle ids leave room for 999 slots per labware (lib/domain/labware-ids.ts) and an
+ * empty 1536-well plate would already take ~50 KB of its item.
+ */
+export const PLATE_SIZES = [96, 384] as const;
+
+/** Tube rack sizes (6 × 8 and 8 × 12 positions). */
+export const RACK_SIZES = [48, 96] as const;
+
+/**
+ * The largest pool: aliquots one receptacle may hold. Four 384-well plates pooled into one tube, with
+ * dual 10-base tags and one transfer request per source well, is ~280 KB, 73 % of ITEM_SIZE_LIMIT
+ * (test/unit/budgets.test.ts); this keeps a tube's item below its limit whatever is pooled into it.
+ */
+export const MAX_ALIQUOTS_PER_RECEPTACLE = 1_536;
+
+/** What one write puts into its transaction: the records it creates or changes, their index items, and the id families whose counts change. */
+export interface WriteShape {
+  records: number;
+  indexItems: number;
+  /** One count shard per family whose record counts change (lib/store/counts.ts). */
+  countedFamilies: number;
+}
+
+/** The items of one transaction: its records, their index items, one count shard per counted family, and the request item (events, idempotent response). */
+export const transactionItems = (write: WriteShape): number => write.records + write.indexItems + write.countedFamilies + 1;
+
+/** POST plates or tubes: the labware and its barcode guard (one labware count shard); a child made from parents adds one index item per parent. */
+export const labwareItems = (parents = 0): number => transactionItems({ records: 1, indexItems: 1 + parents, countedFamilies: 1 });
+
+/**
+ * A rack of 96 tubes: the rack, 96 conditional tube updates (each tube records its rack, which keeps a
+ * tube in one rack under concurrency), the rack's barcode guard: exactly the 100 items a transaction
+ * allows. Its bytes are the 96 tubes' items: they fit TRANSACTION_SIZE_LIMIT while they average under
+ * ~41 KB (a pool of ~280 tagged aliquots each).
+ */
+export const RACK_OF_96_ITEMS = transactionItems({ records: 1 + 96, indexItems: 1, countedFamilies: 1 });
+
+/**
+ * A 96-well stamp into an existing plate (issue 10): the destination plate (each of its wells gains the
+ * source's aliquots and one transfer request naming its source well) and the transfer record; the
+ * destination's link to its parent (one index item, never a write of the source); count shards of
+ * labware (aliquots) and transfers.
+ */
+export const STAMP_96_ITEMS = transactionItems({ records: 2, indexItems: 1, countedFamilies: 2 });
+
+/**
+ * A 384-well plate pooled into tubes it creates (by submission): the transfer record, and per tube the
+ * tube, its barcode guard and its link to the plate (3 items); count shards of labware and transfers.
+ */
+export const poolingItems = (tubes: number): number => transactionItems({ records: 1 + tubes, indexItems: 2 * tubes, countedFamilies: 2 });
+
+/** The most tubes one pooling of a plate may create: 3 items each within TRANSACTION_ITEM_LIMIT. */
+export const MAX_TUBES_PER_POOLING = Math.floor((TRANSACTION_ITEM_LIMIT - poolingItems(0)) / 3);

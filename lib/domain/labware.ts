@@ -1,0 +1,112 @@
+import type { LabwareBarcode } from '#lib/domain/barcode.ts';
+
+/**
+ * Labware as the lab sees it: a plate, tube or rack with its receptacles, each receptacle a value of its
+ * own. The whole aggregate is one stored item (lib/resources/labware-views.ts renders its parts as wells,
+ * receptacles and aliquots; lib/domain/labware-ids.ts gives them ids), so a change anywhere inside a plate
+ * is one conditional write of the plate, and creating a 384-well plate is one item.
+ *
+ * What hangs on a receptacle but grows without bound lives outside the aggregate, so that a plate's item
+ * stays within its budget (lib/domain/budgets.ts): the requests out of a receptacle and its QC results are
+ * records of their own, found through an index keyed by their labware (one query per labware, however
+ * many wells).
+ */
+
+export interface Tag {
+  oligo: string;
+  index: number;
+}
+
+/** A portion of one sample in a receptacle. */
+export interface Aliquot {
+  /** Counts the aliquots its labware ever held; the aliquot's id derives from it. */
+  n: number;
+  sample: number;
+  study: number | null;
+  tag: Tag | null;
+  tag2: Tag | null;
+  library_type: string | null;
+}
+
+/** An aliquot before its labware numbers it. */
+export type AliquotContent = Omit<Aliquot, 'n'>;
+
+/**
+ * The states of a receptacle: those of the transfer requests that fill it (reference-behaviour.md §3.3).
+ * A receptacle nothing has been transferred into is `pending`.
+ */
+export const RECEPTACLE_STATES = [
+  'pending',
+  'started',
+  'processed',
+  'processed_1',
+  'processed_2',
+  'processed_3',
+  'processed_4',
+  'passed',
+  'failed',
+  'qc_complete',
+  'cancelled',
+] as const;
+export type ReceptacleState = (typeof RECEPTACLE_STATES)[number];
+
+export const isReceptacleState = (value: string): value is ReceptacleState => (RECEPTACLE_STATES as readonly string[]).includes(value);
+
+/** Material moved into a receptacle: where it came from, and how far the work on it got. */
+export interface TransferRequest {
+  /** The source receptacle's id (a well or a tube's receptacle, lib/domain/labware-ids.ts). */
+  source: number;
+  state: ReceptacleState;
+}
+
+/** A well of a plate, or the inside of a tube. */
+export interface Receptacle {
+  state: ReceptacleState;
+  aliquots: Aliquot[];
+  /** Transfer requests into it, oldest first; absent while there are none, which keeps an empty 384-well plate small. */
+  transfers?: TransferRequest[];
+}
+
+/** A tube held by a rack, at a coordinate of the rack's grid. */
+export interface RackedTube {
+  coordinate: string;
+  tube: number;
+}
+
+/** A labware record's stored attributes: the aggregate. */
+export interface Labware {
+  name: string | null;
+  barcode: LabwareBarcode;
+  state: string;
+  /** Plates and racks. */
+  size?: number;
+  /** Receptacles by slot: `receptacles[slot - 1]` (wells in column order; a tube has one, a rack none). */
+  receptacles: Receptacle[];
+  /** Aliquots ever added, so that a new one is numbered `aliquotCount + 1`. */
+  aliquotCount: number;
+  /** Racks: the tubes they hold. */
+  racked?: RackedTube[];
+  /** A tube in a rack: the slot of its coordinate in the rack (the rack itself is the tube's `tube_rack` link). */
+  rackSlot?: number | null;
+}
+
+/** What the receptacle rules change: the receptacles and the count that numbers aliquots (so they also serve labware still being made). */
+export type Contents = Pick<Labware, 'receptacles' | 'aliquotCount'>;
+
+export const emptyReceptacle = (): Receptacle => ({ state: 'pending', aliquots: [] });
+
+/** The receptacles of new labware: `count` empty ones (a plate's size, one for a tube). */
+export const emptyReceptacles = (count: number): Receptacle[] => Array.from({ length: count }, emptyReceptacle);
+
+/** The receptacle in a slot; a slot the labware does not have is a caller's mistake. */
+export function receptacleAt(labware: Contents, slot: number): Receptacle {
+  const receptacle = labware.receptacles[slot - 1];
+  if (!receptacle) throw new RangeError(`slot ${slot} is not a receptacle of this labware (it has ${labware.receptacles.length})`);
+  return receptacle;
+}
+
+/** The labware with one receptacle replaced. */
+export const withReceptacle = <L extends Contents>(labware: L, slot: number, receptacle: Receptacle): L => ({
+  ...labware,
+  receptacles: labware.receptacles.map((r, i) => (i === slot - 1 ? receptacle : r)),
+});

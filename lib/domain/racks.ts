@@ -1,0 +1,88 @@
+import { columnOrder, layoutForSize, positionIndex, type Layout } from '#lib/domain/geometry.ts';
+import type { RackedTube } from '#lib/domain/labware.ts';
+import { outcome, quoted, type Outcome, type Problem } from '#lib/domain/problems.ts';
+
+/**
+ * Tube racks: where tubes may go, and what a rack's state is. A tube is in one rack at most; the rack
+ * records its tubes and each tube its rack.
+ */
+
+/**
+ * A racked tube's slot (and so its id, lib/domain/labware-ids.ts) is its coordinate's place on the
+ * 96-position grid, whatever the rack's size, so ids stay the same when a rack's size changes.
+ */
+const CANONICAL = layoutForSize(96)!;
+export const rackSlot = (coordinate: string): number => positionIndex(CANONICAL, coordinate)! + 1;
+
+/** A rack's state: `empty` without tubes, else its tubes' common state, or `mixed`. */
+export function rackState(tubeStates: readonly string[]): string {
+  const states = new Set(tubeStates);
+  return states.size === 0 ? 'empty' : states.size === 1 ? [...states][0]! : 'mixed';
+}
+
+/** A tube to be placed, as the client named it: `key` is the coordinate as sent. */
+export interface TubeLocation {
+  key: string;
+  uuid: string;
+}
+
+/** A tube location with its coordinate spelled as the rack spells it (upper case). */
+export interface Placement extends TubeLocation {
+  coordinate: string;
+}
+
+const at = (key: string, ...rest: string[]) => ['tube_locations', key, ...rest];
+
+/**
+ * Checks where tubes are to go in a rack with this layout: every key a coordinate of the rack (in any
+ * case), each tube and each coordinate once. Tube uuids are compared in lower case.
+ */
+export function planPlacements(layout: Layout, locations: readonly TubeLocation[]): Outcome<Placement[]> {
+  const coordinates = columnOrder(layout);
+  const problems: Problem[] = [];
+  const placements = locations.map(({ key, uuid }) => ({ key, uuid: uuid.toLowerCase(), coordinate: coordinates.find((c) => c === key.toUpperCase()) }));
+  const tubeAt = new Map<string, string>();
+  for (const { key, uuid, coordinate } of placements) {
+    if (!coordinate) {
+      problems.push({
+        code: 'not_a_coordinate',
+        input: at(key),
+        detail: `${quoted(key)} is not a coordinate of a ${layout.size}-tube rack (A1 to ${coordinates.at(-1)})`,
+      });
+    }
+    const earlier = tubeAt.get(uuid);
+    if (earlier !== undefined) problems.push({ code: 'placed_twice', input: at(key, 'uuid'), detail: `tube ${uuid} is placed twice (${earlier} and ${key})` });
+    tubeAt.set(uuid, key);
+  }
+  const taken = new Set<string>();
+  for (const { key, coordinate } of placements) {
+    if (coordinate && taken.has(coordinate)) problems.push({ code: 'coordinate_twice', input: at(key), detail: `${coordinate} is given twice` });
+    if (coordinate) taken.add(coordinate);
+  }
+  return outcome(problems, () => placements.map((p) => ({ ...p, coordinate: p.coordinate! })));
+}
+
+/** A tube as placing it needs it: its id, its uuid, and the rack it is in (if any). */
+export interface RackableTube {
+  id: number;
+  uuid: string;
+  rack: number | null;
+}
+
+/** The tubes a new rack holds once placed (`tubes[i]` is the tube of `placements[i]`); refused for any tube already in a rack. */
+export function placeTubes(placements: readonly Placement[], tubes: readonly RackableTube[]): Outcome<RackedTube[]> {
+  const problems = placements.flatMap(({ key }, i): Problem[] => {
+    const { uuid, rack } = tubes[i]!;
+    return rack !== null ? [{ code: 'already_racked', input: at(key, 'uuid'), detail: `tube ${uuid} is already in tube rack ${rack}` }] : [];
+  });
+  return outcome(problems, () => placements.map(({ coordinate }, i) => ({ coordinate, tube: tubes[i]!.id })));
+}
+
+/** A rack's size may change only to one in which every tube's coordinate exists. */
+export function resizeRack(racked: readonly RackedTube[], layout: Layout): Outcome<number> {
+  const outside = racked.filter((t) => positionIndex(layout, t.coordinate) === undefined).map((t) => t.coordinate);
+  return outcome(
+    outside.length === 0 ? [] : [{ code: 'does_not_fit', input: ['size'], detail: `${layout.size} does not fit the rack's tubes at ${outside.join(', ')}` }],
+    () => layout.size,
+  );
+}

@@ -1,0 +1,113 @@
+import { MAX_ALIQUOTS_PER_RECEPTACLE } from '#lib/domain/budgets.ts';
+import {
+  isReceptacleState,
+  receptacleAt,
+  RECEPTACLE_STATES,
+  withReceptacle,
+  type Aliquot,
+  type AliquotContent,
+  type Contents,
+  type Receptacle,
+} from '#lib/domain/labware.ts';
+import { ok, outcome, quoted, refuse, type Outcome, type Problem } from '#lib/domain/problems.ts';
+
+/**
+ * The rules of what goes into a receptacle (contract §2 "Tag clash"): two aliquots of different samples
+ * with the same (tag, tag2) pair cannot be told apart after sequencing, so they may not share a
+ * receptacle; "no tag" counts as a value. The same sample with the same tags is the same aliquot.
+ */
+
+/** A receptacle of a labware as a rule addresses it: its slot, and the name problems call it by (e.g. `wells 5001`). */
+export interface ReceptacleAt {
+  slot: number;
+  name: string;
+}
+
+/** The (tag, tag2) pair that tells pooled samples apart. */
+const tagPair = (a: Pick<Aliquot, 'tag' | 'tag2'>): string => `${a.tag?.oligo ?? '-'}/${a.tag2?.oligo ?? '-'}`;
+
+const clashProblem = (at: ReceptacleAt, heldSample: number, aliquot: AliquotContent, input: string): Problem => ({
+  code: 'tag_clash',
+  input: [input],
+  detail: `tag clash: ${at.name} already holds sample ${heldSample} with the same tags (${quoted(tagPair(aliquot))}) as sample ${aliquot.sample}`,
+});
+
+const poolProblem = (at: ReceptacleAt, count: number, input: string): Problem => ({
+  code: 'over_budget',
+  input: [input],
+  detail: `${at.name} would hold ${count} aliquots; a receptacle holds at most ${MAX_ALIQUOTS_PER_RECEPTACLE} (the largest pool)`,
+});
+
+/** Numbers new aliquots from the labware's count and puts them into a receptacle. */
+function append<L extends Contents>(labware: L, slot: number, receptacle: Receptacle, added: AliquotContent[]): L {
+  const numbered = added.map((a, i) => ({ n: labware.aliquotCount + i + 1, ...a }));
+  return {
+    ...withReceptacle(labware, slot, { ...receptacle, aliquots: [...receptacle.aliquots, ...numbered] }),
+    aliquotCount: labware.aliquotCount + added.length,
+  };
+}
+
+/**
+ * Puts an aliquot into a receptacle; the new aliquot is numbered `aliquotCount` of the result. Refused
+ * when the receptacle already holds the sample with the same tags, or another sample with them (a tag
+ * clash), or when it would pass the pool budget.
+ */
+export function addAliquot<L extends Contents>(labware: L, at: ReceptacleAt, aliquot: AliquotContent): Outcome<L> {
+  const receptacle = receptacleAt(labware, at.slot);
+  const held = receptacle.aliquots.find((a) => tagPair(a) === tagPair(aliquot));
+  if (held?.sample === aliquot.sample) {
+    return refuse([{ code: 'duplicate_aliquot', input: ['sample'], detail: `${at.name} already holds sample ${aliquot.sample} with the same tags` }]);
+  }
+  if (held) return refuse([clashProblem(at, held.sample, aliquot, 'sample')]);
+  const count = receptacle.aliquots.length + 1;
+  if (count > MAX_ALIQUOTS_PER_RECEPTACLE) return refuse([poolProblem(at, count, 'receptacle')]);
+  return ok(append(labware, at.slot, receptacle, [aliquot]));
+}
+
+/**
+ * Copies the aliquots of a source receptacle into a receptacle of a labware, as a transfer does: a sample
+ * the target already holds with the same tags is merged (the same aliquot, not a second one); another
+ * sample with tags the target already holds is a tag clash. Problems concern the input named `source`.
+ */
+export function copyAliquots<L extends Contents>(source: Receptacle, labware: L, at: ReceptacleAt): Outcome<L> {
+  const target = receptacleAt(labware, at.slot);
+  const sampleByTags = new Map(target.aliquots.map((a) => [tagPair(a), a.sample]));
+  const problems: Problem[] = [];
+  const added: AliquotContent[] = [];
+  for (const { n: _n, ...aliquot } of source.aliquots) {
+    const held = sampleByTags.get(tagPair(aliquot));
+    if (held === aliquot.sample) continue;
+    if (held !== undefined) {
+      problems.push(clashProblem(at, held, aliquot, 'source'));
+      continue;
+    }
+    sampleByTags.set(tagPair(aliquot), aliquot.sample);
+    added.push(aliquot);
+  }
+  const count = target.aliquots.length + added.length;
+  if (problems.length === 0 && count > MAX_ALIQUOTS_PER_RECEPTACLE) problems.push(poolProblem(at, count, 'source'));
+  return outcome(problems, () => append(labware, at.slot, target, added));
+}
+
+/**
+ * Material moved from a source receptacle (`source.id` is its receptacle id) into a receptacle of a
+ * labware: its aliquots copied (copyAliquots) and a pending transfer request recorded on the target.
+ * Only the target changes: the source is read, never written.
+ */
+export function receiveTransfer<L extends Contents>(source: { id: number; receptacle: Receptacle }, labware: L, at: ReceptacleAt): Outcome<L> {
+  const copied = copyAliquots(source.receptacle, labware, at);
+  if (!copied.ok) return copied;
+  const target = receptacleAt(copied.value, at.slot);
+  return ok(withReceptacle(copied.value, at.slot, { ...target, transfers: [...(target.transfers ?? []), { source: source.id, state: 'pending' }] }));
+}
+
+/** Sets one receptacle's state (not its labware's, nor its neighbours'): one of RECEPTACLE_STATES. */
+export function setReceptacleState<L extends Contents>(labware: L, at: ReceptacleAt, state: string): Outcome<L> {
+  const receptacle = receptacleAt(labware, at.slot);
+  if (!isReceptacleState(state)) {
+    return refuse([
+      { code: 'unknown_state', input: ['state'], detail: `${quoted(state)} is not a state of ${at.name}; use one of ${RECEPTACLE_STATES.join(', ')}` },
+    ]);
+  }
+  return ok(receptacle.state === state ? labware : withReceptacle(labware, at.slot, { ...receptacle, state }));
+}

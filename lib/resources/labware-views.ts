@@ -1,0 +1,87 @@
+import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
+import { aliquotId, slotId, slotUuid } from '#lib/domain/labware-ids.ts';
+import type { Labware } from '#lib/domain/labware.ts';
+import type { Ref, StoredRecord } from '#lib/store/records.ts';
+
+/**
+ * Labware as records: the aggregate (lib/domain/labware.ts) is a labware record's attributes, and what it
+ * holds (wells, a tube's receptacle, aliquots, racked tubes) is rendered as records of their own, views
+ * of their labware with ids derived from its id (lib/domain/labware-ids.ts).
+ */
+
+export const labwareAttrs = (record: StoredRecord): Labware => record.attrs as unknown as Labware;
+
+export const renderBarcode = (record: StoredRecord) => {
+  const { human_barcode, machine_barcode, ean13_barcode } = labwareAttrs(record).barcode;
+  return { ean13_barcode, machine_barcode, human_barcode };
+};
+
+/** The receptacle type of a labware type: plates hold wells, tubes one receptacle. */
+export const receptacleType = (labwareType: string): string => (labwareType === 'plates' ? 'wells' : 'receptacles');
+
+export function receptacleRefs(record: StoredRecord): Ref[] {
+  const type = receptacleType(record.type);
+  return labwareAttrs(record).receptacles.map((_, i) => ({ type, id: slotId(record.id, i + 1) }));
+}
+
+export function aliquotRefs(record: StoredRecord, slot?: number): Ref[] {
+  const receptacles = labwareAttrs(record).receptacles;
+  const held = slot === undefined ? receptacles : receptacles.slice(slot - 1, slot);
+  return held.flatMap((r) => r.aliquots).map((a) => ({ type: 'aliquots', id: aliquotId(record.id, a.n) }));
+}
+
+/** A record held by a labware: it shares the labware's timestamps and version. */
+export const viewOf = (labware: StoredRecord, view: Pick<StoredRecord, 'family' | 'id' | 'type' | 'uuid' | 'attrs' | 'rels'>): StoredRecord => ({
+  ...view,
+  createdAt: labware.createdAt,
+  updatedAt: labware.updatedAt,
+  version: labware.version,
+});
+
+/** Receptacle records (wells, a tube's receptacle), each with its own state. */
+export function receptacleViews(labware: StoredRecord): StoredRecord[] {
+  const attrs = labwareAttrs(labware);
+  const type = receptacleType(labware.type);
+  const layout = attrs.size ? layoutForSize(attrs.size) : undefined;
+  return attrs.receptacles.map((receptacle, i) => {
+    const slot = i + 1;
+    return viewOf(labware, {
+      family: 'receptacles',
+      id: slotId(labware.id, slot),
+      type,
+      uuid: slotUuid(labware.uuid, slot),
+      attrs: { ...(layout ? { position: { name: positionAt(layout, i) } } : {}), state: receptacle.state },
+      rels: {
+        [type === 'wells' ? 'plate' : 'labware']: { type: labware.type, id: labware.id },
+        aliquots: aliquotRefs(labware, slot),
+      },
+    });
+  });
+}
+
+/** Aliquot records. */
+export function aliquotViews(labware: StoredRecord): StoredRecord[] {
+  const type = receptacleType(labware.type);
+  return labwareAttrs(labware).receptacles.flatMap((receptacle, i) =>
+    receptacle.aliquots.map((a) =>
+      viewOf(labware, {
+        family: 'aliquots',
+        id: aliquotId(labware.id, a.n),
+        type: 'aliquots',
+        uuid: '',
+        attrs: {
+          tag_oligo: a.tag?.oligo ?? null,
+          tag_index: a.tag?.index ?? null,
+          tag2_oligo: a.tag2?.oligo ?? null,
+          tag2_index: a.tag2?.index ?? null,
+          library_type: a.library_type,
+        },
+        rels: {
+          sample: { type: 'samples', id: a.sample },
+          study: a.study === null ? null : { type: 'studies', id: a.study },
+          receptacle: { type, id: slotId(labware.id, i + 1) },
+        },
+      }),
+    ),
+  );
+}

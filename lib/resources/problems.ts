@@ -1,0 +1,24 @@
+import type { Outcome, Problem } from '#lib/domain/problems.ts';
+import { errors, JsonApiError, pointer } from '#lib/jsonapi/errors.ts';
+
+/** Where a problem's input is in the request: the pointer, and the field name its detail starts with. */
+export type Locate = (input: readonly string[]) => { pointer: string; field: string };
+
+/** Inputs that are attributes or relationships of the request's primary data, the field being the first step of the path. */
+export const attributeAt: Locate = (path) => ({ pointer: pointer('data', 'attributes', ...path), field: path[0]! });
+export const relationshipAt: Locate = (path) => ({ pointer: pointer('data', 'relationships', ...path), field: path[0]! });
+
+/** One JSON:API error per problem a lab rule found: a 422, `too_large` past an item budget, else `invalid_value`. */
+export function problemErrors(problems: readonly Problem[], locate: Locate): JsonApiError[] {
+  return problems.map((problem) => {
+    const { pointer, field } = locate(problem.input);
+    const detail = `${field} - ${problem.detail}`;
+    return problem.code === 'over_budget' ? errors.tooLarge(pointer, detail) : errors.invalidValue(pointer, detail);
+  });
+}
+
+/** The value of a rule's outcome, or its problems thrown as one JSON:API error response. */
+export function accepted<T>(result: Outcome<T>, locate: Locate): T {
+  if (!result.ok) throw JsonApiError.all(problemErrors(result.problems, locate));
+  return result.value;
+}

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { ITEM_SIZE_LIMIT, REQUEST_PAYLOAD_INLINE_BYTES } from '#lib/domain/budgets.ts';
+import { store } from '#lib/store/entities.ts';
+import { bounded } from '#lib/store/records.ts';
+
+/**
+ * What a write records about itself in its request item: its events (the outbox) and, under an
+ * Idempotency-Key, the response to replay. Both can be large (a rack of 96 tubes has 97 events; a POST
+ * with `include=wells.aliquots.sample` on a full 384-well plate answers megabytes), and neither may make
+ * a valid write fail, so the payload is stored by size:
+ *
+ * - up to REQUEST_PAYLOAD_INLINE_BYTES of JSON: in the request item as it is (`events`, `response`);
+ * - else gzipped, in the request item (`payload`) if that fits the same budget;
+ * - else gzipped and split into chunk items written just before the write's transaction, which the
+ *   request item, written in the transaction, names (`chunks`). A chunk without its request item (the
+ *   transaction failed) is deleted, or expires with the request items' TTL; readers only follow chunks a
+ *   committed request item names, so they never see one.
+ *
+ * The request item therefore takes at most ~64 KB and one item of a transaction, whatever the payload.
+ */
+
+export interface EventEnvelope {
+  id: string;
+  type: string;
+  occurred_at: string;
+  resource: { type: string; id: string; uuid: string | null };
+  data: unknown;
+  actor: unknown;
+}
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface RequestPayload {
+  events: EventEnvelope[];
+  response?: StoredResponse;
+}
+
+/** Chunk items of one payload: their set (unique per attempt, so racing writers never mix chunks) and how many. */
+export interface ChunkSet {
+  set: string;
+  count: number;
+}
+
+/** The attributes a request item stores its payload in; exactly one form is present. */
+export type PayloadAttributes = RequestPayload | { payload: Uint8Array } | { chunks: ChunkSet };
+
+/** A payload ready to store: the request item's attributes, and the chunk items to write before its transaction. */
+export interface PackedPayload {
+  attributes: PayloadAttributes;
+  chunks: { set: string; n: number; data: Uint8Array }[];
+}
+
+/** Chunk bytes: each chunk is one item, within DynamoDB's 400 KB. */
+const CHUNK_BYTES = ITEM_SIZE_LIMIT;
+/** Chunk writes (and deletes) one request runs at once. */
+const PARALLEL_CHUNK_WRITES = 4;
+
+export function packPayload(payload: RequestPayload): PackedPayload {
+  const json = JSON.stringify(payload);
+  if (Buffer.byteLength(json) <= REQUEST_PAYLOAD_INLINE_BYTES) return { attributes: payload, chunks: [] };
+  const zipped = gzipSync(json);
+  if (zipped.byteLength <= REQUEST_PAYLOAD_INLINE_BYTES) return { attributes: { payload: zipped }, chunks: [] };
+  const set = randomUUID();
+  const chunks = Array.from({ length: Math.ceil(zipped.byteLength / CHUNK_BYTES) }, (_, n) => ({
+    set,
+    n,
+    data: zipped.subarray(n * CHUNK_BYTES, (n + 1) * CHUNK_BYTES),
+  }));
+  return { attributes: { chunks: { set, count: chunks.length } }, chunks };
+}
+
+/** Writes a payload's chunk items (before the transaction that writes its request item); `ttl` as the request item's. */
+export async function putChunks(key: string, ttl: number, chunks: PackedPayload['chunks']): Promise<void> {
+  const { requestChunk } = store().entities;
+  await bounded(chunks, PARALLEL_CHUNK_WRITES, async (chunk) => {
+    await requestChunk.put({ key, ttl, ...chunk }).go();
+  });
+}
+
+/** Deletes the chunk items of a payload whose transaction did not commit. */
+export async function deleteChunks(key: string, chunks: PackedPayload['chunks']): Promise<void> {
+  const { requestChunk } = store().entities;
+  await bounded(chunks, PARALLEL_CHUNK_WRITES, async ({ set, n }) => {
+    await requestChunk.delete({ key, set, n }).go();
+  });
+}
+
+/** A request item's payload, whichever form it is stored in (reading its chunks if it has any). */
+export async function readPayload(item: { key: string } & Partial<Record<'events' | 'response' | 'payload' | 'chunks', unknown>>): Promise<RequestPayload> {
+  if (item.payload instanceof Uint8Array) return JSON.parse(gunzipSync(item.payload).toString('utf8'));
+  if (item.chunks) {
+    const { set, count } = item.chunks as ChunkSet;
+    const { data } = await store().entities.requestChunk.query.byKey({ key: item.key, set }).go({ consistent: true, pages: 'all' });
+    const parts = data.sort((a, b) => a.n - b.n).map((chunk) => chunk.data as Uint8Array);
+    if (parts.length !== count) throw new Error(`request ${item.key} names ${count} payload chunks; ${parts.length} were found`);
+    return JSON.parse(gunzipSync(Buffer.concat(parts)).toString('utf8'));
+  }
+  return { events: (item.events ?? []) as EventEnvelope[], ...(item.response ? { response: item.response as StoredResponse } : {}) };
+}
+
+/** A committed write's request item, its payload decoded (strongly consistent); undefined if there is none. */
+export async function readRequest(key: string): Promise<(RequestPayload & { committedAt: string; requestHash?: string }) | undefined> {
+  const { data } = await store().entities.request.get({ key }).go({ consistent: true });
+  if (!data) return undefined;
+  return { committedAt: data.committedAt, ...(data.requestHash ? { requestHash: data.requestHash } : {}), ...(await readPayload(data)) };
+}
