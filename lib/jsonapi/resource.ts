@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { JsonApiError } from '#lib/jsonapi/errors.ts';
 import type { RequestContext, WriteContext } from '#lib/jsonapi/context.ts';
 import type { RelValue, StoredRecord, TermHit } from '#lib/store/records.ts';
@@ -12,10 +12,14 @@ import type { RelValue, StoredRecord, TermHit } from '#lib/store/records.ts';
 export type Access = 'R' | 'W' | 'RW' | 'WO';
 export type Method = 'list' | 'read' | 'create' | 'update';
 
-export interface AttributeDef {
+export interface AttributeDef<T = unknown> {
   access: Access;
-  /** Validates a written value (a failure is a 422). Read-only attributes need none. */
-  schema?: z.ZodType;
+  /**
+   * The value's shape, null aside (an attribute not required may be null): it validates written values and
+   * reference data (a failure is a 422) and describes the rendered value, read-only ones included, so
+   * the API's description can be generated for requests and responses alike.
+   */
+  schema: z.ZodType<T>;
   /** Must be present and not null on create. */
   required?: boolean;
   /**
@@ -28,11 +32,11 @@ export interface AttributeDef {
   /** Consumed by the resource's own create/update; the default operations do not store it. */
   transient?: boolean;
   /** Computes the rendered value; by default the stored attribute is rendered. */
-  get?: (record: StoredRecord) => unknown;
+  get?: (record: StoredRecord) => T | null;
 }
 
-export interface RelationshipDef {
-  kind: 'one' | 'many';
+export interface RelationshipDef<K extends 'one' | 'many' = 'one' | 'many'> {
+  kind: K;
   /** Types a linkage may name (a polymorphic type such as `labware` stands for its members). */
   types: readonly string[];
   /** Other linkage types accepted on input for the first type (e.g. `component_samples` for `samples`). */
@@ -123,10 +127,24 @@ export type FilterDef =
       matches: (record: StoredRecord, values: string[]) => boolean;
     };
 
+/** The values of a definition's attributes, typed by their schemas (absent when not sent or not stored). */
+export type AttributeValues<A> = { [K in keyof A]?: A[K] extends AttributeDef<infer T> ? T | null : never };
+/** The records a write names in a definition's relationships, by their kind. */
+export type RelationshipRecords<R> = {
+  [K in keyof R]?: R[K] extends RelationshipDef<'many'>
+    ? StoredRecord[]
+    : R[K] extends RelationshipDef<'one'>
+      ? StoredRecord | null
+      : StoredRecord | StoredRecord[] | null;
+};
+
+type Attributes = Record<string, AttributeDef>;
+type Relationships = Record<string, RelationshipDef>;
+
 /** A write request after parsing: validated attribute values and resolved relationship records. */
-export interface WriteInput {
-  attributes: Record<string, unknown>;
-  relationships: Record<string, StoredRecord | StoredRecord[] | null>;
+export interface WriteInput<A = Attributes, R = Relationships> {
+  attributes: AttributeValues<A>;
+  relationships: RelationshipRecords<R>;
   /** Names of the attributes and relationships the client sent (relationships also via `*_uuid`). */
   sent: Set<string>;
 }
@@ -151,7 +169,11 @@ export interface ActionDef {
   run: (ctx: WriteContext, body: unknown) => Promise<ActionResult>;
 }
 
-export interface ResourceDef {
+/**
+ * A type's definition. `A` and `R` are its attributes and relationships as declared, so its hooks see
+ * typed input (`defineResource` infers them); the engine holds every definition as a plain `ResourceDef`.
+ */
+export interface ResourceDef<A extends Attributes = Attributes, R extends Relationships = Relationships> {
   type: string;
   /** The id sequence (contract §1.3); defaults to the type. */
   family?: string;
@@ -164,19 +186,27 @@ export interface ResourceDef {
   methods: readonly Method[];
   /** Other `data.type` values a write may carry; '' accepts a missing type (legacy clients). */
   acceptedTypes?: readonly string[];
-  attributes: Record<string, AttributeDef>;
-  relationships: Record<string, RelationshipDef>;
+  attributes: A;
+  relationships: R;
   indexes?: Record<string, IndexDef>;
   filters: Record<string, FilterDef>;
+  // Hooks are methods (not function properties) so a typed definition is also a plain ResourceDef.
   /** Domain checks beyond the schemas; each problem a 422. `current` is set on update. */
-  validate?: (ctx: WriteContext, input: WriteInput, current?: StoredRecord) => Promise<JsonApiError[]> | JsonApiError[];
+  validate?(ctx: WriteContext, input: WriteInput<A, R>, current?: StoredRecord): Promise<JsonApiError[]> | JsonApiError[];
   /** Replaces the default create (store the sent attributes and relationships). */
-  create?: (ctx: WriteContext, input: WriteInput) => Promise<StoredRecord>;
+  create?(ctx: WriteContext, input: WriteInput<A, R>): Promise<StoredRecord>;
   /** Replaces the default update. */
-  update?: (ctx: WriteContext, current: StoredRecord, input: WriteInput) => Promise<StoredRecord>;
+  update?(ctx: WriteContext, current: StoredRecord, input: WriteInput<A, R>): Promise<StoredRecord>;
   /** Custom actions by name; a name is never read as an id (lib/routes.ts lists them too). */
   actions?: Record<string, ActionDef>;
 }
+
+/** A definition with its attribute and relationship types inferred, for typed hooks. */
+export const defineResource = <const A extends Attributes, const R extends Relationships>(def: ResourceDef<A, R>): ResourceDef<A, R> => def;
+
+/** A record's stored attributes, typed by the definition that stores them as sent (the default create and update). */
+export const storedValues = <A extends Attributes>(_def: ResourceDef<A, Relationships>, record: StoredRecord): AttributeValues<A> =>
+  record.attrs as AttributeValues<A>;
 
 /**
  * A definition's own entry for a name the client chose. Definitions are plain objects, so an unguarded
@@ -187,16 +217,16 @@ export function own<T>(entries: Readonly<Record<string, T>> | undefined, name: s
 }
 
 /** Helpers that keep resource files short. */
-export const attr = (access: Access, schema?: z.ZodType, options: Omit<AttributeDef, 'access' | 'schema'> = {}): AttributeDef => ({
+export const attr = <T>(access: Access, schema: z.ZodType<T>, options: Omit<AttributeDef<T>, 'access' | 'schema'> = {}): AttributeDef<T> => ({
   access,
-  ...(schema ? { schema } : {}),
+  schema,
   ...options,
 });
 export const toOne = (
   types: string | readonly string[],
   access: Access,
   options: Omit<RelationshipDef, 'kind' | 'types' | 'access'> = {},
-): RelationshipDef => ({
+): RelationshipDef<'one'> => ({
   kind: 'one',
   types: typeof types === 'string' ? [types] : types,
   access,
@@ -206,7 +236,7 @@ export const toMany = (
   types: string | readonly string[],
   access: Access,
   options: Omit<RelationshipDef, 'kind' | 'types' | 'access'> = {},
-): RelationshipDef => ({
+): RelationshipDef<'many'> => ({
   kind: 'many',
   types: typeof types === 'string' ? [types] : types,
   access,
@@ -217,7 +247,7 @@ export const toMany = (
  * A read-only to-many relationship to the records of `type` whose relationship `relationship` points at
  * this record; `type` must index that relationship with `aggregateIndex` (the registry checks at start-up).
  */
-export const reverse = (type: string, relationship: string): RelationshipDef => ({ ...toMany(type, 'R'), reverse: { type, relationship } });
+export const reverse = (type: string, relationship: string): RelationshipDef<'many'> => ({ ...toMany(type, 'R'), reverse: { type, relationship } });
 
 /**
  * The index a reverse relationship reads: entries under the aggregate of what `relationship` points at,
@@ -225,12 +255,17 @@ export const reverse = (type: string, relationship: string): RelationshipDef => 
  */
 export const aggregateIndex = (relationship: string): IndexDef => ({ aggregatesOf: relationship });
 
+/** A time as the service writes it (UTC, milliseconds). */
+export const timestamp = z.iso.datetime();
+
 /** The standard read-only timestamps, rendered from the record's own. */
 export const timestamps = {
-  created_at: attr('R', undefined, { get: (r) => r.createdAt }),
-  updated_at: attr('R', undefined, { get: (r) => r.updatedAt }),
+  created_at: attr('R', timestamp, { get: (r) => r.createdAt }),
+  updated_at: attr('R', timestamp, { get: (r) => r.updatedAt }),
 };
-export const uuidAttribute = { uuid: attr('R', undefined, { get: (r) => r.uuid }) };
+export const uuidAttribute = { uuid: attr('R', z.uuid(), { get: (r) => r.uuid }) };
+/** A deprecated `<relationship>_uuid` attribute naming that relationship's record by uuid (the relationship wins). */
+export const uuidOfAttribute = (relationship: string) => attr('W', z.string({ error: 'must be a uuid string' }), { uuidOf: relationship });
 
 /** Filters on an index of the same name. */
 export const indexFilters = (...names: string[]): Record<string, FilterDef> => Object.fromEntries(names.map((name) => [name, { index: name }]));

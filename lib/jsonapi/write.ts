@@ -52,7 +52,7 @@ export function validateValues(def: ResourceDef, parsed: ParsedWrite): Record<st
       );
       continue;
     }
-    if (raw === null || !attribute.schema) {
+    if (raw === null) {
       values[name] = raw;
       continue;
     }
@@ -149,8 +149,8 @@ export function storedAttributes(def: ResourceDef, input: WriteInput): Record<st
   return Object.fromEntries(Object.entries(input.attributes).filter(([name]) => !def.attributes[name]!.transient));
 }
 
-export function relValue(value: StoredRecord | StoredRecord[] | null): RelValue {
-  return value === null ? null : Array.isArray(value) ? value.map(refOf) : refOf(value);
+export function relValue(value: StoredRecord | StoredRecord[] | null | undefined): RelValue {
+  return value === null || value === undefined ? null : Array.isArray(value) ? value.map(refOf) : refOf(value);
 }
 
 export function storedRelationships(input: WriteInput): Record<string, RelValue> {

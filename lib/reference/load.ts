@@ -85,7 +85,7 @@ function validate(registry: Registry, document: unknown): Planned[] {
           const named = namedKeys(registry, relationship, value);
           if ('problem' in named) problems.push(`${where}.${name}: ${named.problem} (got ${JSON.stringify(value)})`);
           else rels[name] = named.keys;
-        } else if (!attribute?.schema) problems.push(`${where}.${name}: not a loadable attribute of ${type}`);
+        } else if (!attribute || attribute.get) problems.push(`${where}.${name}: not a loadable attribute of ${type}`);
         else {
           const parsed = attribute.schema.safeParse(value);
           if (parsed.success) attrs[name] = parsed.data;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { refOf } from '#lib/jsonapi/context.ts';
 import { errors, show, type JsonApiError } from '#lib/jsonapi/errors.ts';
-import { attr, toOne, uuidAttribute, uuidFilter, type ResourceDef, type WriteInput } from '#lib/jsonapi/resource.ts';
+import { attr, defineResource, type ResourceDef, toOne, uuidAttribute, uuidFilter, type WriteInput } from '#lib/jsonapi/resource.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 
 /**
@@ -63,7 +63,7 @@ async function owners(ctx: Parameters<NonNullable<ResourceDef['create']>>[0], in
   return { user, asset };
 }
 
-export const customMetadatumCollections: ResourceDef = {
+export const customMetadatumCollections = defineResource({
   type: 'custom_metadatum_collections',
   methods: ['list', 'read', 'create', 'update'],
   attributes: {
@@ -77,7 +77,7 @@ export const customMetadatumCollections: ResourceDef = {
   filters: { uuid: uuidFilter },
 
   validate: async (ctx, input, current) => {
-    const values = input.attributes.metadata as Record<string, string> | null | undefined;
+    const values = input.attributes.metadata;
     // Clients merge into the map they read back, so it is never null (send {} to empty it).
     const problems =
       values === null
@@ -105,4 +105,4 @@ export const customMetadatumCollections: ResourceDef = {
     ctx.uow.update(asset as StoredRecord, { rels: { custom_metadatum_collection: refOf(collection) } });
     return collection;
   },
-};
+});

@@ -8,17 +8,16 @@ import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import {
   attr,
+  defineResource,
   lowerCase,
   timestamps,
   toMany,
   toOne,
   uuidAttribute,
   uuidFilter,
-  type AttributeDef,
   type FilterDef,
   type IndexDef,
   type RelationshipDef,
-  type ResourceDef,
   type WriteInput,
 } from '#lib/jsonapi/resource.ts';
 import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
@@ -81,15 +80,20 @@ export const labwareFilters: Record<string, FilterDef> = {
   purpose_name: purposeNameFilter,
 };
 
-export const labwareAttributes: Record<string, AttributeDef> = {
+/** A labware's barcode in its three forms, as rendered (contract §2). */
+export const labwareBarcodeSchema = z.object({ ean13_barcode: z.string().nullable(), machine_barcode: z.string().nullable(), human_barcode: z.string() });
+const count = z.number().int().positive();
+
+export const labwareAttributes = {
   ...uuidAttribute,
-  name: attr('R'),
-  labware_barcode: attr('R', undefined, { get: renderBarcode }),
-  state: attr('R'),
+  name: attr('R', z.string()),
+  labware_barcode: attr('R', labwareBarcodeSchema, { get: renderBarcode }),
+  // Plates and tubes: their receptacles' common state; racks: their tubes' (or empty, or mixed).
+  state: attr('R', z.string()),
   ...timestamps,
 };
 
-export const labwareRelationships = (purposeType: string): Record<string, RelationshipDef> => ({
+export const labwareRelationships = (purposeType: string) => ({
   purpose: toOne(purposeType, 'WO', { required: true }),
   ...lineageRelationships,
   custom_metadatum_collection: toOne('custom_metadatum_collections', 'R'),
@@ -150,15 +154,15 @@ const labwareInput = (input: WriteInput) => ({
 });
 
 const gridAttributes = {
-  size: attr('R'),
-  number_of_rows: attr('R', undefined, { get: (r) => layoutForSize(Number(r.attrs.size))?.rows ?? null }),
-  number_of_columns: attr('R', undefined, { get: (r) => layoutForSize(Number(r.attrs.size))?.columns ?? null }),
+  size: attr('R', count),
+  number_of_rows: attr('R', count, { get: (r) => layoutForSize(Number(r.attrs.size))?.rows ?? null }),
+  number_of_columns: attr('R', count, { get: (r) => layoutForSize(Number(r.attrs.size))?.columns ?? null }),
 };
 
 /** traction-ui asks for this field; retention is not tracked yet, so it is always null. */
-const retentionInstruction = { retention_instruction: attr('R', undefined, { get: () => null }) };
+const retentionInstruction = { retention_instruction: attr('R', z.null(), { get: () => null }) };
 
-export const plates: ResourceDef = {
+export const plates = defineResource({
   type: 'plates',
   family: 'labware',
   supertypes: ['labware'],
@@ -173,12 +177,12 @@ export const plates: ResourceDef = {
   indexes: labwareIndexes,
   filters: labwareFilters,
   create: (ctx, input) => {
-    const size = Number((input.relationships.purpose as StoredRecord).attrs.size ?? 96);
+    const size = Number(input.relationships.purpose!.attrs.size ?? 96);
     return createLabware(ctx, 'plates', { ...labwareInput(input), size, state: 'pending', receptacles: emptyReceptacles(size) });
   },
-};
+});
 
-export const tubes: ResourceDef = {
+export const tubes = defineResource({
   type: 'tubes',
   family: 'labware',
   supertypes: ['labware'],
@@ -206,15 +210,15 @@ export const tubes: ResourceDef = {
   create: (ctx, input) =>
     createLabware(ctx, 'tubes', {
       ...labwareInput(input),
-      name: (input.attributes.name as string | undefined) ?? null,
+      name: input.attributes.name ?? null,
       state: 'pending',
       receptacles: emptyReceptacles(1),
       rackSlot: null,
     }),
-};
+});
 
 /** Labware of any kind: items render as plates, tubes or tube_racks. */
-export const labware: ResourceDef = {
+export const labware = defineResource({
   type: 'labware',
   family: 'labware',
   members: LABWARE_TYPES,
@@ -224,4 +228,4 @@ export const labware: ResourceDef = {
   indexes: { barcode: barcodeIndex },
   // The purpose filters too: related collections of labware (`/plates/{id}/ancestors?filter[purpose_name]=…`) filter as labware.
   filters: labwareFilters,
-};
+});

@@ -1,9 +1,12 @@
+import { z } from 'zod';
+import { QCABLE_STATES } from '#lib/domain/machines.ts';
 import { initialQcableState } from '#lib/domain/qcables.ts';
 import { refOf, type RequestContext } from '#lib/jsonapi/context.ts';
 import { errors, type JsonApiError } from '#lib/jsonapi/errors.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
-import { attr, timestamps, toOne, uuidAttribute, uuidFilter, type ResourceDef, type WriteInput } from '#lib/jsonapi/resource.ts';
+import { attr, defineResource, timestamps, toOne, uuidAttribute, uuidFilter, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { canonicalBarcode } from '#lib/domain/barcode.ts';
+import { labwareBarcodeSchema } from '#lib/resources/labware.ts';
 import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 
 /**
@@ -44,13 +47,13 @@ export async function qcablesOfLots(ctx: RequestContext, lots: StoredRecord[]): 
   return new Map(lots.map((lot, i) => [lot, found[i]!.map((hit) => ({ type: hit.type, id: hit.id }))]));
 }
 
-export const qcables: ResourceDef = {
+export const qcables = defineResource({
   type: 'qcables',
   methods: ['list', 'read', 'create', 'update'],
   attributes: {
     ...uuidAttribute,
-    state: attr('R'),
-    labware_barcode: attr('R'),
+    state: attr('R', z.enum(QCABLE_STATES)),
+    labware_barcode: attr('R', labwareBarcodeSchema),
     ...timestamps,
   },
   relationships: {
@@ -82,7 +85,7 @@ export const qcables: ResourceDef = {
 
   create: async (ctx, input) => {
     const labware = namedLabware(input).labware!;
-    const lot = input.relationships.lot as StoredRecord;
+    const lot = input.relationships.lot!;
     const lotType = await ctx.loader.one(lot.rels.lot_type as Ref);
     return ctx.uow.create('qcables', {
       attrs: { state: initialQcableState(lotType?.attrs.qcable_initial_state), labware_barcode: renderedBarcode(ctx, labware) },
@@ -92,10 +95,10 @@ export const qcables: ResourceDef = {
 
   update: async (ctx, current, input) => {
     const { labware } = namedLabware(input);
-    const lot = input.relationships.lot as StoredRecord | undefined;
+    const lot = input.relationships.lot;
     return ctx.uow.update(current, {
       attrs: labware ? { labware_barcode: renderedBarcode(ctx, labware) } : {},
       rels: { ...(labware ? { labware: refOf(labware) } : {}), ...(lot ? { lot: refOf(lot) } : {}) },
     });
   },
-};
+});

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { aliquotId, labwareOfAliquot, labwareOfSlot, parseSlotUuid, slotId, slotOf } from '#lib/domain/labware-ids.ts';
+import { RECEPTACLE_STATES } from '#lib/domain/labware.ts';
 import { addAliquot } from '#lib/domain/receptacles.ts';
-import { attr, toMany, toOne, uuidAttribute, type FilterDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
-import type { Ref, StoredRecord, TermHit } from '#lib/store/records.ts';
+import { attr, defineResource, toMany, toOne, uuidAttribute, type FilterDef } from '#lib/jsonapi/resource.ts';
+import type { Ref, TermHit } from '#lib/store/records.ts';
 import { computed } from '#lib/resources/labware.ts';
 import { aliquotViews, labwareAttrs, receptacleType, receptacleViews } from '#lib/resources/labware-views.ts';
 import { accepted, relationshipAt } from '#lib/resources/problems.ts';
@@ -28,13 +29,17 @@ const receptacleUuidFilter: FilterDef = {
 /** Relationships to types whose own issues are still to come: nothing can point there yet. */
 const none = (type: string) => computed('many', type, () => []);
 
-export const wells: ResourceDef = {
+const receptacleState = attr('R', z.enum(RECEPTACLE_STATES));
+const oligo = z.string();
+const tagIndex = z.number().int().positive();
+
+export const wells = defineResource({
   type: 'wells',
   family: 'receptacles',
   supertypes: ['receptacles'],
   methods: ['list', 'read'],
   embedded: { parentTypes: ['plates'], parentId: labwareOfSlot, extract: receptacleViews },
-  attributes: { ...uuidAttribute, position: attr('R'), state: attr('R') },
+  attributes: { ...uuidAttribute, position: attr('R', z.object({ name: z.string() })), state: receptacleState },
   relationships: {
     plate: toOne('plates', 'R'),
     aliquots: toMany('aliquots', 'R'),
@@ -43,16 +48,16 @@ export const wells: ResourceDef = {
     poly_metadata: none('poly_metadata'),
   },
   filters: { uuid: receptacleUuidFilter },
-};
+});
 
 /** The receptacle of a tube; as a polymorphic type also every well (wells are receptacles). */
-export const receptacles: ResourceDef = {
+export const receptacles = defineResource({
   type: 'receptacles',
   family: 'receptacles',
   members: ['receptacles', 'wells'],
   methods: ['list', 'read'],
   embedded: { parentTypes: ['tubes'], parentId: labwareOfSlot, extract: receptacleViews },
-  attributes: { ...uuidAttribute, state: attr('R') },
+  attributes: { ...uuidAttribute, state: receptacleState },
   relationships: {
     labware: toOne('labware', 'R'),
     aliquots: toMany('aliquots', 'R'),
@@ -60,18 +65,18 @@ export const receptacles: ResourceDef = {
     qc_results: none('qc_results'),
   },
   filters: { uuid: receptacleUuidFilter },
-};
+});
 
-export const aliquots: ResourceDef = {
+export const aliquots = defineResource({
   type: 'aliquots',
   family: 'aliquots',
   methods: ['list', 'read', 'create'],
   embedded: { parentTypes: ['plates', 'tubes'], parentId: labwareOfAliquot, extract: aliquotViews },
   attributes: {
-    tag_oligo: attr('R'),
-    tag_index: attr('R'),
-    tag2_oligo: attr('R'),
-    tag2_index: attr('R'),
+    tag_oligo: attr('R', oligo),
+    tag_index: attr('R', tagIndex),
+    tag2_oligo: attr('R', oligo),
+    tag2_index: attr('R', tagIndex),
     library_type: attr('WO', z.string().min(1)),
   },
   relationships: {
@@ -84,19 +89,19 @@ export const aliquots: ResourceDef = {
 
   /** Puts a sample into a well or tube: one rewrite of the labware, refused if it would clash (lib/domain/receptacles.ts). */
   create: async (ctx, input) => {
-    const receptacle = input.relationships.receptacle as StoredRecord;
-    const sample = input.relationships.sample as StoredRecord;
-    const study = input.relationships.study as StoredRecord | null | undefined;
+    const receptacle = input.relationships.receptacle!;
+    const sample = input.relationships.sample!;
+    const study = input.relationships.study;
     const labware = (await ctx.loader.one((receptacle.rels.plate ?? receptacle.rels.labware) as Ref))!;
     const after = accepted(
       addAliquot(
         labwareAttrs(labware),
         { slot: slotOf(receptacle.id), name: `${receptacle.type} ${receptacle.id}` },
-        { sample: sample.id, study: study?.id ?? null, tag: null, tag2: null, library_type: (input.attributes.library_type as string | undefined) ?? null },
+        { sample: sample.id, study: study?.id ?? null, tag: null, tag2: null, library_type: input.attributes.library_type ?? null },
       ),
       relationshipAt,
     );
     const updated = ctx.uow.update(labware, { attrs: { receptacles: after.receptacles, aliquotCount: after.aliquotCount } });
     return aliquotViews(updated).find((v) => v.id === aliquotId(labware.id, after.aliquotCount))!;
   },
-};
+});

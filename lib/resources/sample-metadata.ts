@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { refOf } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
-import { attr, indexFilters, toOne, type AttributeDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
+import { attr, defineResource, indexFilters, toOne, type AttributeDef } from '#lib/jsonapi/resource.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 
@@ -45,7 +45,7 @@ const FIELDS: Record<string, AttributeDef> = {
 
 export const holdsData = (metadata: StoredRecord): boolean => Object.keys(FIELDS).some((f) => metadata.attrs[f] !== null && metadata.attrs[f] !== undefined);
 
-export const sampleMetadata: ResourceDef = {
+export const sampleMetadata = defineResource({
   type: 'sample_metadata',
   methods: ['list', 'read', 'create', 'update'],
   attributes: FIELDS,
@@ -55,7 +55,7 @@ export const sampleMetadata: ResourceDef = {
   filters: indexFilters('sample_id'),
 
   validate: async (ctx, input) => {
-    const sample = input.relationships.sample as StoredRecord | null | undefined;
+    const sample = input.relationships.sample;
     if (!sample) return [];
     const currentRef = sample.rels.sample_metadata as { type: string; id: number } | null;
     const current = currentRef ? await ctx.loader.one(currentRef) : undefined;
@@ -70,7 +70,7 @@ export const sampleMetadata: ResourceDef = {
   },
 
   create: async (ctx, input) => {
-    const sample = input.relationships.sample as StoredRecord | null | undefined;
+    const sample = input.relationships.sample;
     const metadata = await defaultCreate(ctx, sampleMetadata, input);
     if (sample) {
       const previous = sample.rels.sample_metadata as { type: string; id: number } | null;
@@ -80,4 +80,4 @@ export const sampleMetadata: ResourceDef = {
     }
     return metadata;
   },
-};
+});

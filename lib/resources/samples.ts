@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, type JsonApiError, show } from '#lib/jsonapi/errors.ts';
-import { attr, indexFilters, lowerCase, toMany, toOne, uuidAttribute, uuidFilter, type ResourceDef, type WriteInput } from '#lib/jsonapi/resource.ts';
+import { attr, defineResource, indexFilters, lowerCase, toMany, toOne, uuidAttribute, uuidFilter } from '#lib/jsonapi/resource.ts';
 import { defaultCreate, defaultUpdate } from '#lib/jsonapi/write.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 
@@ -10,8 +10,7 @@ export const CONTROL_TYPES = ['negative', 'positive', 'pcr negative', 'pcr posit
 const metadataRef = (sample: StoredRecord) => sample.rels.sample_metadata as { type: string; id: number } | null | undefined;
 
 /** A metadata record named on a sample must be free: not linked to another sample. */
-function linkProblems(input: WriteInput, sample?: StoredRecord): JsonApiError[] {
-  const metadata = input.relationships.sample_metadata as StoredRecord | null | undefined;
+function linkProblems(metadata: StoredRecord | null | undefined, sample?: StoredRecord): JsonApiError[] {
   if (metadata === undefined) return [];
   const pointer = '/data/relationships/sample_metadata';
   if (metadata === null) return [errors.invalidValue(pointer, 'sample_metadata - a sample always has a metadata record; it cannot be removed')];
@@ -20,7 +19,7 @@ function linkProblems(input: WriteInput, sample?: StoredRecord): JsonApiError[] 
   return [];
 }
 
-export const samples: ResourceDef = {
+export const samples = defineResource({
   type: 'samples',
   methods: ['list', 'read', 'create', 'update'],
   attributes: {
@@ -43,7 +42,7 @@ export const samples: ResourceDef = {
   filters: { uuid: uuidFilter, ...indexFilters('name', 'site_sample_id') },
 
   validate: (_ctx, input, current) => {
-    const problems = linkProblems(input, current);
+    const problems = linkProblems(input.relationships.sample_metadata, current);
     const merged = { ...current?.attrs, ...input.attributes };
     if (merged.control_type && merged.control !== true) {
       problems.push(
@@ -59,7 +58,7 @@ export const samples: ResourceDef = {
 
   // Every sample has its metadata record: the one named (if free), otherwise a new empty one.
   create: async (ctx: WriteContext, input) => {
-    const named = input.relationships.sample_metadata as StoredRecord | undefined;
+    const named = input.relationships.sample_metadata;
     const metadata = named ?? (await ctx.uow.create('sample_metadata', { attrs: {}, rels: { sample: null } }));
     const sample = await defaultCreate(ctx, samples, { ...input, relationships: { ...input.relationships, sample_metadata: metadata } });
     ctx.uow.update(metadata, { rels: { sample: refOf(sample) } });
@@ -67,7 +66,7 @@ export const samples: ResourceDef = {
   },
 
   update: async (ctx, current, input) => {
-    const named = input.relationships.sample_metadata as StoredRecord | undefined;
+    const named = input.relationships.sample_metadata;
     const previous = metadataRef(current);
     if (named && previous && previous.id !== named.id) {
       const old = await ctx.loader.one(previous);
@@ -77,4 +76,4 @@ export const samples: ResourceDef = {
     if (named) ctx.uow.update(named, { rels: { sample: refOf(sample) } });
     return sample;
   },
-};
+});

@@ -1,4 +1,6 @@
-import { attr, timestamps, toMany, toOne, uuidAttribute, uuidFilter, type ResourceDef } from '#lib/jsonapi/resource.ts';
+import { z } from 'zod';
+import type { StoredRecord } from '#lib/store/records.ts';
+import { attr, defineResource, timestamps, toMany, toOne, uuidAttribute, uuidFilter } from '#lib/jsonapi/resource.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
 import { text } from '#lib/resources/reference.ts';
 
@@ -7,19 +9,21 @@ import { text } from '#lib/resources/reference.ts';
  * requests that carry the work out link to them.
  */
 
-/** Where every submission starts; it is read-only through the API. */
+/** A submission's states (reference-behaviour.md §5); every submission starts pending (read-only through the API). */
+const SUBMISSION_STATES = ['building', 'pending', 'processing', 'ready', 'failed', 'cancelled'] as const;
 const SUBMISSION_INITIAL_STATE = 'pending';
 
-export const submissions: ResourceDef = {
+export const submissions = defineResource({
   type: 'submissions',
   methods: ['list', 'read', 'create'],
-  attributes: { ...uuidAttribute, name: attr('WO', text), state: attr('R'), ...timestamps },
+  attributes: { ...uuidAttribute, name: attr('WO', text), state: attr('R', z.enum(SUBMISSION_STATES)), ...timestamps },
   relationships: { user: toOne('users', 'WO') },
   filters: { uuid: uuidFilter },
-  create: (ctx, input) => defaultCreate(ctx, submissions, { ...input, attributes: { ...input.attributes, state: SUBMISSION_INITIAL_STATE } }),
-};
+  create: (ctx, input): Promise<StoredRecord> =>
+    defaultCreate(ctx, submissions, { ...input, attributes: { ...input.attributes, state: SUBMISSION_INITIAL_STATE } }),
+});
 
-export const orders: ResourceDef = {
+export const orders = defineResource({
   type: 'orders',
   methods: ['list', 'read', 'create'],
   attributes: { ...uuidAttribute, ...timestamps },
@@ -30,4 +34,4 @@ export const orders: ResourceDef = {
     request_types: toMany('request_types', 'WO'),
   },
   filters: { uuid: uuidFilter },
-};
+});

@@ -6,7 +6,7 @@ import type { RackedTube } from '#lib/domain/labware.ts';
 import { placeTubes, planPlacements, rackSlot, rackState, resizeRack } from '#lib/domain/racks.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
-import { attr, toOne, type ResourceDef } from '#lib/jsonapi/resource.ts';
+import { attr, defineResource, toOne } from '#lib/jsonapi/resource.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
 import { computed, createLabware, labwareAttributes, labwareFilters, labwareIndexes, labwareRelationships } from '#lib/resources/labware.ts';
 import { labwareAttrs, viewOf } from '#lib/resources/labware-views.ts';
@@ -63,7 +63,7 @@ async function placements(
   return { racked: accepted(placed, attributeAt), tubes: found };
 }
 
-export const tubeRacks: ResourceDef = {
+export const tubeRacks = defineResource({
   type: 'tube_racks',
   family: 'labware',
   supertypes: ['labware'],
@@ -72,8 +72,8 @@ export const tubeRacks: ResourceDef = {
     ...labwareAttributes,
     name: attr('WO', z.string().trim().min(1)),
     size: attr('RW', size, { required: true }),
-    number_of_rows: attr('R', undefined, { get: (r) => layoutForSize(Number(r.attrs.size))!.rows }),
-    number_of_columns: attr('R', undefined, { get: (r) => layoutForSize(Number(r.attrs.size))!.columns }),
+    number_of_rows: attr('R', z.number().int(), { get: (r) => layoutForSize(Number(r.attrs.size))!.rows }),
+    number_of_columns: attr('R', z.number().int(), { get: (r) => layoutForSize(Number(r.attrs.size))!.columns }),
     tube_locations: attr('W', tubeLocations, { transient: true, acceptOnCreate: true }),
   },
   relationships: {
@@ -89,18 +89,18 @@ export const tubeRacks: ResourceDef = {
   validate: (_ctx, input, current) => {
     if (!current || input.attributes.size === undefined) return [];
     if (input.attributes.size === null) return [errors.missingRequired('/data/attributes/size', 'size')];
-    const resized = resizeRack(rackedTubesOf(current), layoutForSize(input.attributes.size as number)!);
+    const resized = resizeRack(rackedTubesOf(current), layoutForSize(input.attributes.size!)!);
     return resized.ok ? [] : problemErrors(resized.problems, attributeAt);
   },
 
   create: async (ctx, input) => {
-    const layout = layoutForSize(input.attributes.size as number)!;
-    const { racked, tubes } = await placements(ctx, layout, (input.attributes.tube_locations as Record<string, { uuid: string }> | undefined) ?? {});
-    const purpose = input.relationships.purpose as StoredRecord | undefined;
+    const layout = layoutForSize(input.attributes.size!)!;
+    const { racked, tubes } = await placements(ctx, layout, input.attributes.tube_locations ?? {});
+    const purpose = input.relationships.purpose ?? undefined;
     const rack = await createLabware(ctx, 'tube_racks', {
       purpose,
       barcodePrefix: purpose ? String(purpose.attrs.barcode_prefix) : 'TR',
-      name: (input.attributes.name as string | undefined) ?? null,
+      name: input.attributes.name ?? null,
       size: layout.size,
       state: rackState(tubes.map((tube) => labwareAttrs(tube).state)),
       receptacles: [],
@@ -112,10 +112,10 @@ export const tubeRacks: ResourceDef = {
   },
 
   update: async (ctx, current, input) => (input.attributes.size === undefined ? current : ctx.uow.update(current, { attrs: { size: input.attributes.size } })),
-};
+});
 
 /** A tube at a coordinate of a rack, as a view of the rack. */
-export const rackedTubes: ResourceDef = {
+export const rackedTubes = defineResource({
   type: 'racked_tubes',
   family: 'racked_tubes',
   methods: ['list', 'read'],
@@ -136,7 +136,7 @@ export const rackedTubes: ResourceDef = {
         )
         .sort((a, b) => a.id - b.id),
   },
-  attributes: { coordinate: attr('R') },
+  attributes: { coordinate: attr('R', z.string()) },
   relationships: { tube: toOne('tubes', 'R'), tube_rack: toOne('tube_racks', 'R') },
   filters: {},
-};
+});

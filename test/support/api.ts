@@ -2,6 +2,7 @@ import type { Context } from 'aws-lambda';
 import { createHandler, type LambdaHandler } from '#lib/http/handler.ts';
 import { routeForPath } from '#lib/routes.ts';
 import { authenticateKey, clearApiKeyCache } from '#lib/store/api-keys.ts';
+import { assertAttributesMatchSchemas } from './attribute-schemas.ts';
 import { assertJsonApiDocument } from './jsonapi-schema.ts';
 import { WRITE_KEY } from './store.ts';
 
@@ -56,7 +57,10 @@ export async function call(method: string, pathAndQuery: string, options: CallOp
     {} as Context,
   );
   const body = result.body ? JSON.parse(result.body) : undefined;
-  if (body !== undefined) assertJsonApiDocument(body);
+  if (body !== undefined) {
+    assertJsonApiDocument(body);
+    assertAttributesMatchSchemas(body);
+  }
   const responseHeaders = result.headers as Record<string, string>;
   return { status: result.statusCode ?? 0, headers: responseHeaders, body, calls: Number(responseHeaders['X-DynamoDB-Calls']) };
 }
