@@ -14,7 +14,9 @@ import { defaultCreate, defaultUpdate, recordEvents, requestHash, resolveInput, 
 import { refsOf, type StoredRecord } from '#lib/store/records.ts';
 import { ConflictError, IdempotencyRace } from '#lib/store/errors.ts';
 import { readRequest } from '#lib/store/request-payload.ts';
-import { IDEMPOTENCY_SECONDS, UnitOfWork, type StoredResponse } from '#lib/store/unit-of-work.ts';
+import type { StoredResponse } from '#lib/store/request-payload.ts';
+import { UnitOfWork } from '#lib/store/unit-of-work.ts';
+import { IDEMPOTENCY_SECONDS } from '#lib/store/write-plan.ts';
 
 export interface ApiRequest {
   method: string;

@@ -1,6 +1,6 @@
 import type { EmbeddedDef, IndexDef, ResourceDef, ReverseDef } from '#lib/jsonapi/resource.ts';
 import { recordKey, refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
-import { listRef, type RecordModel, type TermSpec } from '#lib/store/unit-of-work.ts';
+import { listRef, type RecordModel, type TermSpec } from '#lib/store/write-plan.ts';
 import { familyCode } from '#lib/store/uuids.ts';
 
 /** Every resource definition, by type, and what follows from them for storage. */

@@ -2,7 +2,9 @@ import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '#lib/config.ts';
 import { dynamo } from '#lib/store/client.ts';
 import { CapacityError, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
+import type { StoredRecord } from '#lib/store/records.ts';
 import { tableDefinition } from '#lib/store/table.ts';
+import type { RecordModel, StagedChanges } from '#lib/store/write-plan.ts';
 
 /**
  * Record counts (`meta.record_count`) without a shared lock. Each counter (an id family) is split into
@@ -57,4 +59,28 @@ export async function readCounts(name: string): Promise<Map<string, number>> {
     pending = result.UnprocessedKeys?.[table]?.Keys;
   }
   return totals;
+}
+
+/** Per counter (id family), how a write's changes change its counted keys (each counter then gets one ADD). */
+export function countDeltas(model: Pick<RecordModel, 'countsOf'>, changes: StagedChanges): Map<string, Map<string, number>> {
+  const deltas = new Map<string, Map<string, number>>();
+  const add = (record: StoredRecord, sign: number) => {
+    let family = deltas.get(record.family);
+    if (!family) {
+      family = new Map();
+      deltas.set(record.family, family);
+    }
+    for (const [key, n] of Object.entries(model.countsOf(record))) family.set(key, (family.get(key) ?? 0) + sign * n);
+  };
+  for (const record of changes.created) add(record, 1);
+  for (const { before, after } of changes.updated) {
+    add(before, -1);
+    add(after, 1);
+  }
+  for (const record of changes.deleted) add(record, -1);
+  for (const [family, keys] of deltas) {
+    for (const [key, n] of keys) if (n === 0) keys.delete(key);
+    if (keys.size === 0) deltas.delete(family);
+  }
+  return deltas;
 }

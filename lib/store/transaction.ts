@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { CapacityError, capacityReason, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
+import { countUpdate, randomShard } from '#lib/store/counts.ts';
+import { CapacityError, capacityReason, ConflictError, IdempotencyRace, THROTTLED_RETRY_AFTER_SECONDS, UniqueValueTaken } from '#lib/store/errors.ts';
+import type { StagedOp, TakenValue } from '#lib/store/write-plan.ts';
 import { dynamo } from '#lib/store/client.ts';
 
 /** One item of a TransactWriteItems call (`Put`, `Update`, `Delete` or `ConditionCheck` with its parameters), as lib-dynamodb takes it. */
@@ -29,4 +31,33 @@ export async function transact(items: TransactItem[]): Promise<CancellationCode[
       throw new CapacityError(`transaction cancelled for capacity: ${codes.filter((c) => c !== 'None').join(', ')}`, THROTTLED_RETRY_AFTER_SECONDS);
     return codes;
   }
+}
+
+/** Times a plan is re-sent with other count shards when only its count items met a concurrent write. */
+const SHARD_RETRIES = 3;
+
+/** Sends the transaction; when only its count shards met another write, again on other shards. */
+export async function sendWrite(items: TransactItem[], onReject: StagedOp['onReject'][], deltas: [string, Map<string, number>][]): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    // One ADD per counter that changes, on a shard drawn afresh for every attempt.
+    const counts = deltas.map(([family, changes]) => countUpdate(family, changes, randomShard()));
+    const codes = await transact([...items, ...counts]);
+    if (!codes) return;
+    const rejected = codes.map((code, i) => ({ code, i })).filter(({ code }) => code !== 'None');
+    // Only count shards met another write: the same plan on other shards needs no fresh reads.
+    if (rejected.every(({ code, i }) => code === 'TransactionConflict' && i >= items.length) && attempt < SHARD_RETRIES) continue;
+    throw failure(rejected.map(({ code, i }) => ({ code, onReject: onReject[i] ?? 'conflict' })));
+  }
+}
+
+/** The error a cancelled transaction becomes: values taken, an idempotency race, or a conflict (retried by the engine). */
+function failure(rejected: { code: string; onReject: StagedOp['onReject'] }[]): Error {
+  const unexpected = rejected.filter(({ code }) => code !== 'ConditionalCheckFailed' && code !== 'TransactionConflict').map(({ code }) => code);
+  // Anything but a lost race or a taken value is a fault of ours (e.g. a validation error): a 500, not a retry.
+  if (unexpected.length > 0) return new Error(`transaction cancelled: ${unexpected.join(', ')}`);
+  const failed = rejected.filter(({ code }) => code === 'ConditionalCheckFailed').map(({ onReject }) => onReject);
+  if (failed.includes('idempotency')) return new IdempotencyRace();
+  const taken = failed.filter((r): r is TakenValue => typeof r === 'object');
+  if (taken.length > 0 && taken.length === rejected.length) return new UniqueValueTaken(taken);
+  return new ConflictError();
 }

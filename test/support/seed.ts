@@ -7,7 +7,7 @@ import { countUpdate } from '#lib/store/counts.ts';
 import { store } from '#lib/store/entities.ts';
 import { termValue, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 import { reserve } from '#lib/store/sequences.ts';
-import { lookupAttributes } from '#lib/store/unit-of-work.ts';
+import { lookupAttributes } from '#lib/store/write-plan.ts';
 import { encodeUuid } from '#lib/store/uuids.ts';
 
 /**

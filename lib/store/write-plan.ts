@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import { ITEM_SIZE_LIMIT } from '#lib/domain/budgets.ts';
+import { store } from '#lib/store/entities.ts';
+import { TooLargeError, type ValueOrigin } from '#lib/store/errors.ts';
+import { packPayload, type EventEnvelope, type PackedPayload, type StoredResponse } from '#lib/store/request-payload.ts';
+import { padId, termValue, type StoredRecord } from '#lib/store/records.ts';
+import type { TransactItem } from '#lib/store/transaction.ts';
+
+/**
+ * What a unit of work's changes become in DynamoDB: an item per record (conditional on the version read),
+ * the index items whose values changed (unique ones as guards), and the request item with the events
+ * and the idempotent response. Count shards are added by the commit (lib/store/counts.ts).
+ */
+
+/** An index entry a record should have. Unique entries are created conditionally and act as guards. */
+export interface TermSpec {
+  scope: string;
+  value: string;
+  /** Sort position under scope+value; unique entries have none (one entry per value). */
+  ref?: string;
+  /**
+   * Where the request gave a unique value: a taken one is then a UniqueValueTaken. Without it a taken
+   * value (one the write chose itself, e.g. a generated barcode) is a conflict, and the write starts again.
+   */
+  origin?: ValueOrigin;
+}
+
+/** What the unit of work needs to know about types, supplied by the resource registry. */
+export interface RecordModel {
+  familyOf(type: string): string;
+  /** What a record adds to the counts of its family: its type, its supertypes, records embedded in it. */
+  countsOf(record: StoredRecord): Record<string, number>;
+  termsOf(record: StoredRecord): TermSpec[];
+  /** The record's values in the two lookup slots (maintained by DynamoDB, no transaction item). */
+  lookupsOf(record: StoredRecord): { lookup1?: string; lookup2?: string };
+}
+
+/** The attributes that put a record into the lookup indexes, sort values included (lib/store/entities.ts). */
+export function lookupAttributes(record: StoredRecord, lookups: { lookup1?: string; lookup2?: string }) {
+  return {
+    ...(lookups.lookup1 !== undefined ? { lookup1: lookups.lookup1, lookup1Id: record.id } : {}),
+    ...(lookups.lookup2 !== undefined ? { lookup2: lookups.lookup2, lookup2Id: record.id, lookup2UpdatedAt: record.updatedAt } : {}),
+  };
+}
+
+/** How long a request record (its events, its idempotent response) is kept. */
+export const REQUEST_RETENTION_SECONDS = 7 * 24 * 3600;
+export const IDEMPOTENCY_SECONDS = 24 * 3600;
+
+export interface StagedOp {
+  item: TransactItem;
+  /** What a ConditionalCheckFailed on this item means: a lost race, or a unique value taken. */
+  onReject: 'conflict' | 'idempotency' | TakenValue;
+  /** JSON bytes of a record it puts (measured once; other items are measured whole). */
+  recordSize?: number;
+}
+
+export type TakenValue = ValueOrigin & { value: string };
+
+const termKey = (t: TermSpec) => `${t.scope}\u0000${t.value}\u0000${t.ref ?? '-'}`;
+const itemSize = (record: StoredRecord) => Buffer.byteLength(JSON.stringify(record));
+/** JSON bytes of a transaction item, binary values (a compressed payload) counted as their own length. */
+function transactItemSize(item: TransactItem): number {
+  let binary = 0;
+  const json = JSON.stringify(item, (_, value) => {
+    if (!(value instanceof Uint8Array)) return value;
+    binary += value.byteLength;
+    return '';
+  });
+  return Buffer.byteLength(json) + binary;
+}
+
+/** The changes a unit of work staged. */
+export interface StagedChanges {
+  created: readonly StoredRecord[];
+  updated: readonly { before: StoredRecord; after: StoredRecord }[];
+  deleted: readonly StoredRecord[];
+}
+
+/** What the request item carries: the write's events and, under an Idempotency-Key, its response. */
+export interface RequestItemContent {
+  events: EventEnvelope[];
+  idempotency?: { key: string; requestHash: string; response: StoredResponse };
+}
+
+export interface WritePlan {
+  items: TransactItem[];
+  /** What a failed condition on each item means. */
+  onReject: StagedOp['onReject'][];
+  bytes: number;
+  /** The request item's payload; its chunks (if large) are written before the transaction. */
+  payload: PackedPayload;
+  requestKey: string;
+  ttl: number;
+}
+
+/**
+ * The transaction items of the records, index entries and request item, with what a failed condition on
+ * each means; and the request item's payload, whose chunks (if large) are written before the transaction.
+ */
+export function planWrite(changes: StagedChanges, model: RecordModel, request: RequestItemContent, now: string): WritePlan {
+  const ops: StagedOp[] = [];
+  const measured = (record: StoredRecord) => {
+    const size = itemSize(record);
+    if (size > ITEM_SIZE_LIMIT) {
+      throw new TooLargeError(`${record.type} ${record.id} would be ${size} bytes; a record may be at most ${ITEM_SIZE_LIMIT} bytes (a DynamoDB item)`);
+    }
+    return size;
+  };
+  const { record: records, request: requests } = store().entities;
+
+  for (const record of changes.created) {
+    ops.push({
+      item: { Put: records.create({ ...record, ...lookupAttributes(record, model.lookupsOf(record)) }).params() },
+      onReject: 'conflict',
+      recordSize: measured(record),
+    });
+    ops.push(...termOps([], model.termsOf(record), record));
+  }
+  for (const { before, after } of changes.updated) {
+    const recordSize = measured(after);
+    const item = records
+      .put({ ...after, ...lookupAttributes(after, model.lookupsOf(after)) })
+      .where((a, op) => op.eq(a.version, before.version))
+      .params();
+    ops.push({ item: { Put: item }, onReject: 'conflict', recordSize });
+    ops.push(...termOps(model.termsOf(before), model.termsOf(after), after));
+  }
+  for (const record of changes.deleted) {
+    ops.push({
+      item: {
+        Delete: records
+          .delete({ family: record.family, id: record.id })
+          .where((a, op) => op.eq(a.version, record.version))
+          .params(),
+      },
+      onReject: 'conflict',
+    });
+    ops.push(...termOps(model.termsOf(record), [], record));
+  }
+  const requestKey = request.idempotency?.key ?? `auto:${randomUUID()}`;
+  const ttl = Math.floor(Date.parse(now) / 1000) + REQUEST_RETENTION_SECONDS;
+  const payload = packPayload({ events: request.events, ...(request.idempotency ? { response: request.idempotency.response } : {}) });
+  if (ops.length > 0 || request.idempotency) {
+    const item = {
+      key: requestKey,
+      committedAt: now,
+      ttl,
+      ...(request.idempotency ? { requestHash: request.idempotency.requestHash } : {}),
+      ...payload.attributes,
+    };
+    ops.push({ item: { Put: requests.create(item).params() }, onReject: request.idempotency ? 'idempotency' : 'conflict' });
+  }
+  // Count shards, added at commit, are a few hundred bytes each: the limit's margin covers them.
+  const bytes = ops.reduce((total, op) => total + (op.recordSize ?? transactItemSize(op.item)), 0);
+  return { items: ops.map((o) => o.item), onReject: ops.map((o) => o.onReject), bytes, payload, requestKey, ttl };
+}
+
+function termOps(before: TermSpec[], after: TermSpec[], record: StoredRecord): StagedOp[] {
+  const { term } = store().entities;
+  const old = new Map(before.map((t) => [termKey(t), t]));
+  const next = new Map(after.map((t) => [termKey(t), t]));
+  const ops: StagedOp[] = [];
+  for (const [key, t] of old) {
+    if (!next.has(key))
+      ops.push({ item: { Delete: term.delete({ scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-' }).params() }, onReject: 'conflict' });
+  }
+  for (const [key, t] of next) {
+    if (old.has(key)) continue;
+    const item = { scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-', family: record.family, type: record.type, id: record.id };
+    ops.push(
+      t.ref === undefined
+        ? { item: { Put: term.create(item).params() }, onReject: t.origin ? { ...t.origin, value: t.value } : 'conflict' }
+        : { item: { Put: term.put(item).params() }, onReject: 'conflict' },
+    );
+  }
+  return ops;
+}
+
+export const listRef = (record: StoredRecord): string => `${padId(record.id)}#${record.family}`;
