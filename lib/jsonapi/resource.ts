@@ -41,6 +41,11 @@ export interface RelationshipDef {
   required?: boolean;
   acceptOnCreate?: boolean;
   /**
+   * Rendered with its stored linkage (`data`) even when not included: contract §1.4's exception for
+   * requests' `submission` and `order`, which clients read to group wells into pools.
+   */
+  alwaysLinked?: boolean;
+  /**
    * Resolves the relationship for many records at once (computed relationships). By default the linkage
    * stored on the record is used.
    */
