@@ -9,6 +9,7 @@ import { errors } from '#lib/jsonapi/errors.ts';
 import {
   attr,
   lowerCase,
+  reverse,
   timestamps,
   toMany,
   toOne,
@@ -93,6 +94,7 @@ export const labwareRelationships = (purposeType: string): Record<string, Relati
   purpose: toOne(purposeType, 'WO', { required: true }),
   ...lineageRelationships,
   custom_metadatum_collection: toOne('custom_metadatum_collections', 'R'),
+  poly_metadata: reverse('poly_metadata', 'metadatable'),
 });
 
 /** A barcode given on create: any text of these characters; in this service's own format (migrated labware) in any of its forms. */

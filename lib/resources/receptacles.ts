@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { aliquotId, labwareOfAliquot, labwareOfSlot, parseSlotUuid, slotId, slotOf } from '#lib/domain/labware-ids.ts';
 import { addAliquot } from '#lib/domain/receptacles.ts';
-import { attr, toMany, toOne, uuidAttribute, type FilterDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
+import { attr, reverse, toMany, toOne, uuidAttribute, type FilterDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import type { Ref, StoredRecord, TermHit } from '#lib/store/records.ts';
 import { computed } from '#lib/resources/labware.ts';
 import { aliquotViews, labwareAttrs, receptacleType, receptacleViews } from '#lib/resources/labware-views.ts';
@@ -38,9 +38,9 @@ export const wells: ResourceDef = {
   relationships: {
     plate: toOne('plates', 'R'),
     aliquots: toMany('aliquots', 'R'),
-    requests_as_source: none('requests'),
+    requests_as_source: reverse('requests', 'asset'),
     qc_results: none('qc_results'),
-    poly_metadata: none('poly_metadata'),
+    poly_metadata: reverse('poly_metadata', 'metadatable'),
   },
   filters: { uuid: receptacleUuidFilter },
 };
@@ -56,7 +56,7 @@ export const receptacles: ResourceDef = {
   relationships: {
     labware: toOne('labware', 'R'),
     aliquots: toMany('aliquots', 'R'),
-    requests_as_source: none('requests'),
+    requests_as_source: reverse('requests', 'asset'),
     qc_results: none('qc_results'),
   },
   filters: { uuid: receptacleUuidFilter },
@@ -79,6 +79,7 @@ export const aliquots: ResourceDef = {
     sample: toOne('samples', 'WO', { required: true }),
     study: toOne('studies', 'WO'),
     request: computed('one', 'requests', () => null),
+    poly_metadata: reverse('poly_metadata', 'metadatable'),
   },
   filters: {},
 

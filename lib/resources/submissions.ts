@@ -1,10 +1,11 @@
-import { attr, timestamps, toMany, toOne, uuidAttribute, uuidFilter, type ResourceDef } from '#lib/jsonapi/resource.ts';
+import { aggregateIndex, attr, reverse, timestamps, toMany, toOne, uuidAttribute, uuidFilter, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
 import { text } from '#lib/resources/reference.ts';
 
 /**
  * Submissions and their orders (contract §3): what work a lab asks for, created by POST only. The
- * requests that carry the work out link to them.
+ * requests that carry the work out link to them; a submission lists its orders and requests from the
+ * other side (one Query each).
  */
 
 /** Where every submission starts; it is read-only through the API. */
@@ -14,7 +15,7 @@ export const submissions: ResourceDef = {
   type: 'submissions',
   methods: ['list', 'read', 'create'],
   attributes: { ...uuidAttribute, name: attr('WO', text), state: attr('R'), ...timestamps },
-  relationships: { user: toOne('users', 'WO') },
+  relationships: { user: toOne('users', 'WO'), orders: reverse('orders', 'submission'), requests: reverse('requests', 'submission') },
   filters: { uuid: uuidFilter },
   create: (ctx, input) => defaultCreate(ctx, submissions, { ...input, attributes: { ...input.attributes, state: SUBMISSION_INITIAL_STATE } }),
 };
@@ -29,5 +30,6 @@ export const orders: ResourceDef = {
     user: toOne('users', 'WO'),
     request_types: toMany('request_types', 'WO'),
   },
+  indexes: { submission: aggregateIndex('submission') },
   filters: { uuid: uuidFilter },
 };

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_POLY_METADATA_PER_WRITE, polyMetadataItems, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
+import { MAX_POLY_METADATA_PER_WRITE, POLY_METADATUM_ITEMS, polyMetadataItems, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
 import { keyOfRecord, METADATABLE_TYPES, metadatableTypeNamed, repeatedKeys } from '#lib/domain/poly-metadata.ts';
+import { registry } from '#lib/resources/index.ts';
+import type { StoredRecord } from '#lib/store/records.ts';
 
 describe('metadatableTypeNamed', () => {
   it('reads JSON:API types and the reference’s class names', () => {
@@ -45,6 +47,23 @@ describe('repeatedKeys', () => {
 });
 
 describe('the bulk_create budget', () => {
+  const metadatum: StoredRecord = {
+    family: 'poly_metadata',
+    id: 7,
+    type: 'poly_metadata',
+    uuid: '',
+    createdAt: '',
+    updatedAt: '',
+    version: 1,
+    attrs: { key: 'k', value: 'v' },
+    rels: { metadatable: { type: 'wells', id: 17_001 } },
+  };
+
+  it('counts the index items the resource definition gives a metadatum (lookup slots cost none)', () => {
+    expect(POLY_METADATUM_ITEMS).toBe(1 + registry.termsOf(metadatum).length);
+    expect(registry.lookupsOf(metadatum)).toEqual({ lookup1: 'poly_metadata.key#k', lookup2: 'poly_metadata.metadatable_type#wells' });
+  });
+
   it('fits 24 metadata with the count shard and the request item in a transaction, not 25', () => {
     expect(MAX_POLY_METADATA_PER_WRITE).toBe(24);
     expect(polyMetadataItems(24)).toBe(98);
