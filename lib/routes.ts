@@ -59,6 +59,9 @@ export const routes: readonly Route[] = [
   one('state_changes', READ_CREATE),
   one('submissions', READ_CREATE),
   one('orders', READ_CREATE),
+  one('requests', READ_WRITE),
+  one('request_metadata', READ_WRITE),
+  one('poly_metadata', READ_WRITE, [{ name: 'bulk_create', method: 'POST' }]),
   { name: FALLBACK, types: [], methods: [], actions: [] },
 ];
 

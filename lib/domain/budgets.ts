@@ -79,3 +79,17 @@ export const poolingItems = (tubes: number): number => transactionItems({ record
 
 /** The most tubes one pooling of a plate may create: 3 items each within TRANSACTION_ITEM_LIMIT. */
 export const MAX_TUBES_PER_POOLING = Math.floor((TRANSACTION_ITEM_LIMIT - poolingItems(0)) / 3);
+
+/**
+ * Poly metadata created together (`poly_metadata/bulk_create`): per metadatum its record and three index
+ * items — its key's guard, its entries under its record's aggregate (the records' `poly_metadata`) and
+ * under its record's id (`filter[metadatable_id]`); `key` and `metadatable_type` are lookup slots, which
+ * cost none — and one count shard.
+ */
+export const polyMetadataItems = (metadata: number): number => transactionItems({ records: metadata, indexItems: 3 * metadata, countedFamilies: 1 });
+
+/** Items each metadatum adds to its write. */
+export const POLY_METADATUM_ITEMS = polyMetadataItems(1) - polyMetadataItems(0);
+
+/** The most poly metadata one write may create: 4 items each within TRANSACTION_ITEM_LIMIT (24). */
+export const MAX_POLY_METADATA_PER_WRITE = Math.floor((TRANSACTION_ITEM_LIMIT - polyMetadataItems(0)) / POLY_METADATUM_ITEMS);

@@ -11,7 +11,10 @@ export interface Problem {
   detail: string;
 }
 
-/** Kinds of problem. `over_budget` means an item budget of lib/domain/budgets.ts would be passed. */
+/**
+ * Kinds of problem. `over_budget` means an item budget of lib/domain/budgets.ts would be passed;
+ * `other_submission` and `not_ordered` are a request's that disagrees with its order.
+ */
 export type ProblemCode =
   | 'tag_clash'
   | 'duplicate_aliquot'
@@ -22,7 +25,9 @@ export type ProblemCode =
   | 'coordinate_twice'
   | 'already_racked'
   | 'does_not_fit'
-  | 'own_parent';
+  | 'own_parent'
+  | 'other_submission'
+  | 'not_ordered';
 
 /** A rule's answer: the new value, or every problem found (never some of each). */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };

@@ -26,7 +26,7 @@ export function linkage(value: RelValue): Linkage | Linkage[] | null {
   return { type: value.type, id: String(value.id) };
 }
 
-/** Renders one record; `data` appears on exactly the relationships in `linkages` (those included). */
+/** Renders one record; `data` appears on exactly the relationships in `linkages` (those included) and those always linked. */
 export function renderResource(ctx: RequestContext, record: StoredRecord, fields: Fieldsets, linkages: Map<string, RelValue> = new Map()): ResourceObject {
   const def: ResourceDef = ctx.registry.require(record.type);
   const wanted = fields.get(record.type);
@@ -38,9 +38,9 @@ export function renderResource(ctx: RequestContext, record: StoredRecord, fields
     attributes[name] = value === undefined ? null : value;
   }
   const relationships: ResourceObject['relationships'] = {};
-  for (const name of Object.keys(def.relationships)) {
+  for (const [name, relationship] of Object.entries(def.relationships)) {
     if (wanted && !wanted.has(name)) continue;
-    const value = linkages.get(name);
+    const value = linkages.has(name) ? linkages.get(name) : relationship.alwaysLinked ? (record.rels[name] ?? null) : undefined;
     relationships[name] = {
       links: { self: `${self}/relationships/${name}`, related: `${self}/${name}` },
       ...(value !== undefined ? { data: linkage(value) } : {}),

@@ -45,6 +45,11 @@ export interface RelationshipDef<K extends 'one' | 'many' = 'one' | 'many'> {
   required?: boolean;
   acceptOnCreate?: boolean;
   /**
+   * Rendered with its stored linkage (`data`) even when not included: contract §1.4's exception for
+   * requests' `submission` and `order`, which clients read to group wells into pools.
+   */
+  alwaysLinked?: boolean;
+  /**
    * Resolves the relationship for many records at once (computed relationships). By default the linkage
    * stored on the record is used.
    */
@@ -82,7 +87,8 @@ export type IndexDef = IndexKey & {
   normalize?: (value: string) => string;
   /**
    * One record per value. A value taken is a 422 on `field`; or, with `'retry'`, the write starts again
-   * (for values the write chose itself, such as a generated barcode).
+   * from fresh reads: for values the write chose itself (a generated barcode), or that the write checks
+   * itself and then reports where the request gave them (a poly metadatum's key, in one of many entries).
    */
   unique?: { field: string; pointer: string } | 'retry';
   /** Each value matches at most a few records (e.g. a barcode): a filter on it loads its matches whole. Unique indexes are selective too. */

@@ -2,8 +2,11 @@ import { Registry } from '#lib/jsonapi/registry.ts';
 import { customMetadatumCollections } from '#lib/resources/custom-metadatum-collections.ts';
 import { labware, plates, tubes } from '#lib/resources/labware.ts';
 import { lots, lotTypes } from '#lib/resources/lots.ts';
+import { polyMetadata } from '#lib/resources/poly-metadata.ts';
 import { qcables } from '#lib/resources/qcables.ts';
 import { aliquots, receptacles, wells } from '#lib/resources/receptacles.ts';
+import { requestMetadata } from '#lib/resources/request-metadata.ts';
+import { requests } from '#lib/resources/requests.ts';
 import { rackedTubes, tubeRacks } from '#lib/resources/tube-racks.ts';
 import { barcodePrinters, platePurposes, requestTypes, studies, submissionTemplates, tubePurposes, tubeRackPurposes, users } from '#lib/resources/reference.ts';
 import { sampleMetadata } from '#lib/resources/sample-metadata.ts';
@@ -38,4 +41,7 @@ export const registry = new Registry([
   stateChanges,
   submissions,
   orders,
+  requests,
+  requestMetadata,
+  polyMetadata,
 ]);

@@ -10,6 +10,7 @@ import {
   attr,
   defineResource,
   lowerCase,
+  reverse,
   timestamps,
   toMany,
   toOne,
@@ -97,6 +98,7 @@ export const labwareRelationships = (purposeType: string) => ({
   purpose: toOne(purposeType, 'WO', { required: true }),
   ...lineageRelationships,
   custom_metadatum_collection: toOne('custom_metadatum_collections', 'R'),
+  poly_metadata: reverse('poly_metadata', 'metadatable'),
 });
 
 /** A barcode given on create: any text of these characters; in this service's own format (migrated labware) in any of its forms. */

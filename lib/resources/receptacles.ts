@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { aliquotId, labwareOfAliquot, labwareOfSlot, parseSlotUuid, slotId, slotOf } from '#lib/domain/labware-ids.ts';
 import { RECEPTACLE_STATES } from '#lib/domain/labware.ts';
 import { addAliquot } from '#lib/domain/receptacles.ts';
-import { attr, defineResource, toMany, toOne, uuidAttribute, type FilterDef } from '#lib/jsonapi/resource.ts';
+import { attr, defineResource, reverse, toMany, toOne, uuidAttribute, type FilterDef } from '#lib/jsonapi/resource.ts';
 import type { Ref, TermHit } from '#lib/store/records.ts';
 import { computed } from '#lib/resources/labware.ts';
 import { aliquotViews, labwareAttrs, receptacleType, receptacleViews } from '#lib/resources/labware-views.ts';
@@ -43,9 +43,9 @@ export const wells = defineResource({
   relationships: {
     plate: toOne('plates', 'R'),
     aliquots: toMany('aliquots', 'R'),
-    requests_as_source: none('requests'),
+    requests_as_source: reverse('requests', 'asset'),
     qc_results: none('qc_results'),
-    poly_metadata: none('poly_metadata'),
+    poly_metadata: reverse('poly_metadata', 'metadatable'),
   },
   filters: { uuid: receptacleUuidFilter },
 });
@@ -61,7 +61,7 @@ export const receptacles = defineResource({
   relationships: {
     labware: toOne('labware', 'R'),
     aliquots: toMany('aliquots', 'R'),
-    requests_as_source: none('requests'),
+    requests_as_source: reverse('requests', 'asset'),
     qc_results: none('qc_results'),
   },
   filters: { uuid: receptacleUuidFilter },
@@ -84,6 +84,7 @@ export const aliquots = defineResource({
     sample: toOne('samples', 'WO', { required: true }),
     study: toOne('studies', 'WO'),
     request: computed('one', 'requests', () => null),
+    poly_metadata: reverse('poly_metadata', 'metadatable'),
   },
   filters: {},
 

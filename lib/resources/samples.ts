@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, type JsonApiError, show } from '#lib/jsonapi/errors.ts';
-import { attr, defineResource, indexFilters, lowerCase, toMany, toOne, uuidAttribute, uuidFilter } from '#lib/jsonapi/resource.ts';
+import { attr, defineResource, indexFilters, lowerCase, reverse, toMany, toOne, uuidAttribute, uuidFilter } from '#lib/jsonapi/resource.ts';
 import { defaultCreate, defaultUpdate } from '#lib/jsonapi/write.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 
@@ -34,6 +34,7 @@ export const samples = defineResource({
     sample_manifest: toOne('sample_manifests', 'RW'),
     studies: toMany('studies', 'RW'),
     component_samples: toMany('samples', 'RW', { aliases: ['component_samples'] }),
+    poly_metadata: reverse('poly_metadata', 'metadatable'),
   },
   indexes: {
     name: { values: (r) => [r.attrs.name], normalize: lowerCase, unique: { field: 'name', pointer: '/data/attributes/name' } },

@@ -114,6 +114,19 @@ export async function findTerms(scope: string, value: string): Promise<TermHit[]
   return data as TermHit[];
 }
 
+/**
+ * Who holds each of several unique values of one scope: one consistent Query per value, at most four at
+ * once. Values nobody holds are absent from the result.
+ */
+export async function findHolders(scope: string, values: readonly string[]): Promise<Map<string, TermHit>> {
+  const holders = new Map<string, TermHit>();
+  await bounded([...new Set(values)], MAX_PARALLEL_READS, async (value) => {
+    const [hit] = await findTerms(scope, value);
+    if (hit) holders.set(value, hit);
+  });
+  return holders;
+}
+
 /** A position in an ordered listing: the sort values of the last record of a page. */
 export interface ListPosition {
   id: number;

@@ -120,7 +120,18 @@ describe('POST /plates', () => {
     expect(machine).toMatch(/^\d{13}$/);
     expect(decodeBarcode(machine)?.human_barcode).toBe(human);
     expect(Object.keys(plate.relationships).sort()).toEqual(
-      ['ancestors', 'child_plates', 'children', 'custom_metadatum_collection', 'descendants', 'parents', 'purpose', 'receptacles', 'wells'].sort(),
+      [
+        'ancestors',
+        'child_plates',
+        'children',
+        'custom_metadatum_collection',
+        'descendants',
+        'parents',
+        'poly_metadata',
+        'purpose',
+        'receptacles',
+        'wells',
+      ].sort(),
     );
     for (const [name, relationship] of Object.entries<any>(plate.relationships)) {
       expect(relationship).toEqual({ links: { self: `${BASE}/plates/${plate.id}/relationships/${name}`, related: `${BASE}/plates/${plate.id}/${name}` } });
@@ -341,6 +352,7 @@ describe('POST /tubes', () => {
         'custom_metadatum_collection',
         'descendants',
         'parents',
+        'poly_metadata',
         'purpose',
         'racked_tube',
         'receptacle',

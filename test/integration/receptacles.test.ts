@@ -224,7 +224,7 @@ describe('POST /aliquots', () => {
     expect(res.headers.Location).toBe(`${BASE}/aliquots/${aliquot.id}`);
     expect(aliquot.links.self).toBe(`${BASE}/aliquots/${aliquot.id}`);
     expect(aliquot.attributes).toEqual({ tag_oligo: null, tag_index: null, tag2_oligo: null, tag2_index: null, library_type: 'Standard' });
-    expect(Object.keys(aliquot.relationships).sort()).toEqual(['receptacle', 'request', 'sample', 'study']);
+    expect(Object.keys(aliquot.relationships).sort()).toEqual(['poly_metadata', 'receptacle', 'request', 'sample', 'study']);
 
     const read = await call('GET', `/api/v2/aliquots/${aliquot.id}`);
     expect(read.status).toBe(200);

@@ -60,7 +60,7 @@ describe('POST /samples', () => {
     expect(data.attributes).toEqual({ uuid: expect.stringMatching(UUID_V4), name, site_sample_id: 'SITE-0001', control: true, control_type: 'pcr positive' });
     expect(data.links.self).toBe(`${BASE}/samples/${data.id}`);
     expect(res.headers.Location).toBe(`${BASE}/samples/${data.id}`);
-    expect(Object.keys(data.relationships).sort()).toEqual(['component_samples', 'sample_manifest', 'sample_metadata', 'studies']);
+    expect(Object.keys(data.relationships).sort()).toEqual(['component_samples', 'poly_metadata', 'sample_manifest', 'sample_metadata', 'studies']);
     for (const [relName, relationship] of Object.entries<any>(data.relationships)) {
       expect(relationship.links).toEqual({ self: `${BASE}/samples/${data.id}/relationships/${relName}`, related: `${BASE}/samples/${data.id}/${relName}` });
       expect(relationship).not.toHaveProperty('data');

@@ -12,11 +12,22 @@ type Ref = { type: string; id: number };
 
 /** Relationship names of the types the floor serves, as the service's resource definitions list them. */
 export const relationshipNames: Record<string, readonly string[]> = {
-  samples: ['sample_metadata', 'sample_manifest', 'studies', 'component_samples'],
+  samples: ['sample_metadata', 'sample_manifest', 'studies', 'component_samples', 'poly_metadata'],
   sample_metadata: ['sample'],
-  plates: ['purpose', 'parents', 'children', 'ancestors', 'descendants', 'custom_metadatum_collection', 'wells', 'receptacles', 'child_plates'],
+  plates: [
+    'purpose',
+    'parents',
+    'children',
+    'ancestors',
+    'descendants',
+    'custom_metadatum_collection',
+    'poly_metadata',
+    'wells',
+    'receptacles',
+    'child_plates',
+  ],
   wells: ['plate', 'aliquots', 'requests_as_source', 'qc_results', 'poly_metadata'],
-  aliquots: ['receptacle', 'sample', 'study', 'request'],
+  aliquots: ['receptacle', 'sample', 'study', 'request', 'poly_metadata'],
 };
 
 export const SAMPLE_ATTRIBUTES = ['name', 'site_sample_id', 'control', 'control_type'] as const;

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { initialRequestState, REQUEST_PRIORITIES, requestLinkProblems, requestStateChange } from '#lib/domain/requests.ts';
+import { refOf } from '#lib/jsonapi/context.ts';
+import { errors } from '#lib/jsonapi/errors.ts';
+import { aggregateIndex, attr, defineResource, reverse, timestamps, toOne, uuidAttribute, uuidFilter, type WriteInput } from '#lib/jsonapi/resource.ts';
+import { accepted, attributeAt, problemErrors, relationshipAt } from '#lib/resources/problems.ts';
+import { text } from '#lib/resources/reference.ts';
+import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
+
+/**
+ * Requests (contract §2, reference-behaviour.md §2.11): work asked of a receptacle (`asset`, a well or a
+ * tube's receptacle), of a request type, usually for an order of a submission. `state` moves by the
+ * request machine (§3.2); the update is conditional on the version read, so of two concurrent moves
+ * of one request the loser runs again from the winner's state.
+ */
+const linked = (input: WriteInput, name: string) => (input.relationships[name] as StoredRecord | null | undefined) ?? undefined;
+const idOf = (value: unknown) => (value as Ref | null | undefined)?.id;
+
+/** The problems of a new request's links: an order of another submission, a request type its order does not ask for. */
+function linkProblems(input: WriteInput) {
+  const [order, submission, requestType] = ['order', 'submission', 'request_type'].map((name) => linked(input, name));
+  const problems = requestLinkProblems({
+    ...(order ? { order: { id: order.id, submission: idOf(order.rels.submission)!, requestTypes: refsOf(order.rels.request_types).map((r) => r.id) } } : {}),
+    ...(submission ? { submission: submission.id } : {}),
+    ...(requestType ? { requestType: requestType.id } : {}),
+  });
+  return problemErrors(problems, relationshipAt);
+}
+
+const STATE = '/data/attributes/state';
+
+export const requests = defineResource({
+  type: 'requests',
+  methods: ['list', 'read', 'create', 'update'],
+  attributes: {
+    ...uuidAttribute,
+    role: attr('WO', text),
+    state: attr('RW', z.string()),
+    priority: attr('WO', z.enum(REQUEST_PRIORITIES)),
+    // The values of the request's metadata, copied onto the request when the metadata is linked (request_metadata.ts).
+    options: attr('R', z.object({ number_of_pools: z.number().int().optional(), cells_per_chip_well: z.number().int().optional() })),
+    // Request types carry no library type in this service, so it is null; clients ask for it in fields[requests].
+    library_type: attr('R', z.string()),
+    ...timestamps,
+  },
+  relationships: {
+    // Set once, on POST (listed in interface.md's creation shapes); submission and order always carry linkage.
+    submission: toOne('submissions', 'R', { acceptOnCreate: true, alwaysLinked: true }),
+    order: toOne('orders', 'R', { acceptOnCreate: true, alwaysLinked: true }),
+    request_type: toOne('request_types', 'R', { acceptOnCreate: true, required: true }),
+    asset: toOne('receptacles', 'WO', { required: true }),
+    request_metadata: toOne('request_metadata', 'R'),
+    poly_metadata: reverse('poly_metadata', 'metadatable'),
+  },
+  // Wells (and tube receptacles) read their requests per plate; submissions theirs.
+  indexes: { asset: aggregateIndex('asset'), submission: aggregateIndex('submission') },
+  filters: { uuid: uuidFilter },
+
+  validate: (_ctx, input, current) => (current ? [] : linkProblems(input)),
+
+  create: async (ctx, input) => {
+    const [order, submission] = [linked(input, 'order'), linked(input, 'submission')];
+    const state = accepted(initialRequestState(input.attributes.state as string | null | undefined), attributeAt);
+    return ctx.uow.create('requests', {
+      attrs: { role: input.attributes.role ?? null, priority: input.attributes.priority ?? null, state, options: {} },
+      rels: {
+        // A request of an order is of the order's submission, named or not.
+        submission: submission ? refOf(submission) : ((order?.rels.submission as Ref | undefined) ?? null),
+        order: order ? refOf(order) : null,
+        request_type: refOf(linked(input, 'request_type')!),
+        asset: refOf(linked(input, 'asset')!),
+        request_metadata: null,
+      },
+    });
+  },
+
+  // Only `state` may change (everything else is set once): by the machine, or not at all.
+  update: async (ctx, current, input) => {
+    const target = input.attributes.state;
+    if (target === undefined) return current;
+    if (target === null) throw errors.missingRequired(STATE, 'state');
+    const outcome = requestStateChange(current.attrs.state, target as string);
+    if (!outcome.ok) throw errors.invalidTransition(STATE, `state - ${outcome.detail}`);
+    return ctx.uow.update(current, { attrs: { state: outcome.state } });
+  },
+});
