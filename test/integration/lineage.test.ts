@@ -16,7 +16,7 @@ import { call, doc, warmKeyCache } from '../support/api.ts';
 import { direct } from '../support/engine.ts';
 import { addAliquot, createPlate, createSample, purposeId, rel } from '../support/fixtures.ts';
 import { expectError, idsOf, typedIdsOf } from '../support/responses.ts';
-import { seedRecords } from '../support/seed.ts';
+import { seedTubes } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -157,20 +157,7 @@ describe('a labware with absurdly many children', () => {
 
   /** `n` tubes naming `of` as their parent, written straight into the table with their index items. */
   const seedChildren = async (n: number, of: { type: string; id: number }) =>
-    seedRecords('tubes', n, (i) => {
-      const attrs: Labware = {
-        name: null,
-        barcode: externalBarcode(`CHILD-${of.id}-${Math.random()}-${i}`),
-        state: 'pending',
-        receptacles: emptyReceptacles(1),
-        aliquotCount: 0,
-        rackSlot: null,
-      };
-      return {
-        attrs: attrs as unknown as Record<string, unknown>,
-        rels: { purpose: { type: 'tube_purposes', id: tubePurpose }, parents: [of], custom_metadatum_collection: null, tube_rack: null },
-      };
-    });
+    seedTubes(n, tubePurpose, (i) => ({ barcode: externalBarcode(`CHILD-${of.id}-${Math.random()}-${i}`), parents: [of] }));
 
   beforeAll(async () => {
     parent = await createPlate();

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { externalBarcode } from '#lib/domain/barcode.ts';
 import { REQUEST_PAYLOAD_INLINE_BYTES, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
-import { emptyReceptacles, type Contents, type Labware } from '#lib/domain/labware.ts';
+import type { Contents, Labware } from '#lib/domain/labware.ts';
 import { addAliquot } from '#lib/domain/receptacles.ts';
 import { registry } from '#lib/resources/index.ts';
 import { getRecords, type StoredRecord } from '#lib/store/records.ts';
@@ -12,7 +12,7 @@ import { countCalls } from '#lib/store/client.ts';
 import { call, doc, type CallResult } from '../support/api.ts';
 import { aliquotDoc, createPlate, purposeId, rel } from '../support/fixtures.ts';
 import { columnOrder } from '../support/oracles.ts';
-import { seedRecords } from '../support/seed.ts';
+import { seedRecords, seedTubes } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
 import { requestItems, scanTable, tableSnapshot } from '../support/table.ts';
 
@@ -96,20 +96,10 @@ describe('a rack of 96 tubes with long names, include=racked_tubes.tube and an I
   beforeAll(async () => {
     const purpose = Number(await purposeId('tube_purposes', 'Stock Tube'));
     // Names of 4,000 random characters (valid: strings may have 4,096), which compression cannot shrink much.
-    tubes = await seedRecords('tubes', 96, (i) => {
-      const attrs: Labware = {
-        name: `t${i}-${randomBytes(3000).toString('base64url').slice(0, 3990)}`,
-        barcode: externalBarcode(`PAYLOAD-${i}-${randomBytes(4).toString('hex')}`),
-        state: 'pending',
-        receptacles: emptyReceptacles(1),
-        aliquotCount: 0,
-        rackSlot: null,
-      };
-      return {
-        attrs: attrs as unknown as Record<string, unknown>,
-        rels: { purpose: { type: 'tube_purposes', id: purpose }, parents: [], custom_metadatum_collection: null, tube_rack: null },
-      };
-    });
+    tubes = await seedTubes(96, purpose, (i) => ({
+      name: `t${i}-${randomBytes(3000).toString('base64url').slice(0, 3990)}`,
+      barcode: externalBarcode(`PAYLOAD-${i}-${randomBytes(4).toString('hex')}`),
+    }));
   }, 120_000);
 
   it(`commits in one transaction of ${TRANSACTION_ITEM_LIMIT} items, its payload in chunk items beside it, and replays identically`, async () => {

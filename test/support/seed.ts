@@ -9,6 +9,8 @@ import { termValue, type RelValue, type StoredRecord } from '#lib/store/records.
 import { reserve } from '#lib/store/sequences.ts';
 import { lookupAttributes } from '#lib/store/write-plan.ts';
 import { encodeUuid } from '#lib/store/uuids.ts';
+import { emptyReceptacles, type Labware } from '#lib/domain/labware.ts';
+import type { Ref } from '#lib/store/records.ts';
 
 /**
  * Writes records straight into the table, as the service would store them (record items, their index
@@ -60,4 +62,20 @@ export async function seedRecords(
   for (const r of records) for (const [key, n] of Object.entries(registry.countsOf(r))) deltas.set(key, (deltas.get(key) ?? 0) + n);
   await dynamo().send(new UpdateCommand(countUpdate(family, deltas, 0).Update as never));
   return records;
+}
+
+/** `count` empty tubes of a purpose, as the service stores them; each its own barcode, and optionally a name and parents. */
+export function seedTubes(
+  count: number,
+  purpose: number,
+  each: (i: number) => { barcode: Labware['barcode']; name?: string; parents?: Ref[] },
+): Promise<StoredRecord[]> {
+  return seedRecords('tubes', count, (i) => {
+    const { barcode, name = null, parents = [] } = each(i);
+    const attrs: Labware = { name, barcode, state: 'pending', receptacles: emptyReceptacles(1), aliquotCount: 0, rackSlot: null };
+    return {
+      attrs: attrs as unknown as Record<string, unknown>,
+      rels: { purpose: { type: 'tube_purposes', id: purpose }, parents, custom_metadatum_collection: null, tube_rack: null },
+    };
+  });
 }
