@@ -97,7 +97,7 @@ export const MAX_POLY_METADATA_PER_WRITE = Math.floor((TRANSACTION_ITEM_LIMIT - 
 /**
  * A QC assay (POST qc_assays): the assay record and one update per labware its results go into (results
  * live inside their labware, lib/domain/qc-results.ts), count shards of QC assays and of labware (which
- * counts the QC results in it). A 96-well plate-reader upload is 4 items, however many results.
+ * counts the QC results in it), the request item. A 96-well plate-reader upload is 5 items, however many results.
  */
 export const qcAssayItems = (labware: number): number => transactionItems({ records: 1 + labware, indexItems: 0, countedFamilies: 2 });
 
