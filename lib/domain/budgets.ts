@@ -93,3 +93,23 @@ export const POLY_METADATUM_ITEMS = polyMetadataItems(1) - polyMetadataItems(0);
 
 /** The most poly metadata one write may create: 4 items each within TRANSACTION_ITEM_LIMIT (24). */
 export const MAX_POLY_METADATA_PER_WRITE = Math.floor((TRANSACTION_ITEM_LIMIT - polyMetadataItems(0)) / POLY_METADATUM_ITEMS);
+
+/**
+ * A QC assay (POST qc_assays): the assay record and one update per labware its results go into (results
+ * live inside their labware, lib/domain/qc-results.ts), count shards of QC assays and of labware (which
+ * counts the QC results in it), the request item. A 96-well plate-reader upload is 5 items, however many results.
+ */
+export const qcAssayItems = (labware: number): number => transactionItems({ records: 1 + labware, indexItems: 0, countedFamilies: 2 });
+
+/** The most labware one QC assay may record results in: one item each within TRANSACTION_ITEM_LIMIT (96: a rack's tubes). */
+export const MAX_LABWARE_PER_QC_ASSAY = TRANSACTION_ITEM_LIMIT - qcAssayItems(0);
+
+/**
+ * The most QC results one assay may record: four for each well of a 384-well plate. As plate readers
+ * send them (~190 JSON bytes each) that is ~290 KB in one plate's record, within ITEM_SIZE_LIMIT
+ * (test/unit/budgets.test.ts); whatever the upload, a labware record past ITEM_SIZE_LIMIT is refused.
+ */
+export const MAX_QC_RESULTS_PER_ASSAY = 1_536;
+
+/** Characters of a QC result's texts (key, value, units, cv, assay type and version): what the reference stores. */
+export const QC_TEXT_MAX = 255;

@@ -7,6 +7,8 @@
  * - receptacles (wells and tube receptacles) and racked tubes: labware id × 1,000 + slot (1-based,
  *   column order). Slots never exceed 384, and labware ids are never reused, so neither are these.
  * - aliquots: labware id × 1,000,000 + n, n counting the aliquots the labware ever held.
+ * - QC results: labware id × 1,000,000 + n, n counting the QC results the labware ever held (another id
+ *   family than aliquots', so the two never meet).
  * - uuids: a labware's uuid, like every record's (lib/store/uuids.ts), ends in the four hex digits 0000;
  *   a receptacle's uuid is its labware's with the slot in those four digits.
  */
@@ -19,6 +21,10 @@ export const slotOf = (id: number): number => id % SLOTS_PER_LABWARE;
 
 export const aliquotId = (labwareId: number, n: number): number => labwareId * ALIQUOTS_PER_LABWARE + n;
 export const labwareOfAliquot = (id: number): number => Math.floor(id / ALIQUOTS_PER_LABWARE);
+
+export const QC_RESULTS_PER_LABWARE = 1_000_000;
+export const qcResultId = (labwareId: number, n: number): number => labwareId * QC_RESULTS_PER_LABWARE + n;
+export const labwareOfQcResult = (id: number): number => Math.floor(id / QC_RESULTS_PER_LABWARE);
 
 export function slotUuid(labwareUuid: string, slot: number): string {
   return `${labwareUuid.slice(0, 32)}${slot.toString(16).padStart(4, '0')}`;

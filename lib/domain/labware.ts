@@ -1,4 +1,5 @@
 import type { LabwareBarcode } from '#lib/domain/barcode.ts';
+import type { QcResult } from '#lib/domain/qc-results.ts';
 
 /**
  * Labware as the lab sees it: a plate, tube or rack with its receptacles, each receptacle a value of its
@@ -7,9 +8,10 @@ import type { LabwareBarcode } from '#lib/domain/barcode.ts';
  * is one conditional write of the plate, and creating a 384-well plate is one item.
  *
  * What hangs on a receptacle but grows without bound lives outside the aggregate, so that a plate's item
- * stays within its budget (lib/domain/budgets.ts): the requests out of a receptacle and its QC results are
- * records of their own, found through an index keyed by their labware (one query per labware, however
- * many wells).
+ * stays within its budget (lib/domain/budgets.ts): the requests out of a receptacle are records of their
+ * own, found through an index keyed by their labware (one query per labware, however many wells). QC
+ * results are few per receptacle and written a plate at a time, so they live inside it
+ * (lib/domain/qc-results.ts), within the record's byte budget.
  */
 
 export interface Tag {
@@ -65,6 +67,8 @@ export interface Receptacle {
   aliquots: Aliquot[];
   /** Transfer requests into it, oldest first; absent while there are none, which keeps an empty 384-well plate small. */
   transfers?: TransferRequest[];
+  /** QC results measured on it, oldest first; absent while there are none. */
+  qc_results?: QcResult[];
 }
 
 /** A tube held by a rack, at a coordinate of the rack's grid. */
@@ -88,6 +92,10 @@ export interface Labware {
   racked?: RackedTube[];
   /** A tube in a rack: the slot of its coordinate in the rack (the rack itself is the tube's `tube_rack` link). */
   rackSlot?: number | null;
+  /** QC results of the labware as a whole (a plate measured without a well); absent while there are none. */
+  qc_results?: QcResult[];
+  /** QC results ever recorded in it (on it or its receptacles), so that a new one is numbered `qcResultCount + 1`. */
+  qcResultCount?: number;
 }
 
 /** What the receptacle rules change: the receptacles and the count that numbers aliquots (so they also serve labware still being made). */
@@ -99,14 +107,14 @@ export const emptyReceptacle = (): Receptacle => ({ state: 'pending', aliquots: 
 export const emptyReceptacles = (count: number): Receptacle[] => Array.from({ length: count }, emptyReceptacle);
 
 /** The receptacle in a slot; a slot the labware does not have is a caller's mistake. */
-export function receptacleAt(labware: Contents, slot: number): Receptacle {
+export function receptacleAt(labware: Pick<Labware, 'receptacles'>, slot: number): Receptacle {
   const receptacle = labware.receptacles[slot - 1];
   if (!receptacle) throw new RangeError(`slot ${slot} is not a receptacle of this labware (it has ${labware.receptacles.length})`);
   return receptacle;
 }
 
 /** The labware with one receptacle replaced. */
-export const withReceptacle = <L extends Contents>(labware: L, slot: number, receptacle: Receptacle): L => ({
+export const withReceptacle = <L extends Pick<Labware, 'receptacles'>>(labware: L, slot: number, receptacle: Receptacle): L => ({
   ...labware,
   receptacles: labware.receptacles.map((r, i) => (i === slot - 1 ? receptacle : r)),
 });

@@ -13,7 +13,8 @@ export interface Problem {
 
 /**
  * Kinds of problem. `over_budget` means an item budget of lib/domain/budgets.ts would be passed;
- * `other_submission` and `not_ordered` are a request's that disagrees with its order.
+ * `other_submission` and `not_ordered` are a request's that disagrees with its order; `not_a_plate` and
+ * `holds_no_qc_results` a QC result's whose labware cannot hold it where it was asked to go.
  */
 export type ProblemCode =
   | 'tag_clash'
@@ -27,7 +28,9 @@ export type ProblemCode =
   | 'does_not_fit'
   | 'own_parent'
   | 'other_submission'
-  | 'not_ordered';
+  | 'not_ordered'
+  | 'not_a_plate'
+  | 'holds_no_qc_results';
 
 /** A rule's answer: the new value, or every problem found (never some of each). */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };

@@ -3,6 +3,7 @@ import { customMetadatumCollections } from '#lib/resources/custom-metadatum-coll
 import { labware, plates, tubes } from '#lib/resources/labware.ts';
 import { lots, lotTypes } from '#lib/resources/lots.ts';
 import { polyMetadata } from '#lib/resources/poly-metadata.ts';
+import { qcAssays, qcResults } from '#lib/resources/qc-assays.ts';
 import { qcables } from '#lib/resources/qcables.ts';
 import { aliquots, receptacles, wells } from '#lib/resources/receptacles.ts';
 import { requestMetadata } from '#lib/resources/request-metadata.ts';
@@ -39,6 +40,8 @@ export const registry = new Registry([
   lots,
   qcables,
   stateChanges,
+  qcAssays,
+  qcResults,
   submissions,
   orders,
   requests,

@@ -1,6 +1,7 @@
 import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
-import { aliquotId, slotId, slotUuid } from '#lib/domain/labware-ids.ts';
+import { aliquotId, qcResultId, slotId, slotUuid } from '#lib/domain/labware-ids.ts';
 import type { Labware } from '#lib/domain/labware.ts';
+import type { QcResult } from '#lib/domain/qc-results.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
 
 /**
@@ -54,6 +55,7 @@ export function receptacleViews(labware: StoredRecord): StoredRecord[] {
       rels: {
         [type === 'wells' ? 'plate' : 'labware']: { type: labware.type, id: labware.id },
         aliquots: aliquotRefs(labware, slot),
+        qc_results: qcResultRefs(labware, slot),
       },
     });
   });
@@ -83,5 +85,45 @@ export function aliquotViews(labware: StoredRecord): StoredRecord[] {
         },
       }),
     ),
+  );
+}
+
+/** Each QC result of a labware with what it measures (the labware itself, or a receptacle), in id order. */
+function qcResultsIn(labware: StoredRecord): { result: QcResult; asset: Ref }[] {
+  const attrs = labwareAttrs(labware);
+  const type = receptacleType(labware.type);
+  return [
+    ...(attrs.qc_results ?? []).map((result) => ({ result, asset: { type: labware.type, id: labware.id } })),
+    ...attrs.receptacles.flatMap((receptacle, i) =>
+      (receptacle.qc_results ?? []).map((result) => ({ result, asset: { type, id: slotId(labware.id, i + 1) } })),
+    ),
+  ].sort((a, b) => a.result.n - b.result.n);
+}
+
+/** The QC results of one receptacle, or (no slot) every result in the labware: on it and on its receptacles. */
+export function qcResultRefs(labware: StoredRecord, slot?: number): Ref[] {
+  const held = slot === undefined ? qcResultsIn(labware).map((h) => h.result) : (labwareAttrs(labware).receptacles[slot - 1]?.qc_results ?? []);
+  return held.map((r) => ({ type: 'qc_results', id: qcResultId(labware.id, r.n) }));
+}
+
+/** QC result records. Their `created_at` is their own; as records they share their labware's timestamps, like every view. */
+export function qcResultViews(labware: StoredRecord): StoredRecord[] {
+  return qcResultsIn(labware).map(({ result, asset }) =>
+    viewOf(labware, {
+      family: 'qc_results',
+      id: qcResultId(labware.id, result.n),
+      type: 'qc_results',
+      uuid: '',
+      attrs: {
+        key: result.key,
+        value: result.value,
+        units: result.units,
+        cv: result.cv,
+        assay_type: result.assay_type,
+        assay_version: result.assay_version,
+        created_at: result.created_at,
+      },
+      rels: { asset, qc_assay: { type: 'qc_assays', id: result.assay } },
+    }),
   );
 }

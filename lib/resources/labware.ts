@@ -22,7 +22,7 @@ import {
   type WriteInput,
 } from '#lib/jsonapi/resource.ts';
 import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
-import { aliquotRefs, labwareAttrs, receptacleRefs, renderBarcode } from '#lib/resources/labware-views.ts';
+import { aliquotRefs, labwareAttrs, qcResultRefs, receptacleRefs, renderBarcode } from '#lib/resources/labware-views.ts';
 import { childPlates, lineageRelationships, parentIndex } from '#lib/resources/lineage.ts';
 import { accepted, relationshipAt } from '#lib/resources/problems.ts';
 
@@ -161,6 +161,9 @@ const gridAttributes = {
   number_of_columns: attr('R', count, { get: (r) => layoutForSize(Number(r.attrs.size))?.columns ?? null }),
 };
 
+/** Every QC result in a labware: measured on it or on its receptacles (stored there, so no read). */
+const qcResultsOfLabware = computed('many', 'qc_results', (r) => qcResultRefs(r));
+
 /** traction-ui asks for this field; retention is not tracked yet, so it is always null. */
 const retentionInstruction = { retention_instruction: attr('R', z.null(), { get: () => null }) };
 
@@ -175,6 +178,7 @@ export const plates = defineResource({
     wells: computed('many', 'wells', receptacleRefs),
     receptacles: computed('many', 'wells', receptacleRefs),
     child_plates: childPlates,
+    qc_results: qcResultsOfLabware,
   },
   indexes: labwareIndexes,
   filters: labwareFilters,
@@ -200,6 +204,7 @@ export const tubes = defineResource({
     receptacle: computed('one', 'receptacles', (r) => ({ type: 'receptacles', id: slotId(r.id, 1) })),
     receptacles: computed('many', 'receptacles', receptacleRefs),
     aliquots: computed('many', 'aliquots', (r) => aliquotRefs(r)),
+    qc_results: qcResultsOfLabware,
     tube_rack: toOne('tube_racks', 'R'),
     racked_tube: computed('one', 'racked_tubes', (r) => {
       const rack = r.rels.tube_rack as Ref | null | undefined;

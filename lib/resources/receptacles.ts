@@ -26,9 +26,6 @@ const receptacleUuidFilter: FilterDef = {
   matches: (record, values) => values.some((v) => v.toLowerCase() === record.uuid),
 };
 
-/** Relationships to types whose own issues are still to come: nothing can point there yet. */
-const none = (type: string) => computed('many', type, () => []);
-
 const receptacleState = attr('R', z.enum(RECEPTACLE_STATES));
 const oligo = z.string();
 const tagIndex = z.number().int().positive();
@@ -44,7 +41,8 @@ export const wells = defineResource({
     plate: toOne('plates', 'R'),
     aliquots: toMany('aliquots', 'R'),
     requests_as_source: reverse('requests', 'asset'),
-    qc_results: none('qc_results'),
+    // Stored with the receptacle: its view carries the linkage (lib/resources/labware-views.ts).
+    qc_results: toMany('qc_results', 'R'),
     poly_metadata: reverse('poly_metadata', 'metadatable'),
   },
   filters: { uuid: receptacleUuidFilter },
@@ -62,7 +60,7 @@ export const receptacles = defineResource({
     labware: toOne('labware', 'R'),
     aliquots: toMany('aliquots', 'R'),
     requests_as_source: reverse('requests', 'asset'),
-    qc_results: none('qc_results'),
+    qc_results: toMany('qc_results', 'R'),
   },
   filters: { uuid: receptacleUuidFilter },
 });

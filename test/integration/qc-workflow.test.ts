@@ -7,10 +7,11 @@ import { freshStore } from '../support/store.ts';
 import { outboxEvents } from '../support/table.ts';
 
 /**
- * The QC workflow of tag plates through the API (issue 9, client-usage W2 and W11), without the QC assay
- * itself: two qcables on new Tag Plate plates of LOT-0001 start `created`; both are stamped (`pending`);
- * one goes through QC (`qc_in_progress`, `passed`), the other is released (`available`) and used
- * (`exhausted`). Every state is read back, as limber reads it (by barcode), and every step left its events.
+ * The QC workflow of tag plates through the API (issue 9, client-usage W2, W7 and W11): two qcables on new
+ * Tag Plate plates of LOT-0001 start `created`; both are stamped (`pending`); one goes through QC
+ * (`qc_in_progress`, `passed`) and a plate reader records a QC assay on it by barcode and well locations;
+ * the other is released (`available`) and used (`exhausted`). Every state is read back, as limber reads
+ * it (by barcode), with the QC results from the plate's wells, and every step left its events.
  */
 
 beforeAll(freshStore);
@@ -65,6 +66,29 @@ it('takes two tag plates of LOT-0001 from created through QC, and through releas
   await change(qcPlate, 'passed');
   expect((await scan(qcPlate)).qcable.attributes.state).toBe('passed');
 
+  // The plate reader's upload for the passed plate: by barcode and well location, no `type` (quanthub).
+  const measured = { A1: '12.3', B1: '11.9', H12: '0.4' };
+  const upload = await call('POST', '/api/v2/qc_assays', {
+    body: {
+      data: {
+        attributes: {
+          lot_number: 'KIT-LOT-7',
+          qc_results: Object.entries(measured).map(([well, value]) => ({
+            barcode: qcPlate.attributes.labware_barcode.machine_barcode,
+            well_location: well,
+            key: 'concentration',
+            value,
+            units: 'ng/ul',
+            cv: '2.5',
+            assay_type: 'ISC',
+            assay_version: 'v1.0',
+          })),
+        },
+      },
+    },
+  });
+  expect(upload.status, JSON.stringify(upload.body)).toBe(201);
+
   // The other released, then used (limber W2 accepts it only while available).
   await change(usedPlate, 'available');
   expect((await scan(usedPlate)).qcable.attributes.state).toBe('available');
@@ -84,6 +108,23 @@ it('takes two tag plates of LOT-0001 from created through QC, and through releas
   const [qcQcable, usedQcable] = qcables as [any, any];
   expect((await call('GET', `/api/v2/qcables/${qcQcable.id}`)).body.data.attributes.state).toBe('passed');
   expect((await call('GET', `/api/v2/qcables/${usedQcable.id}`)).body.data.attributes.state).toBe('exhausted');
+
+  // The QC results, from the passed plate's wells as limber's plate page reads them; none on the other plate.
+  const resultsByWell = async (plate: any) => {
+    const res = await call('GET', `/api/v2/plates?filter[uuid]=${plate.attributes.uuid}&include=wells.qc_results`);
+    const included = res.body.included as any[];
+    const values = new Map(included.filter((r) => r.type === 'qc_results').map((r) => [r.id, r.attributes]));
+    return Object.fromEntries(
+      included
+        .filter((r) => r.type === 'wells' && r.relationships.qc_results.data.length > 0)
+        .map((w) => [w.attributes.position.name, w.relationships.qc_results.data.map((l: any) => values.get(l.id).value)]),
+    );
+  };
+  expect(await resultsByWell(qcPlate)).toEqual({ A1: ['12.3'], B1: ['11.9'], H12: ['0.4'] });
+  expect(await resultsByWell(usedPlate)).toEqual({});
+  const assay = await call('GET', `/api/v2/qc_assays/${upload.body.data.id}?include=qc_results`);
+  expect(assay.body.data.attributes.lot_number).toBe('KIT-LOT-7');
+  expect(assay.body.included.map((r: any) => r.attributes.units)).toEqual(['ng/ul', 'ng/ul', 'ng/ul']);
 
   const history = (await call('GET', '/api/v2/state_changes?page[size]=500&include=qcable')).body.data;
   const transitionsOf = (qcable: any) =>

@@ -25,6 +25,7 @@ export const relationshipNames: Record<string, readonly string[]> = {
     'wells',
     'receptacles',
     'child_plates',
+    'qc_results',
   ],
   wells: ['plate', 'aliquots', 'requests_as_source', 'qc_results', 'poly_metadata'],
   aliquots: ['receptacle', 'sample', 'study', 'request', 'poly_metadata'],
