@@ -3,10 +3,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // One DynamoDB Local for the whole run; each test file works in its own table.
+    // One DynamoDB Local per worker for the whole run; each test file works in its own table.
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/setup.ts'],
-    // One DynamoDB Local serves every test file on a 2-core runner; a call may wait its turn for seconds.
+    // On a 2-core runner the DynamoDB Locals and the workers share two cores; a call may wait its turn for seconds.
     env: {
       LOG_LEVEL: 'silent',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -15,7 +15,7 @@ export default defineConfig({
     },
     pool: 'forks',
     maxWorkers: 2,
-    // Generous: on a 2-core runner the one DynamoDB Local serves both workers, and tests that write
+    // Generous: on a 2-core runner the DynamoDB Locals and the workers share two cores, and tests that write
     // hundreds of records one by one wait their turn. A slow machine must never fail a test.
     testTimeout: 120_000,
     hookTimeout: 300_000,

@@ -62,6 +62,8 @@ export interface RelationshipDef<K extends 'one' | 'many' = 'one' | 'many'> {
 export interface ReverseDef {
   type: string;
   relationship: string;
+  /** Pointing records one resolution may read (default MAX_REVERSE_RECORDS, lib/jsonapi/reverse.ts); past it a 400. */
+  max?: number;
 }
 
 /**
@@ -253,7 +255,10 @@ export const toMany = (
  * A read-only to-many relationship to the records of `type` whose relationship `relationship` points at
  * this record; `type` must index that relationship with `aggregateIndex` (the registry checks at start-up).
  */
-export const reverse = (type: string, relationship: string): RelationshipDef<'many'> => ({ ...toMany(type, 'R'), reverse: { type, relationship } });
+export const reverse = (type: string, relationship: string, options: { max?: number } = {}): RelationshipDef<'many'> => ({
+  ...toMany(type, 'R'),
+  reverse: { type, relationship, ...options },
+});
 
 /**
  * The index a reverse relationship reads: entries under the aggregate of what `relationship` points at,

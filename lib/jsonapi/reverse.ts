@@ -35,9 +35,10 @@ export async function resolveReverse(
 ): Promise<Map<StoredRecord, RelValue>> {
   const { registry } = ctx;
   const aggregates = [...new Set(records.map((r) => registry.aggregateKey(r)))];
-  const hits: Ref[] = await findTermsUnder(registry.reverseScope(reverse), aggregates, MAX_REVERSE_RECORDS);
+  const max = reverse.max ?? MAX_REVERSE_RECORDS;
+  const hits: Ref[] = await findTermsUnder(registry.reverseScope(reverse), aggregates, max);
   const pointing = new Map([...hits, ...stagedOf(ctx, reverse.type)].map((r) => [refKey(r), { type: r.type, id: r.id }]));
-  if (pointing.size > MAX_REVERSE_RECORDS) throw errors.tooManyRelated(name, reverse.type, MAX_REVERSE_RECORDS);
+  if (pointing.size > max) throw errors.tooManyRelated(name, reverse.type, max);
 
   // Matched on the pointing records as they are now (or staged), so one that was moved away is not.
   const loaded = await ctx.loader.load([...pointing.values()]);

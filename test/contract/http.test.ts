@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Kitsu from 'kitsu';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workerEndpoint } from '../support/store.ts';
 import { startLocalService, type LocalService } from '#lib/local/service.ts';
 import { createApiKey } from '#lib/store/api-keys.ts';
 import { assertJsonApiDocument } from '../support/jsonapi-schema.ts';
@@ -22,7 +23,7 @@ let api: Kitsu;
 const kitsuDocuments: unknown[] = [];
 
 beforeAll(async () => {
-  service = await startLocalService({ dynamo: { endpoint: inject('dynamoEndpoint'), stop: async () => {} }, tableName: `contract-${randomUUID()}` });
+  service = await startLocalService({ dynamo: { endpoint: workerEndpoint(), stop: async () => {} }, tableName: `contract-${randomUUID()}` });
   await createApiKey('contract-write', 'write', WRITE_KEY);
   await createApiKey('contract-read', 'read', READ_KEY);
 

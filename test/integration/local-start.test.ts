@@ -5,7 +5,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { workerEndpoint } from '../support/store.ts';
 import { freePort } from '#lib/local/dynamodb.ts';
 import { startLocalService } from '#lib/local/service.ts';
 import { createApiKey } from '#lib/store/api-keys.ts';
@@ -332,7 +333,7 @@ describe('SIGTERM drains', () => {
   });
 
   it('closes what is still running once the grace period is over', async () => {
-    const service = await startLocalService({ dynamo: { endpoint: inject('dynamoEndpoint'), stop: async () => {} }, tableName: `start-${randomUUID()}` });
+    const service = await startLocalService({ dynamo: { endpoint: workerEndpoint(), stop: async () => {} }, tableName: `start-${randomUUID()}` });
     cleanups.push(() => void service.stop({ graceMs: 0 }));
     const key = `start-test-${randomUUID()}`;
     await createApiKey('start-test', 'write', key);
@@ -347,7 +348,7 @@ describe('SIGTERM drains', () => {
 
 describe.skipIf(process.platform !== 'linux')('DynamoDB Local', () => {
   it('listens on 127.0.0.1 only', () => {
-    const port = Number(new URL(inject('dynamoEndpoint')).port);
+    const port = Number(new URL(workerEndpoint()).port);
     const addresses = listeningAddresses(port);
     expect(addresses.length).toBeGreaterThan(0);
     expect(addresses.filter((address) => !isLoopback(address))).toEqual([]);

@@ -169,21 +169,27 @@ describe('writes keep the aggregate index in their own transaction', () => {
   });
 });
 
-describe(`bounded: at most ${MAX_REVERSE_RECORDS} notes are read for one relationship`, () => {
+describe('bounded: a reverse relationship reads at most its maximum of pointing records', () => {
   /**
-   * The same notes with index entries of about 1 KB (a long scope), so that one plate's entries span several
-   * of DynamoDB's 1 MB Query pages: the entries of this service's own scopes are about 200 bytes, so
-   * ${MAX_REVERSE_RECORDS} of them fit one page.
+   * Notes with index entries of about 2 KB (a scope near DynamoDB's 2,048-byte partition key), so that
+   * one plate's entries span two of DynamoDB's 1 MB Query pages, and a maximum of 600 (the service's
+   * own is MAX_REVERSE_RECORDS, 5,000): the same paging and the same edge as 5,000 entries of ~200
+   * bytes, at an eighth of the writes and reads.
    */
-  const bulky = notesRegistryFor({ ...testNotes, indexes: { well: { ...aggregateIndex('well'), scope: `test_notes.well.${'x'.repeat(400)}` } } });
+  const MAX = 600;
+  const bulky = notesRegistryFor(
+    { ...testNotes, indexes: { well: { ...aggregateIndex('well'), scope: `test_notes.well.${'x'.repeat(1_800)}` } } },
+    { max: MAX },
+  );
   const read = (path: string) => direct('GET', `/api/v2/${path}`, undefined, bulky);
 
-  it(`reads ${MAX_REVERSE_RECORDS} notes pointing into one plate, page after page; one more is a 400 naming the relationship and the limit`, async () => {
+  it(`reads ${MAX} notes pointing into one plate, page after page; one more is a 400 naming the relationship and the limit`, async () => {
+    expect(MAX).toBeLessThan(MAX_REVERSE_RECORDS);
     const plate = Number((await createPlate()).id);
-    // Written straight into the table as the engine stores them (record and index entry each): thousands in seconds.
+    // Written straight into the table as the engine stores them (record and index entry each).
     const seeded = await seedRecords(
       'test_notes',
-      MAX_REVERSE_RECORDS,
+      MAX,
       (i) => ({ attrs: { text: 'seeded' }, rels: { well: { type: 'wells', id: slotId(plate, 1 + (i % 96)) } } }),
       bulky,
     );
@@ -192,18 +198,16 @@ describe(`bounded: at most ${MAX_REVERSE_RECORDS} notes are read for one relatio
     const full = await read(`wells/${a1}/relationships/test_notes`);
     expect(full.response.status).toBe(200);
     expect(full.document.data).toEqual(linkageOf(seeded.filter((_, i) => i % 96 === 0).map((r) => String(r.id))));
-    // Observed: 56 calls — the plate (1 BatchGet); the plate's 5,000 index entries of ~1 KB, read to the end
-    // of the range in 5 Query pages of 1 MB; the notes, to find the 53 on A1 (50 BatchGets of 100).
-    expect(full.counts).toEqual({ BatchGetItem: 51, Query: 5 });
+    // Observed: the plate (1 BatchGet); the plate's 600 index entries of ~2 KB, read to the end of the range
+    // in 3 Query pages (at most 1 MB each); the notes, to find the 7 on A1 (6 BatchGets of 100).
+    expect(full.counts).toEqual({ BatchGetItem: 7, Query: 3 });
 
     const extra = await direct('POST', '/api/v2/test_notes', doc('test_notes', { text: 'one too many' }, { well: rel('wells', slotId(plate, 2)) }), bulky);
     expect(extra.response.status).toBe(201);
     for (const path of [`wells/${a1}/relationships/test_notes`, `wells/${a1}/test_notes`, `plates/${plate}?include=wells.test_notes`]) {
       await expect(read(path), path).rejects.toMatchObject({
         status: 400,
-        errors: [
-          expect.objectContaining({ code: 'too_many_related', detail: expect.stringMatching(`^test_notes - more than ${MAX_REVERSE_RECORDS} test_notes`) }),
-        ],
+        errors: [expect.objectContaining({ code: 'too_many_related', detail: expect.stringMatching(`^test_notes - more than ${MAX} test_notes`) })],
       });
     }
     // Other plates' notes are read as before.

@@ -3,18 +3,26 @@ import { startDynamoLocal, type LocalDynamo } from '#lib/local/dynamodb.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    dynamoEndpoint: string;
+    dynamoEndpoints: string[];
   }
 }
 
-let dynamo: LocalDynamo | undefined;
+let instances: LocalDynamo[] = [];
 
-/** Starts Amazon's DynamoDB Local once per test run (in memory); test files each create their own table. */
+/**
+ * Starts Amazon's DynamoDB Local (in memory) once per test run for each test worker: one instance works
+ * on one core at most, so each worker gets its own and the run uses the machine. Test files each create
+ * their own table in their worker's instance (test/support/store.ts).
+ */
 export async function setup(project: TestProject): Promise<void> {
-  dynamo = await startDynamoLocal();
-  project.provide('dynamoEndpoint', dynamo.endpoint);
+  const workers = Math.max(1, Number(project.config.maxWorkers) || 1);
+  instances = await Promise.all(Array.from({ length: workers }, () => startDynamoLocal()));
+  project.provide(
+    'dynamoEndpoints',
+    instances.map((d) => d.endpoint),
+  );
 }
 
 export async function teardown(): Promise<void> {
-  await dynamo?.stop();
+  await Promise.all(instances.map((d) => d.stop()));
 }

@@ -17,11 +17,11 @@ export const testNotes: ResourceDef = {
   filters: {},
 };
 
-/** The service's definitions, with `notes` and with wells that declare `test_notes: reverse('test_notes', 'well')`. */
-export const notesRegistryFor = (notes: ResourceDef): Registry =>
+/** The service's definitions, with `notes` and with wells that declare `test_notes: reverse('test_notes', 'well', options)`. */
+export const notesRegistryFor = (notes: ResourceDef, options: { max?: number } = {}): Registry =>
   new Registry([
     ...registry.types.filter((type) => type !== 'wells').map((type) => registry.require(type)),
-    { ...wells, relationships: { ...wells.relationships, test_notes: reverse('test_notes', 'well') } },
+    { ...wells, relationships: { ...wells.relationships, test_notes: reverse('test_notes', 'well', options) } },
     notes,
   ]);
 

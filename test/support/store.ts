@@ -12,8 +12,15 @@ export const READ_KEY = 'test-read-key-0123456789';
 
 const tables: { endpoint: string; tableName: string }[] = [];
 
+/** The DynamoDB Local of this test worker (test/support/global-setup.ts starts one per worker). */
+export function workerEndpoint(): string {
+  const endpoints = inject('dynamoEndpoints');
+  const worker = Number(process.env.VITEST_POOL_ID ?? 1);
+  return endpoints[(worker - 1) % endpoints.length]!;
+}
+
 /**
- * Deletes the tables this test file made (test/support/setup.ts runs it after each file): the run's one
+ * Deletes the tables this test file made (test/support/setup.ts runs it after each file): each worker's
  * DynamoDB Local keeps every table in memory, and a run leaves thousands of records behind otherwise.
  */
 export async function dropFreshStores(): Promise<void> {
@@ -29,7 +36,7 @@ export async function dropFreshStores(): Promise<void> {
  * and a write and a read key. Call from beforeAll.
  */
 export async function freshStore(): Promise<{ tableName: string; endpoint: string }> {
-  const endpoint = inject('dynamoEndpoint');
+  const endpoint = workerEndpoint();
   const tableName = `test-${randomUUID()}`;
   await ensureTable(endpoint, tableName);
   tables.push({ endpoint, tableName });
