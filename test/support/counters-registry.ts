@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { WriteContext } from '#lib/jsonapi/context.ts';
-import { parseWriteDocument } from '#lib/jsonapi/document.ts';
-import { errors, JsonApiError } from '#lib/jsonapi/errors.ts';
+import { resolveEntries } from '#lib/jsonapi/entries.ts';
+import { errors } from '#lib/jsonapi/errors.ts';
 import { Registry } from '#lib/jsonapi/registry.ts';
 import { attr, timestamps, uuidAttribute, type ResourceDef } from '#lib/jsonapi/resource.ts';
-import { defaultCreate, resolveInput, validateValues } from '#lib/jsonapi/write.ts';
+import { defaultCreate } from '#lib/jsonapi/write.ts';
 import { registry } from '#lib/resources/index.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 
@@ -13,7 +13,7 @@ import type { StoredRecord } from '#lib/store/records.ts';
  * declares one (poly_metadata's bulk_create, contract §2):
  *
  * - `POST /api/v2/test_counters/bulk_create` with `data` an array of resource objects: creates them all or
- *   none, each through the engine's own parsing and validation (errors point at `/data/<index>/…`), 201.
+ *   none, each checked as its own POST would be (`resolveEntries`, as poly_metadata's; errors point at `/data/<index>/…`), 201.
  * - `POST /api/v2/test_counters/tally` with `data` naming one counter: adds one to its `count`, 200. It reads
  *   before it writes, so concurrent tallies of one counter conflict and are retried from fresh reads.
  */
@@ -21,28 +21,11 @@ const TYPE = 'test_counters';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The error with its pointers moved from the document's `/data` to `/data/<index>`. */
-function atEntry(index: number, error: unknown): unknown {
-  if (!(error instanceof JsonApiError)) return error;
-  const moved = error.errors.map((e) =>
-    e.source?.pointer?.startsWith('/data') ? { ...e, source: { ...e.source, pointer: `/data/${index}${e.source.pointer.slice('/data'.length)}` } } : e,
-  );
-  return new JsonApiError(moved, error.headers);
-}
-
 async function bulkCreate(ctx: WriteContext, body: unknown) {
   const def = ctx.registry.require(TYPE);
-  if (!isObject(body) || !Array.isArray(body.data)) throw errors.invalidMember('/data', 'data must be an array of resource objects');
   const created: StoredRecord[] = [];
-  for (const [index, data] of body.data.entries()) {
-    try {
-      const parsed = parseWriteDocument(ctx.registry, def, { data }, 'create');
-      const input = await resolveInput(ctx, def, parsed, validateValues(def, parsed), 'create');
-      created.push(await defaultCreate(ctx, def, input));
-    } catch (error) {
-      throw atEntry(index, error);
-    }
-  }
+  const inputs = await resolveEntries(ctx, def, body, { max: 90, why: 'each writes one of the 100 items a transaction holds' });
+  for (const input of inputs) created.push(await defaultCreate(ctx, def, input));
   return { status: 201 as const, data: created };
 }
 
