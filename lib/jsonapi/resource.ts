@@ -212,10 +212,6 @@ export interface ResourceDef<A extends Attributes = Attributes, R extends Relati
 /** A definition with its attribute and relationship types inferred, for typed hooks. */
 export const defineResource = <const A extends Attributes, const R extends Relationships>(def: ResourceDef<A, R>): ResourceDef<A, R> => def;
 
-/** A record's stored attributes, typed by the definition that stores them as sent (the default create and update). */
-export const storedValues = <A extends Attributes>(_def: ResourceDef<A, Relationships>, record: StoredRecord): AttributeValues<A> =>
-  record.attrs as AttributeValues<A>;
-
 /**
  * A definition's own entry for a name the client chose. Definitions are plain objects, so an unguarded
  * `defs[name]` would also find `constructor`, `toString` or `__proto__`.
