@@ -14,7 +14,12 @@ export interface Problem {
 /**
  * Kinds of problem. `over_budget` means an item budget of lib/domain/budgets.ts would be passed;
  * `other_submission` and `not_ordered` are a request's that disagrees with its order; `not_a_plate` and
- * `holds_no_qc_results` a QC result's whose labware cannot hold it where it was asked to go.
+ * `holds_no_qc_results` a QC result's whose labware cannot hold it where it was asked to go. The transfer
+ * planner (lib/domain/transfers.ts) adds: `wrong_labware` (a tube where a plate is needed, or the reverse),
+ * `blank` (a required input missing or empty), `abstract_type` and `needs_targets` (transfer types that
+ * cannot be used here), `not_a_map`, `not_a_list` and `not_a_position` (a transfer map's shape and
+ * names), `not_assignable` (a computed input the client sent), `no_destination_well` (more pools than the
+ * destination has wells) and `no_pool` (a source without the submission a pooled destination is found by).
  */
 export type ProblemCode =
   | 'tag_clash'
@@ -30,7 +35,17 @@ export type ProblemCode =
   | 'other_submission'
   | 'not_ordered'
   | 'not_a_plate'
-  | 'holds_no_qc_results';
+  | 'holds_no_qc_results'
+  | 'wrong_labware'
+  | 'blank'
+  | 'abstract_type'
+  | 'needs_targets'
+  | 'not_a_map'
+  | 'not_a_list'
+  | 'not_a_position'
+  | 'not_assignable'
+  | 'no_destination_well'
+  | 'no_pool';
 
 /** A rule's answer: the new value, or every problem found (never some of each). */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
