@@ -84,6 +84,17 @@ export class Loader {
     return result;
   }
 
+  /** Reads the records of refs and uuids together (one batched read), so that loading them one by one afterwards reads nothing. */
+  async prefetch(refs: readonly Ref[], uuids: readonly string[]): Promise<void> {
+    const byUuid = uuids
+      .map((raw) => decodeUuid(raw.toLowerCase()))
+      .flatMap((d) => {
+        const family = d && this.registry.familyOfCode(d.code);
+        return family ? [{ family, id: d!.id }] : [];
+      });
+    await this.fetch([...refs.map((ref) => this.registry.storageOf(ref)), ...byUuid]);
+  }
+
   async one(ref: Ref): Promise<StoredRecord | undefined> {
     return (await this.load([ref])).get(refKey(ref));
   }

@@ -115,16 +115,17 @@ export async function findTerms(scope: string, value: string): Promise<TermHit[]
 }
 
 /**
- * Who holds each of several unique values of one scope: one consistent Query per value, at most four at
- * once. Values nobody holds are absent from the result.
+ * Who holds each of several unique values of one scope: their unique entries (whose keys the values
+ * name) read in one consistent batch. Values nobody holds are absent from the result.
  */
 export async function findHolders(scope: string, values: readonly string[]): Promise<Map<string, TermHit>> {
-  const holders = new Map<string, TermHit>();
-  await bounded([...new Set(values)], MAX_PARALLEL_READS, async (value) => {
-    const [hit] = await findTerms(scope, value);
-    if (hit) holders.set(value, hit);
-  });
-  return holders;
+  const byTerm = new Map(values.map((value) => [termValue(value), value]));
+  if (byTerm.size === 0) return new Map();
+  const { data, unprocessed } = await store()
+    .entities.term.get([...byTerm.keys()].map((value) => ({ scope, value, ref: '-' })))
+    .go({ consistent: true, attributes: ['value', 'ref', 'family', 'type', 'id'] });
+  if (unprocessed.length > 0) throw new CapacityError(`BatchGetItem left ${unprocessed.length} keys unprocessed`, THROTTLED_RETRY_AFTER_SECONDS);
+  return new Map(data.map(({ value, ...hit }) => [byTerm.get(value)!, hit as TermHit]));
 }
 
 /** A position in an ordered listing: the sort values of the last record of a page. */
