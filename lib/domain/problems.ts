@@ -20,6 +20,8 @@ export interface Problem {
  * cannot be used here), `not_a_map`, `not_a_list` and `not_a_position` (a transfer map's shape and
  * names), `not_assignable` (a computed input the client sent), `no_destination_well` (more pools than the
  * destination has wells) and `no_pool` (a source without the submission a pooled destination is found by).
+ * The tag layouts (lib/domain/tag-layout.ts) add `dual_not_supported`, `unknown_tag`, `empty_tag_group` and
+ * `not_a_count`.
  */
 export type ProblemCode =
   | 'tag_clash'
@@ -45,7 +47,11 @@ export type ProblemCode =
   | 'not_a_position'
   | 'not_assignable'
   | 'no_destination_well'
-  | 'no_pool';
+  | 'no_pool'
+  | 'dual_not_supported'
+  | 'unknown_tag'
+  | 'empty_tag_group'
+  | 'not_a_count';
 
 /** A rule's answer: the new value, or every problem found (never some of each). */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };

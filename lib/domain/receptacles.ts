@@ -8,6 +8,7 @@ import {
   type AliquotContent,
   type Contents,
   type Receptacle,
+  type TransferRequest,
 } from '#lib/domain/labware.ts';
 import { ok, outcome, quoted, refuse, type Outcome, type Problem } from '#lib/domain/problems.ts';
 
@@ -24,7 +25,7 @@ export interface ReceptacleAt {
 }
 
 /** The (tag, tag2) pair that tells pooled samples apart. */
-const tagPair = (a: Pick<Aliquot, 'tag' | 'tag2'>): string => `${a.tag?.oligo ?? '-'}/${a.tag2?.oligo ?? '-'}`;
+export const tagPair = (a: Pick<Aliquot, 'tag' | 'tag2'>): string => `${a.tag?.oligo ?? '-'}/${a.tag2?.oligo ?? '-'}`;
 
 const clashProblem = (at: ReceptacleAt, heldSample: number, aliquot: AliquotContent, input: string): Problem => ({
   code: 'tag_clash',
@@ -91,14 +92,30 @@ export function copyAliquots<L extends Contents>(source: Receptacle, labware: L,
 
 /**
  * Material moved from a source receptacle (`source.id` is its receptacle id) into a receptacle of a
- * labware: its aliquots copied (copyAliquots) and a pending transfer request recorded on the target.
- * Only the target changes: the source is read, never written.
+ * labware: its aliquots copied (copyAliquots) and a pending transfer request recorded on the target,
+ * carrying the source's pool (`source.pool`, a submission) so the target belongs to it too. Only the
+ * target changes: the source is read, never written.
  */
-export function receiveTransfer<L extends Contents>(source: { id: number; receptacle: Receptacle }, labware: L, at: ReceptacleAt): Outcome<L> {
+export function receiveTransfer<L extends Contents>(
+  source: { id: number; receptacle: Receptacle; pool?: number | null },
+  labware: L,
+  at: ReceptacleAt,
+): Outcome<L> {
   const copied = copyAliquots(source.receptacle, labware, at);
   if (!copied.ok) return copied;
   const target = receptacleAt(copied.value, at.slot);
-  return ok(withReceptacle(copied.value, at.slot, { ...target, transfers: [...(target.transfers ?? []), { source: source.id, state: 'pending' }] }));
+  const request: TransferRequest = { source: source.id, state: 'pending', ...(source.pool ? { submission: source.pool } : {}) };
+  return ok(withReceptacle(copied.value, at.slot, { ...target, transfers: [...(target.transfers ?? []), request] }));
+}
+
+/**
+ * The pool of a receptacle (contract §2): the submission of the open requests out of it (the first, when
+ * several: `openRequestSubmissions` in request id order), else the submission its material came in for (the
+ * latest transfer request into it that carries one), else none.
+ */
+export function poolOf(receptacle: Receptacle, openRequestSubmissions: readonly number[]): number | null {
+  const carried = (receptacle.transfers ?? []).findLast((t) => t.submission !== undefined)?.submission;
+  return openRequestSubmissions[0] ?? carried ?? null;
 }
 
 /** Sets one receptacle's state (not its labware's, nor its neighbours'): one of RECEPTACLE_STATES. */
