@@ -72,13 +72,15 @@ export const RACK_OF_96_ITEMS = transactionItems({ records: 1 + 96, indexItems: 
 export const STAMP_96_ITEMS = transactionItems({ records: 2, indexItems: 1, countedFamilies: 2 });
 
 /**
- * A 384-well plate pooled into tubes it creates (by submission): the transfer record, and per tube the
- * tube, its barcode guard and its link to the plate (3 items); count shards of labware and transfers.
+ * A plate pooled into tubes it creates (by submission): the transfer record, and per tube the tube, its
+ * barcode guard, its link to the plate and its submission's pool-tube guard (one pool tube per submission:
+ * 4 items); count shards of labware and transfers. A tube made before and filled again is one item.
  */
-export const poolingItems = (tubes: number): number => transactionItems({ records: 1 + tubes, indexItems: 2 * tubes, countedFamilies: 2 });
+export const POOL_TUBE_ITEMS = 4;
+export const poolingItems = (tubes: number): number => transactionItems({ records: 1 + tubes, indexItems: (POOL_TUBE_ITEMS - 1) * tubes, countedFamilies: 2 });
 
-/** The most tubes one pooling of a plate may create: 3 items each within TRANSACTION_ITEM_LIMIT. */
-export const MAX_TUBES_PER_POOLING = Math.floor((TRANSACTION_ITEM_LIMIT - poolingItems(0)) / 3);
+/** The most tubes one pooling of a plate may fill: POOL_TUBE_ITEMS each within TRANSACTION_ITEM_LIMIT (24). */
+export const MAX_TUBES_PER_POOLING = Math.floor((TRANSACTION_ITEM_LIMIT - poolingItems(0)) / POOL_TUBE_ITEMS);
 
 /**
  * Poly metadata created together (`poly_metadata/bulk_create`): per metadatum its record and three index

@@ -59,6 +59,8 @@ export interface TransferRequest {
   /** The source receptacle's id (a well or a tube's receptacle, lib/domain/labware-ids.ts). */
   source: number;
   state: ReceptacleState;
+  /** The submission the material is worked on for (its pool), carried along from the source; absent when none. */
+  submission?: number;
 }
 
 /** A well of a plate, or the inside of a tube. */
@@ -92,6 +94,8 @@ export interface Labware {
   racked?: RackedTube[];
   /** A tube in a rack: the slot of its coordinate in the rack (the rack itself is the tube's `tube_rack` link). */
   rackSlot?: number | null;
+  /** A tube made by a "by submission" transfer to pool a submission's material: that submission (one such tube each). */
+  poolTube?: number;
   /** QC results of the labware as a whole (a plate measured without a well); absent while there are none. */
   qc_results?: QcResult[];
   /** QC results ever recorded in it (on it or its receptacles), so that a new one is numbered `qcResultCount + 1`. */
@@ -118,3 +122,18 @@ export const withReceptacle = <L extends Pick<Labware, 'receptacles'>>(labware: 
   ...labware,
   receptacles: labware.receptacles.map((r, i) => (i === slot - 1 ? receptacle : r)),
 });
+
+/** The order in which mixed transfer request states name their labware's state (reference-behaviour.md §3.3). */
+const MIXED_STATE_ORDER: readonly ReceptacleState[] = ['started', 'qc_complete', 'pending', 'passed', 'failed', 'cancelled'];
+
+/**
+ * A labware's state, derived from the transfer requests into it (reference-behaviour.md §3.3): their one
+ * common state; when mixed, the first present of MIXED_STATE_ORDER, else `unknown`; with none, the state it
+ * was made with (its purpose's default, `pending`).
+ */
+export function labwareState(labware: Pick<Labware, 'receptacles' | 'state'>): string {
+  const states = new Set(labware.receptacles.flatMap((r) => (r.transfers ?? []).map((t) => t.state)));
+  if (states.size === 0) return labware.state;
+  if (states.size === 1) return [...states][0]!;
+  return MIXED_STATE_ORDER.find((state) => states.has(state)) ?? 'unknown';
+}

@@ -65,3 +65,7 @@ export function requestLinkProblems({ order, submission, requestType }: RequestL
 export function requestOptions(metadata: Readonly<Record<string, unknown>>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(metadata).filter(([, value]) => value !== null && value !== undefined));
 }
+
+/** Requests still to be worked on (the reference's "opened" states): their submission is their receptacle's pool. */
+const OPEN_REQUEST_STATES: readonly string[] = ['pending', 'blocked', 'started'];
+export const isOpenRequest = (state: unknown): boolean => OPEN_REQUEST_STATES.includes(String(state));

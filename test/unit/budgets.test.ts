@@ -90,8 +90,8 @@ describe('items per transaction', () => {
     expect(STAMP_96_ITEMS).toBe(6);
   });
 
-  it(`a plate pooled into tubes it creates: 3 items a tube, at most ${MAX_TUBES_PER_POOLING} tubes in one write`, () => {
-    expect(MAX_TUBES_PER_POOLING).toBe(32);
+  it(`a plate pooled into tubes it creates: 4 items a tube, at most ${MAX_TUBES_PER_POOLING} tubes in one write`, () => {
+    expect(MAX_TUBES_PER_POOLING).toBe(24);
     expect(poolingItems(MAX_TUBES_PER_POOLING)).toBeLessThanOrEqual(TRANSACTION_ITEM_LIMIT);
     expect(poolingItems(MAX_TUBES_PER_POOLING + 1)).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
   });
@@ -137,10 +137,10 @@ describe('bytes per item', () => {
     expect(() => transfer(filledPlate(1, 1, 4 * 384), 9, tube, () => 1)).toThrow(/over_budget/);
   });
 
-  it(`a 384-well plate pooled into ${MAX_TUBES_PER_POOLING} tubes (12 wells each) is far inside the transaction's bytes`, () => {
+  it(`a 384-well plate pooled into ${MAX_TUBES_PER_POOLING} tubes (16 wells each) is far inside the transaction's bytes`, () => {
     const plate = filledPlate(384, 1);
     const tubes = Array.from({ length: MAX_TUBES_PER_POOLING }, (_, t) =>
-      transfer({ receptacles: plate.receptacles.slice(t * 12, (t + 1) * 12), aliquotCount: 0 }, 5, emptyTube(), () => 1),
+      transfer({ receptacles: plate.receptacles.slice(t * 16, (t + 1) * 16), aliquotCount: 0 }, 5, emptyTube(), () => 1),
     );
     const bytes = tubes.reduce((total, tube) => total + recordBytes(tube), 0);
     expect(bytes).toBeLessThan(TRANSACTION_SIZE_LIMIT / 10);

@@ -2,11 +2,20 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_ALIQUOTS_PER_RECEPTACLE } from '#lib/domain/budgets.ts';
 import { layoutForSize } from '#lib/domain/geometry.ts';
-import { emptyReceptacles, RECEPTACLE_STATES, type Aliquot, type AliquotContent, type Labware, type Receptacle } from '#lib/domain/labware.ts';
+import {
+  emptyReceptacles,
+  labwareState,
+  RECEPTACLE_STATES,
+  type Aliquot,
+  type AliquotContent,
+  type Labware,
+  type Receptacle,
+  type ReceptacleState,
+} from '#lib/domain/labware.ts';
 import type { Outcome } from '#lib/domain/problems.ts';
 import { linkParents } from '#lib/domain/lineage.ts';
 import { placeTubes, planPlacements, rackSlot, rackState, resizeRack } from '#lib/domain/racks.ts';
-import { addAliquot, copyAliquots, receiveTransfer, setReceptacleState } from '#lib/domain/receptacles.ts';
+import { addAliquot, copyAliquots, poolOf, receiveTransfer, setReceptacleState } from '#lib/domain/receptacles.ts';
 
 /** The lab rules over the labware aggregate (lib/domain), without any store or HTTP. */
 
@@ -299,5 +308,46 @@ describe('linkParents', () => {
 
   it('refuses a labware as its own parent', () => {
     expect(problems(linkParents(child, [], [child]))).toEqual([{ code: 'own_parent', input: ['parents'], detail: 'plates 20 cannot be its own parent' }]);
+  });
+});
+
+describe('labwareState and poolOf', () => {
+  const withTransfers = (...states: ReceptacleState[][]): Labware => ({
+    ...plate(),
+    receptacles: plate().receptacles.map((r, i) => (states[i] ? { ...r, transfers: states[i]!.map((state) => ({ source: 1, state })) } : r)),
+  });
+
+  it("is the state the labware was made with until material comes in, then its transfer requests' common state", () => {
+    expect(labwareState(plate())).toBe('pending');
+    expect(labwareState({ ...plate(), state: 'passed' })).toBe('passed');
+    expect(labwareState(withTransfers(['passed'], ['passed', 'passed']))).toBe('passed');
+  });
+
+  it('when mixed, the first present of started, qc_complete, pending, passed, failed, cancelled; else unknown', () => {
+    expect(labwareState(withTransfers(['passed'], ['started'], ['failed']))).toBe('started');
+    expect(labwareState(withTransfers(['passed'], ['cancelled'], ['qc_complete']))).toBe('qc_complete');
+    expect(labwareState(withTransfers(['failed'], ['cancelled']))).toBe('failed');
+    expect(labwareState(withTransfers(['processed_1'], ['processed_2']))).toBe('unknown');
+  });
+
+  it('is the submission of the open requests out of a receptacle, else the one its latest material came in for, else none', () => {
+    const received: Receptacle = {
+      state: 'pending',
+      aliquots: [],
+      transfers: [
+        { source: 1, state: 'pending', submission: 7 },
+        { source: 2, state: 'pending', submission: 9 },
+        { source: 3, state: 'pending' },
+      ],
+    };
+    expect(poolOf(received, [4, 5])).toBe(4);
+    expect(poolOf(received, [])).toBe(9);
+    expect(poolOf({ state: 'pending', aliquots: [] }, [])).toBeNull();
+  });
+
+  it('a transfer carries the source pool onto the transfer request', () => {
+    const moved = value(receiveTransfer({ id: 5001, receptacle: { state: 'pending', aliquots: [] }, pool: 12 }, plate(), B1));
+    expect(moved.receptacles[1]!.transfers).toEqual([{ source: 5001, state: 'pending', submission: 12 }]);
+    expect(poolOf(moved.receptacles[1]!, [])).toBe(12);
   });
 });
