@@ -44,6 +44,9 @@ export const routes: readonly Route[] = [
   one('request_types', READ),
   one('barcode_printers', READ),
   one('submission_templates', READ),
+  one('tag_groups', READ),
+  one('tag_layout_templates', READ),
+  one('transfer_templates', READ),
   one('labware', READ),
   one('plates', READ_CREATE),
   one('tubes', READ_CREATE),
@@ -64,6 +67,10 @@ export const routes: readonly Route[] = [
   one('requests', READ_WRITE),
   one('request_metadata', READ_WRITE),
   one('poly_metadata', READ_WRITE, [{ name: 'bulk_create', method: 'POST' }]),
+  one('transfers', READ_CREATE),
+  one('plate_conversions', READ_CREATE),
+  one('tube_from_plate_creations', READ_CREATE),
+  one('tag_layouts', READ_CREATE),
   { name: FALLBACK, types: [], methods: [], actions: [] },
 ];
 

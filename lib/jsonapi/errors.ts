@@ -132,7 +132,7 @@ export const errors = {
       `${relationship} - more than ${limit} ${type} point at the records asked for or at records stored with them (a plate's wells are read together); at most ${limit} are read at once, so ask for fewer records`,
     ),
   invalidPage: (parameter: string, detail: string) => error(400, 'invalid_page', 'Invalid page value', detail, { parameter }),
-  writeNotSupported: (detail: string, pointer: string) => error(400, 'template_conflict', 'Param not allowed', detail, { pointer }),
+  templateConflict: (detail: string, pointer: string) => error(400, 'template_conflict', 'Param not allowed', detail, { pointer }),
 
   invalidValue: (pointer: string, detail: string) => error(422, 'invalid_value', 'Invalid value', detail, { pointer }),
   wrongType: (pointer: string, detail: string) => error(422, 'invalid_type', 'Invalid type', detail, { pointer }),

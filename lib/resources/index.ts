@@ -9,7 +9,22 @@ import { aliquots, receptacles, wells } from '#lib/resources/receptacles.ts';
 import { requestMetadata } from '#lib/resources/request-metadata.ts';
 import { requests } from '#lib/resources/requests.ts';
 import { rackedTubes, tubeRacks } from '#lib/resources/tube-racks.ts';
-import { barcodePrinters, platePurposes, requestTypes, studies, submissionTemplates, tubePurposes, tubeRackPurposes, users } from '#lib/resources/reference.ts';
+import {
+  barcodePrinters,
+  platePurposes,
+  requestTypes,
+  studies,
+  submissionTemplates,
+  tagGroups,
+  tagLayoutTemplates,
+  transferTemplates,
+  tubePurposes,
+  tubeRackPurposes,
+  users,
+} from '#lib/resources/reference.ts';
+import { plateConversions, tubeFromPlateCreations } from '#lib/resources/labware-creations.ts';
+import { tagLayouts } from '#lib/resources/tag-layouts.ts';
+import { transfers } from '#lib/resources/transfers.ts';
 import { sampleMetadata } from '#lib/resources/sample-metadata.ts';
 import { samples } from '#lib/resources/samples.ts';
 import { stateChanges } from '#lib/resources/state-changes.ts';
@@ -27,6 +42,9 @@ export const registry = new Registry([
   requestTypes,
   barcodePrinters,
   submissionTemplates,
+  tagGroups,
+  tagLayoutTemplates,
+  transferTemplates,
   labware,
   plates,
   tubes,
@@ -47,4 +65,8 @@ export const registry = new Registry([
   requests,
   requestMetadata,
   polyMetadata,
+  transfers,
+  plateConversions,
+  tubeFromPlateCreations,
+  tagLayouts,
 ]);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { canonicalBarcode, externalBarcode, generatedBarcode } from '#lib/domain/barcode.ts';
-import { emptyReceptacles, type Labware } from '#lib/domain/labware.ts';
+import { emptyReceptacles, labwareState, type Labware } from '#lib/domain/labware.ts';
 import { linkParents } from '#lib/domain/lineage.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import { layoutForSize } from '#lib/domain/geometry.ts';
@@ -89,8 +89,8 @@ export const labwareAttributes = {
   ...uuidAttribute,
   name: attr('R', z.string()),
   labware_barcode: attr('R', labwareBarcodeSchema, { get: renderBarcode }),
-  // Plates and tubes: their receptacles' common state; racks: their tubes' (or empty, or mixed).
-  state: attr('R', z.string()),
+  // Plates and tubes: the common state of the transfer requests into them (lib/domain/labware.ts); racks: their tubes' (or empty, or mixed).
+  state: attr('R', z.string(), { get: (r) => labwareState(labwareAttrs(r)) }),
   ...timestamps,
 };
 
@@ -122,27 +122,40 @@ export type NewLabware = Omit<Labware, 'barcode' | 'aliquotCount' | 'name'> & {
   parents?: Ref[];
 };
 
+/** A new labware's id, and the number of its generated barcode (none when the client gives one). */
+export interface Reserved {
+  id: number;
+  number?: number;
+}
+
+/** Ids and barcode numbers for `count` new labware: one call each, however many (a pooling makes tens of tubes). */
+export async function reserveLabware(ctx: WriteContext, count: number, generated = true): Promise<Reserved[]> {
+  const [ids, numbers] = await Promise.all([ctx.uow.allocateIds('labware', count), generated ? ctx.uow.allocateIds(BARCODE_SEQUENCE, count) : undefined]);
+  return ids.map((id, i) => ({ id, ...(numbers ? { number: numbers[i]! } : {}) }));
+}
+
 /**
  * Creates a labware record: id from the labware family, barcode given or made from the purpose's prefix
- * and the next barcode number. A child records its parents, each once (lib/domain/lineage.ts); the
- * parents are not written.
+ * and the next barcode number (both reserved here unless `reserved`). A child records its parents, each
+ * once (lib/domain/lineage.ts); the parents are not written.
  */
 export async function createLabware(
   ctx: WriteContext,
   type: string,
   { purpose, barcode: given, barcodePrefix, parents = [], ...attrs }: NewLabware,
+  reserved?: Reserved,
 ): Promise<StoredRecord> {
-  const [[id], number] = await Promise.all([ctx.uow.allocateIds('labware', 1), given ? undefined : ctx.uow.allocateIds(BARCODE_SEQUENCE, 1).then(([n]) => n!)]);
+  const { id, number } = reserved ?? (await reserveLabware(ctx, 1, !given))[0]!;
   if (number !== undefined && number > MAX_BARCODE_NUMBER)
     throw errors.invalidValue('/data/attributes/barcode', `barcode - generated barcodes are exhausted (number ${number}); give a barcode`);
   const barcode = given ? externalBarcode(given) : generatedBarcode(barcodePrefix ?? String(purpose!.attrs.barcode_prefix), number!);
   const stored: Labware = { name: null, aliquotCount: 0, ...attrs, barcode };
   return ctx.uow.create(type, {
-    id: id!,
+    id,
     attrs: stored as unknown as Record<string, unknown>,
     rels: {
       purpose: purpose ? refOf(purpose) : null,
-      parents: accepted(linkParents({ type, id: id! }, [], parents), relationshipAt),
+      parents: accepted(linkParents({ type, id }, [], parents), relationshipAt),
       custom_metadatum_collection: null,
       ...(type === 'tubes' ? { tube_rack: null } : {}),
     },
@@ -212,7 +225,8 @@ export const tubes = defineResource({
       return rack && slot ? { type: 'racked_tubes', id: slotId(rack.id, slot) } : null;
     }),
   },
-  indexes: labwareIndexes,
+  // One pool tube per submission: two transfers making it at once cannot both, the second runs again and fills it.
+  indexes: { ...labwareIndexes, pool_tube: { values: (r) => [labwareAttrs(r).poolTube], unique: 'retry' } },
   filters: labwareFilters,
   create: (ctx, input) =>
     createLabware(ctx, 'tubes', {

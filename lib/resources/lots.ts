@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { QCABLE_STATES } from '#lib/domain/machines.ts';
 import { attr, toMany, toOne } from '#lib/jsonapi/resource.ts';
+import { computed } from '#lib/resources/labware.ts';
+import type { Ref } from '#lib/store/records.ts';
 import { qcablesOfLots } from '#lib/resources/qcables.ts';
 import { referenceResource, text, uniqueIndex } from '#lib/resources/reference.ts';
 
@@ -23,17 +25,14 @@ export const lots = referenceResource(
   'lots',
   {
     lot_number: attr('R', text, { required: true }),
-    // Tag layout templates are not served yet: the lot keeps its template's name (never rendered) to be
-    // linked when they are; until then `template` and `tag_layout_template` (the relationship names
-    // limber includes) answer null.
-    template_name: attr('W', text),
   },
   {
     indexes: { lot_number: uniqueIndex('lot_number') },
     relationships: {
       lot_type: toOne('lot_types', 'R', { required: true }),
+      // Lots of tag plates name the tag layout template their plates carry; limber includes it by either name.
       template: toOne('tag_layout_templates', 'R'),
-      tag_layout_template: toOne('tag_layout_templates', 'R'),
+      tag_layout_template: computed('one', 'tag_layout_templates', (lot) => (lot.rels.template as Ref | null | undefined) ?? null),
       qcables: { ...toMany('qcables', 'R'), resolve: qcablesOfLots },
     },
   },

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { PLATE_SIZES, RACK_SIZES } from '#lib/domain/budgets.ts';
-import { attr, indexFilters, lowerCase, uuidAttribute, uuidFilter, type AttributeDef, type IndexDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
+import { TAG_DIRECTIONS, TAG_WALKERS } from '#lib/domain/tag-layout.ts';
+import { TRANSFER_TYPES } from '#lib/domain/transfers.ts';
+import { attr, indexFilters, lowerCase, toOne, uuidAttribute, uuidFilter, type AttributeDef, type IndexDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
 
 /**
  * Reference data: records labs configure rather than create in daily work. They are read-only through
@@ -88,5 +90,57 @@ export const barcodePrinters = referenceResource(
 export const submissionTemplates = referenceResource(
   'submission_templates',
   { name: attr('R', text, { required: true }), request_type_keys: attr('R', z.array(z.string().min(1))) },
+  { indexes: { name: uniqueIndex('name') } },
+);
+
+/** A tag of a group: its index (the reference's map_id, 1-based) and its oligo. */
+const tagSchema = z.object({ index: z.number().int().positive(), oligo: z.string().regex(/^[ACGTN]+$/, 'must be a DNA sequence (A, C, G, T, N)') });
+
+/** Tag groups: the tags, rendered as the reference renders them (`[{index, oligo}]`, by index); each index once. */
+export const tagGroups = referenceResource(
+  'tag_groups',
+  {
+    name: attr('R', text, { required: true }),
+    tags: attr(
+      'R',
+      z
+        .array(tagSchema)
+        .min(1)
+        .refine((tags) => new Set(tags.map((t) => t.index)).size === tags.length, 'each tag index may appear once')
+        .transform((tags) => [...tags].sort((a, b) => a.index - b.index)),
+      { required: true },
+    ),
+  },
+  { indexes: { name: uniqueIndex('name') } },
+);
+
+/** Tag layout templates: a direction, a walker and the groups a tag layout takes from them (lots of tag plates name one). */
+export const tagLayoutTemplates = referenceResource(
+  'tag_layout_templates',
+  {
+    name: attr('R', text, { required: true }),
+    direction: attr('R', z.enum(TAG_DIRECTIONS), { required: true }),
+    walking_by: attr('R', z.enum(TAG_WALKERS), { required: true }),
+  },
+  {
+    indexes: { name: uniqueIndex('name') },
+    relationships: { tag_group: toOne('tag_groups', 'R', { required: true }), tag2_group: toOne('tag_groups', 'R') },
+  },
+);
+
+/** A template's map: plate to plate (well → well or wells), or the wells a plate gives to a tube. */
+export const transferMapSchema = z.union([
+  z.record(z.string().min(1), z.union([z.string().min(1), z.array(z.string().min(1)).min(1)])),
+  z.array(z.string().min(1)),
+]);
+
+/** Transfer templates: the type of transfer they make and, for most, its map (reference-behaviour.md §4.1). */
+export const transferTemplates = referenceResource(
+  'transfer_templates',
+  {
+    name: attr('R', text, { required: true }),
+    transfer_type: attr('R', z.enum(TRANSFER_TYPES), { required: true }),
+    transfers: attr('R', transferMapSchema),
+  },
   { indexes: { name: uniqueIndex('name') } },
 );

@@ -63,7 +63,6 @@ describe('lots', () => {
     ['LOT-0003', 'QC Plates'],
   ])('finds %j by lot_number and uuid, of lot type %j', async (lotNumber, lotType) => {
     const lot = await findOne('lots', 'lot_number', lotNumber);
-    // The template's name is kept but not rendered: tag layout templates are not served yet.
     expect(lot.attributes).toEqual({ uuid: expect.stringMatching(UUID_V4), lot_number: lotNumber });
     expect(Object.keys(lot.relationships).sort()).toEqual(['lot_type', 'qcables', 'tag_layout_template', 'template']);
     expect(await findOne('lots', 'uuid', lot.attributes.uuid)).toEqual(lot);
@@ -76,13 +75,17 @@ describe('lots', () => {
     expect(res.body.data.map((l: any) => l.attributes.lot_number)).toEqual(['LOT-0001', 'LOT-0003']);
   });
 
-  it("answers limber's template includes with null until tag layout templates are served", async () => {
+  it("answers limber's template includes: a lot of tag plates its template under both names, a lot of QC plates none", async () => {
     const lot = await findOne('lots', 'lot_number', 'LOT-0001');
     const res = await call('GET', `/api/v2/lots/${lot.id}?include=template,tag_layout_template`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.data.relationships.template.data).toBeNull();
-    expect(res.body.data.relationships.tag_layout_template.data).toBeNull();
-    expect((await call('GET', `/api/v2/lots/${lot.id}/template`)).body.data).toBeNull();
+    const template = res.body.data.relationships.template.data;
+    expect(template.type).toBe('tag_layout_templates');
+    expect(res.body.data.relationships.tag_layout_template.data).toEqual(template);
+    expect(res.body.included.map((r: any) => r.attributes.name)).toEqual(['Test i7 column']);
+    expect((await call('GET', `/api/v2/lots/${lot.id}/template`)).body.data.attributes.name).toBe('Test i7 column');
+    const qc = await findOne('lots', 'lot_number', 'LOT-0003');
+    expect((await call('GET', `/api/v2/lots/${qc.id}/tag_layout_template`)).body.data).toBeNull();
   });
 
   it("lists a lot's qcables (gatekeeper: lots?filter[uuid]=…&include=lot_type,qcables)", async () => {

@@ -32,7 +32,7 @@ describe('references between reference records', () => {
   it('links a lot to a lot type loaded earlier in the same document, and that type to a stored purpose', async () => {
     const report = await loadReferenceData(registry, {
       lot_types: [{ name: 'Loader Plates', target_purpose: 'stock plate', qcable_initial_state: 'pending' }],
-      lots: [{ lot_number: 'LOADER-1', lot_type: 'LOADER PLATES', template_name: 'Some template' }],
+      lots: [{ lot_number: 'LOADER-1', lot_type: 'LOADER PLATES', template: 'test i7 column' }],
     });
     expect(report).toEqual({ created: 2, updated: 0, unchanged: 0 });
     const lot = await lotOf('LOADER-1');
@@ -73,14 +73,14 @@ describe('references between reference records', () => {
         { lot_number: 'LOADER-5' },
         { lot_number: 'LOADER-6', lot_type: null },
         { lot_number: 'LOADER-7', lot_type: ['Tag Plates'] },
-        { lot_number: 'LOADER-8', lot_type: 'Tag Plates', template: 'Test i7 column' },
+        { lot_number: 'LOADER-8', lot_type: 'Tag Plates', tag_layout_template: 'Test i7 column' },
         { lot_number: 'LOADER-9', lot_type: 'Tag Plates', qcables: [] },
       ],
     });
     expect(message).toContain('lots[0].lot_type: required');
     expect(message).toContain('lots[1].lot_type: required');
     expect(message).toContain('lots[2].lot_type: must be the name of a lot_types record or null (got ["Tag Plates"])');
-    expect(message).toContain('lots[3].template: links to tag_layout_templates, which this service does not serve yet');
+    expect(message).toContain('lots[3].tag_layout_template: is not loadable');
     expect(message).toContain('lots[4].qcables: is not loadable');
   });
 

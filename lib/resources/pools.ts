@@ -1,0 +1,28 @@
+import { isOpenRequest } from '#lib/domain/requests.ts';
+import { poolOf } from '#lib/domain/receptacles.ts';
+import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
+import { resolveReverse } from '#lib/jsonapi/reverse.ts';
+import { labwareAttrs, receptacleType, receptacleViews } from '#lib/resources/labware-views.ts';
+import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
+
+/**
+ * The pools of a labware's receptacles (contract §2): what the "by submission" transfers and the pool
+ * walkers of tag layouts group wells by. The requests out of all its receptacles are one Query (they are
+ * indexed by their labware), however many wells it has.
+ */
+export async function poolsOf(ctx: RequestContext, labware: StoredRecord): Promise<(number | null)[]> {
+  const views = receptacleViews(labware);
+  const reverse = ctx.registry.require(receptacleType(labware.type)).relationships.requests_as_source!.reverse!;
+  const requestsOut = await resolveReverse(ctx, 'requests_as_source', reverse, views);
+  const requests = await ctx.loader.load([...requestsOut.values()].flatMap(refsOf));
+  const receptacles = labwareAttrs(labware).receptacles;
+  return views.map((view, i) => {
+    const open = refsOf(requestsOut.get(view))
+      .map((ref) => requests.get(refKey(ref)))
+      .filter((request) => request && isOpenRequest(request.attrs.state) && request.rels.submission);
+    return poolOf(
+      receptacles[i]!,
+      open.map((request) => (request!.rels.submission as Ref).id),
+    );
+  });
+}

@@ -1,0 +1,280 @@
+import { z } from 'zod';
+import { decodeBarcode } from '#lib/domain/barcode.ts';
+import { MAX_TUBES_PER_POOLING } from '#lib/domain/budgets.ts';
+import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
+import { slotId } from '#lib/domain/labware-ids.ts';
+import { emptyReceptacles, labwareState, type Contents, type Labware } from '#lib/domain/labware.ts';
+import { linkParents } from '#lib/domain/lineage.ts';
+import type { Problem } from '#lib/domain/problems.ts';
+import { receiveTransfer } from '#lib/domain/receptacles.ts';
+import { needsDestination, planTransfer, poolTubeName, TRANSFER_TYPES, type LabwareAt, type Move, type TransferType } from '#lib/domain/transfers.ts';
+import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import { errors, JsonApiError, show } from '#lib/jsonapi/errors.ts';
+import { attr, defineResource, lowerCase, own, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
+import { createLabware, reserveLabware, tubes } from '#lib/resources/labware.ts';
+import { labwareAttrs, receptacleType } from '#lib/resources/labware-views.ts';
+import { parentsOf } from '#lib/resources/lineage.ts';
+import { poolsOf } from '#lib/resources/pools.ts';
+import { accepted, attributeAt, problemErrors, relationshipAt, type Locate } from '#lib/resources/problems.ts';
+import { transferMapSchema } from '#lib/resources/reference.ts';
+import { findHolders, findTerms, type Ref, type StoredRecord } from '#lib/store/records.ts';
+
+/**
+ * Transfers (interface.md, reference-behaviour.md §4.1): material copied from one labware into others,
+ * by the type and map of a transfer template. Which receptacles go where is a lab rule
+ * (lib/domain/transfers.ts); here the labware is read, the plan applied to each destination's aggregate
+ * (aliquots copied, one transfer request per copy), and everything written in one transaction: each
+ * destination changes by one conditional write, the source never, so any number of transfers out of one
+ * plate run at once, and of two into one destination the second runs again from the first's result.
+ */
+
+/** A tube a plate's wells were pooled into, as the reference summarises it in `transfers`. */
+const tubeSummary = z.object({
+  uuid: z.uuid(),
+  name: z.string().nullable(),
+  state: z.string(),
+  label: z.object({ text: z.string() }),
+  barcode: z.object({ number: z.string(), prefix: z.string(), two_dimensional: z.null(), ean13: z.string().nullable(), type: z.number() }),
+});
+const recordedSchema = z.union([transferMapSchema, z.record(z.string(), tubeSummary)]);
+
+/** The purpose of the tubes a "by submission" transfer makes (contract §2). */
+const POOL_TUBE_PURPOSE = 'MX Tube';
+const TEMPLATE = '/data/attributes/transfer_template_uuid';
+/** Problems name attributes of the request (`transfers`) or its relationships (`source`, `destination`). */
+const inputAt: Locate = (path) => (own(transfers.attributes, path[0]!) ? attributeAt : relationshipAt)(path);
+
+/** The shape the planner needs of a labware: plates and tubes only. */
+function shapeOf(record: StoredRecord, name: 'source' | 'destination'): LabwareAt {
+  if (record.type === 'plates') return { kind: 'plate', size: labwareAttrs(record).receptacles.length };
+  if (record.type === 'tubes') return { kind: 'tube', size: 1 };
+  throw errors.invalidValue(`/data/relationships/${name}`, `${name} - ${record.type} ${record.id} cannot take part in a transfer; name a plate or a tube`);
+}
+
+/** A labware the transfer writes: its contents as the moves change them, and the wells that went into it. */
+interface Target {
+  record?: StoredRecord;
+  contents: Contents;
+  wells: string[];
+  /** How problems name its receptacles. */
+  label: (slot: number) => string;
+}
+
+const existingTarget = (record: StoredRecord): Target => ({
+  record,
+  contents: { receptacles: labwareAttrs(record).receptacles, aliquotCount: labwareAttrs(record).aliquotCount },
+  wells: [],
+  label: (slot) => `${receptacleType(record.type)} ${slotId(record.id, slot)}`,
+});
+
+/** The tubes the pools go into: those made for them before (one batched read), else new ones (made at the end). */
+async function poolTubes(ctx: WriteContext, pools: number[]): Promise<Map<number, Target>> {
+  const holders = await findHolders(ctx.registry.indexScope(tubes, 'pool_tube'), pools.map(String));
+  const found = await ctx.loader.load([...holders.values()].map((hit) => ({ type: hit.type, id: hit.id })));
+  return new Map(
+    pools.map((pool) => {
+      const hit = holders.get(String(pool));
+      const tube = hit && found.get(`${hit.type}:${hit.id}`);
+      const made: Target = { contents: { receptacles: emptyReceptacles(1), aliquotCount: 0 }, wells: [], label: () => `the new tube of submission ${pool}` };
+      return [pool, tube ? existingTarget(tube) : made];
+    }),
+  );
+}
+
+async function poolTubePurpose(ctx: WriteContext): Promise<StoredRecord> {
+  const [hit] = await findTerms('purposes.name', lowerCase(POOL_TUBE_PURPOSE));
+  const purpose = hit && (await ctx.loader.one({ type: hit.type, id: hit.id }));
+  if (purpose?.type !== 'tube_purposes')
+    throw errors.invalidValue(
+      TEMPLATE,
+      `transfer_template_uuid - pooling by submission needs the tube purpose ${show(POOL_TUBE_PURPOSE)}, which the reference data lacks`,
+    );
+  return purpose;
+}
+
+/** The reference's summary of a pool tube in `transfers`: what limber reads to find the tubes. */
+function summarise(tube: StoredRecord, purposeName: string): z.infer<typeof tubeSummary> {
+  const attrs = labwareAttrs(tube);
+  const decoded = decodeBarcode(attrs.barcode.human_barcode);
+  return {
+    uuid: tube.uuid,
+    name: attrs.name,
+    state: labwareState(attrs),
+    label: { text: purposeName },
+    barcode: { number: String(decoded?.number ?? ''), prefix: decoded?.prefix ?? '', two_dimensional: null, ean13: attrs.barcode.ean13_barcode, type: 1 },
+  };
+}
+
+export const transfers = defineResource({
+  type: 'transfers',
+  methods: ['list', 'read', 'create'],
+  attributes: {
+    ...uuidAttribute,
+    // Read-only, but a client may send a map for a template that has none ("Custom pooling"; contract §2).
+    transfers: attr('R', recordedSchema, { acceptOnCreate: true, transient: true }),
+    transfer_type: attr('R', z.enum(TRANSFER_TYPES)),
+    transfer_template_uuid: attr('W', z.string({ error: 'must be a uuid string' }), { required: true, transient: true }),
+    source_uuid: uuidOfAttribute('source'),
+    destination_uuid: uuidOfAttribute('destination'),
+    user_uuid: uuidOfAttribute('user'),
+    ...timestamps,
+  },
+  relationships: {
+    source: toOne('labware', 'RW', { required: true }),
+    destination: toOne('labware', 'RW'),
+    user: toOne('users', 'RW', { required: true }),
+  },
+  // A lookup slot: costs the write no item; `filter[transfer_type]` may lag a write by a moment.
+  indexes: { transfer_type: { values: (r) => [r.attrs.transfer_type], slot: 1 } },
+  filters: { uuid: uuidFilter, transfer_type: { index: 'transfer_type' } },
+
+  create: async (ctx, input) => {
+    const uuid = input.attributes.transfer_template_uuid!;
+    const template = await ctx.loader.byUuid(uuid, ['transfer_templates']);
+    if (!template) throw errors.notFound(`transfer_template_uuid - no transfer_templates with uuid ${show(uuid)}`, { pointer: TEMPLATE });
+    const type = template.attrs.transfer_type as TransferType;
+    const source = input.relationships.source!;
+    const destination = input.relationships.destination ?? null;
+    const sent = input.attributes.transfers ?? undefined;
+    const sourceShape = shapeOf(source, 'source');
+    const destinationShape = destination && shapeOf(destination, 'destination');
+    // Every transfer needs them: the by-submission types group by them, and every copy carries its pool along.
+    const pools = await poolsOf(ctx, source);
+    const layout = layoutForSize(sourceShape.size);
+    const sourceReceptacles = labwareAttrs(source).receptacles;
+    const plan = accepted(
+      planTransfer({
+        type,
+        source: {
+          ...sourceShape,
+          receptacles: sourceReceptacles.map((r, i) => ({
+            slot: i + 1,
+            name: layout ? positionAt(layout, i)! : (labwareAttrs(source).name ?? ''),
+            aliquots: r.aliquots.length,
+            state: r.state,
+            pool: pools[i] ?? null,
+          })),
+        },
+        destination: destinationShape,
+        transfers: template.attrs.transfers ?? sent,
+        clientTransfers: template.attrs.transfers === undefined && sent !== undefined,
+      }),
+      inputAt,
+    );
+
+    // A known destination takes material from one source once (reference-behaviour.md §4.1).
+    if (destination && needsDestination(type)) {
+      const sourceIds = new Set(sourceReceptacles.map((_, i) => slotId(source.id, i + 1)));
+      if (labwareAttrs(destination).receptacles.some((r) => (r.transfers ?? []).some((t) => sourceIds.has(t.source))))
+        throw errors.invalidValue(
+          '/data/relationships/destination',
+          `destination - can only be transferred to once from the source: ${destination.type} ${destination.id} already holds material of ${source.type} ${source.id}`,
+        );
+    }
+
+    const poolIds = [...new Set(plan.moves.flatMap((m) => ('pool' in m.into ? [m.into.pool] : [])))];
+    if (poolIds.length > MAX_TUBES_PER_POOLING)
+      throw errors.tooLarge(
+        '/data/relationships/source',
+        `source - ${source.type} ${source.id} would be pooled into ${poolIds.length} tubes; one transfer fills at most ${MAX_TUBES_PER_POOLING} (a transaction's items)`,
+      );
+    const targets = new Map<string, Target>();
+    if (destination && plan.moves.some((m) => 'slot' in m.into)) targets.set('destination', existingTarget(destination));
+    for (const [pool, target] of await poolTubes(ctx, poolIds)) targets.set(`pool:${pool}`, target);
+
+    const problems: Problem[] = [];
+    const targetOf = (move: Move) => targets.get('pool' in move.into ? `pool:${move.into.pool}` : 'destination')!;
+    for (const move of plan.moves) {
+      const target = targetOf(move);
+      const slot = 'slot' in move.into ? move.into.slot : 1;
+      const received = receiveTransfer(
+        { id: slotId(source.id, move.source), receptacle: sourceReceptacles[move.source - 1]!, pool: pools[move.source - 1] ?? null },
+        target.contents,
+        { slot, name: target.label(slot) },
+      );
+      if (received.ok) target.contents = received.value;
+      else problems.push(...received.problems);
+      if (layout) target.wells.push(positionAt(layout, move.source - 1)!);
+    }
+    if (problems.length > 0) throw JsonApiError.all(problemErrors(problems, inputAt));
+
+    const written = await writeTargets(ctx, { type, source, targets, sourceName: labwareAttrs(source).name, sourceSize: sourceShape.size });
+    const recorded = plan.recorded;
+    const transferred = Array.isArray(recorded) || recorded === null ? recorded : await withTubeSummaries(ctx, recorded, written);
+    const poolDestination = type === 'Transfer::BetweenTubesBySubmission' ? written.get(`pool:${poolIds[0]}`) : undefined;
+    return ctx.uow.create('transfers', {
+      attrs: { transfer_type: type, transfers: transferred },
+      rels: {
+        source: refOf(source),
+        destination: poolDestination ? refOf(poolDestination) : destination && refOf(destination),
+        user: refOf(input.relationships.user!),
+      },
+    });
+  },
+});
+
+/** Names the reference gives: a tube filled from plate wells after them, a tube filled from a tube after that tube. */
+function nameOf(
+  type: TransferType,
+  target: Target,
+  plate: { barcode: string; size: number } | undefined,
+  sourceName: string | null,
+): string | null | undefined {
+  if (plate && target.wells.length > 0 && type !== 'Transfer::BetweenPlates' && type !== 'Transfer::BetweenPlatesBySubmission')
+    return poolTubeName(plate.barcode, target.wells, plate.size);
+  if (!plate && sourceName) return sourceName;
+  return undefined;
+}
+
+/** Stages each labware the transfer changed or made; returns them by target key. */
+async function writeTargets(
+  ctx: WriteContext,
+  {
+    type,
+    source,
+    targets,
+    sourceName,
+    sourceSize,
+  }: { type: TransferType; source: StoredRecord; targets: Map<string, Target>; sourceName: string | null; sourceSize: number },
+): Promise<Map<string, StoredRecord>> {
+  const plate = source.type === 'plates' ? { barcode: labwareAttrs(source).barcode.human_barcode, size: sourceSize } : undefined;
+  const made = [...targets].filter(([, target]) => !target.record);
+  const [reserved, purpose] = made.length > 0 ? await Promise.all([reserveLabware(ctx, made.length), poolTubePurpose(ctx)]) : [[], undefined];
+  const written = new Map<string, StoredRecord>();
+  for (const [key, target] of targets) {
+    const name = nameOf(type, target, plate, sourceName);
+    if (target.record) {
+      const parents = accepted(linkParents(refOf(target.record), parentsOf(target.record), [refOf(source)]), relationshipAt);
+      const attrs: Partial<Labware> = { ...target.contents, ...(name !== undefined ? { name } : {}) };
+      written.set(key, ctx.uow.update(target.record, { attrs: attrs as Record<string, unknown>, rels: { parents } }));
+      continue;
+    }
+    const tube = await createLabware(
+      ctx,
+      'tubes',
+      {
+        purpose,
+        parents: [refOf(source)],
+        name: name ?? null,
+        state: 'pending',
+        ...target.contents,
+        rackSlot: null,
+        poolTube: Number(key.slice('pool:'.length)),
+      },
+      reserved[made.findIndex(([k]) => k === key)],
+    );
+    written.set(key, tube);
+  }
+  return written;
+}
+
+/** `transfers` of the plate-to-tubes types: each well's pool id replaced by the summary of its pool's tube. */
+async function withTubeSummaries(ctx: WriteContext, recorded: Record<string, unknown>, written: Map<string, StoredRecord>) {
+  const summaries = new Map<number, z.infer<typeof tubeSummary>>();
+  for (const [key, tube] of written) {
+    if (!key.startsWith('pool:')) continue;
+    const purpose = await ctx.loader.one(tube.rels.purpose as Ref);
+    summaries.set(Number(key.slice('pool:'.length)), summarise(tube, String(purpose?.attrs.name ?? '')));
+  }
+  return Object.fromEntries(Object.entries(recorded).map(([well, value]) => [well, typeof value === 'number' ? summaries.get(value)! : value]));
+}

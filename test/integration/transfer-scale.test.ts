@@ -1,0 +1,215 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { externalBarcode } from '#lib/domain/barcode.ts';
+import { MAX_TUBES_PER_POOLING, poolingItems, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
+import { emptyReceptacles, type Labware, type Receptacle } from '#lib/domain/labware.ts';
+import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
+import { direct } from '../support/engine.ts';
+import { createPlate } from '../support/fixtures.ts';
+import { adminUuid, contentsOf, filledPlate, postTransfer, templateUuid, uuidOf } from '../support/lab.ts';
+import { expectError } from '../support/responses.ts';
+import { seedRecords } from '../support/seed.ts';
+import { freshStore } from '../support/store.ts';
+import { refused, requestItems } from '../support/table.ts';
+
+/**
+ * Transfers and tag layouts under concurrency and at their item budgets (issue 10, item 6): a source is
+ * read, never written, so transfers out of one plate never contend; two into one destination are
+ * serialised by its conditional write; a 384-well plate pooled into the most tubes one transaction holds,
+ * and one tube more refused; a 384-well tag layout in one write; and what each costs in DynamoDB calls,
+ * the same whatever the plate's size.
+ */
+
+beforeAll(freshStore);
+
+let user: string;
+let stamp: string;
+let bySubmission: string;
+beforeAll(async () => {
+  [user, stamp, bySubmission] = await Promise.all([
+    adminUuid(),
+    templateUuid('Transfer columns 1-12'),
+    templateUuid('Transfer wells to MX library tubes by submission'),
+  ]);
+});
+
+/** Column order on a 384-well plate: A1, B1, … P1, A2, … */
+const position384 = (slot: number) => `${String.fromCharCode(65 + ((slot - 1) % 16))}${Math.floor((slot - 1) / 16) + 1}`;
+
+/**
+ * A 384-well plate stored as the service stores it, each well holding one sample with its own tag and
+ * material worked on for one of `pools` submissions (carried on its transfer request), wells dealt out to
+ * the pools in turn. Seeded straight into the table: 384 samples through the API would take a minute.
+ */
+let submissions = 800_000;
+async function pooled384(pools: number): Promise<{ id: string; uuid: string; barcode: string }> {
+  // Submissions no other plate of the file uses, so each pooling makes its own tubes.
+  const first = submissions;
+  submissions += pools;
+  const purpose = Number(await idOf('plate_purposes', 'name', 'Stock Plate 384'));
+  const receptacles: Receptacle[] = emptyReceptacles(384).map((r, i) => ({
+    ...r,
+    aliquots: [
+      { n: i + 1, sample: 900_000 + i, study: null, tag: { oligo: `ACGT${String(i).padStart(4, '0')}`, index: i + 1 }, tag2: null, library_type: null },
+    ],
+    transfers: [{ source: 1, state: 'pending', submission: first + (i % pools) }],
+  }));
+  const [plate] = await seedRecords('plates', 1, () => {
+    const attrs: Labware = {
+      name: null,
+      barcode: externalBarcode(`POOL384-${pools}-${Date.now()}`),
+      state: 'pending',
+      size: 384,
+      receptacles,
+      aliquotCount: 384,
+    };
+    return {
+      attrs: attrs as unknown as Record<string, unknown>,
+      rels: { purpose: { type: 'plate_purposes', id: purpose }, parents: [], custom_metadatum_collection: null },
+    };
+  });
+  const read = (await call('GET', `/api/v2/plates/${plate!.id}`)).body.data;
+  return { id: read.id, uuid: read.attributes.uuid, barcode: read.attributes.labware_barcode.human_barcode };
+}
+
+describe('concurrency', () => {
+  it('ten transfers out of one stock plate into ten plates at once all succeed, and the stock plate is never written', async () => {
+    const { plate: stock, samples } = await filledPlate(8);
+    const before = (await call('GET', `/api/v2/plates/${stock.id}`)).body.data.attributes.updated_at;
+    const destinations = await Promise.all(Array.from({ length: 10 }, () => createPlate('Working Dilution')));
+    const results = await Promise.all(
+      destinations.map((d) => postTransfer({ template: stamp, source: stock.attributes.uuid, destination: d.attributes.uuid, user })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
+    for (const destination of destinations) {
+      const held = await contentsOf('plates', destination.id);
+      expect([...held].map(([well, [a]]) => [well, a!.sample])).toEqual([...samples]);
+    }
+    expect((await call('GET', `/api/v2/plates/${stock.id}`)).body.data.attributes.updated_at).toBe(before);
+    const children = await call('GET', `/api/v2/plates/${stock.id}/children`);
+    expect(children.body.data.map((c: any) => c.id).sort()).toEqual(destinations.map((d) => d.id).sort());
+  });
+
+  it('two transfers from one source into one destination at once: one wins, the other is refused as a second transfer is; nothing merged', async () => {
+    const { plate: source, samples } = await filledPlate(4);
+    const destination = await createPlate();
+    const results = await Promise.all(
+      [0, 1].map(() => postTransfer({ template: stamp, source: source.attributes.uuid, destination: destination.attributes.uuid, user })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 422]);
+    const loser = results.find((r) => r.status === 422)!;
+    expect(expectError(loser, 422, 'invalid_value', '/data/relationships/destination').detail).toMatch(/can only be transferred to once from the source/);
+    const held = await contentsOf('plates', destination.id);
+    expect([...held].map(([well, aliquots]) => [well, aliquots.map((a) => a.sample)])).toEqual([...samples].map(([well, sample]) => [well, [sample]]));
+    // One transfer request per well, from the winner only.
+    const wells = (await call('GET', `/api/v2/plates/${destination.id}?include=wells`)).body.included;
+    expect(wells.filter((w: any) => held.has(w.attributes.position.name))).toHaveLength(4);
+  });
+
+  it('transfers from two sources into one destination at once both land: neither is lost', async () => {
+    const [{ plate: a, samples: fromA }, { plate: b, samples: fromB }] = await Promise.all([filledPlate(1), filledPlate(1)]);
+    const destination = await createPlate();
+    const custom = await templateUuid('Custom pooling');
+    const results = await Promise.all([
+      postTransfer({ template: custom, source: a.attributes.uuid, destination: destination.attributes.uuid, user, transfers: { A1: 'A1' } }),
+      postTransfer({ template: custom, source: b.attributes.uuid, destination: destination.attributes.uuid, user, transfers: { A1: 'B1' } }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([201, 201]);
+    const held = await contentsOf('plates', destination.id);
+    expect(held.get('A1')!.map((x) => x.sample)).toEqual([fromA.get('A1')]);
+    expect(held.get('B1')!.map((x) => x.sample)).toEqual([fromB.get('A1')]);
+  });
+});
+
+describe('budgets and DynamoDB calls', () => {
+  it(`a 384-well plate pooled into ${MAX_TUBES_PER_POOLING} tubes is one transaction within the item budget; into one more, a 422 writing nothing`, async () => {
+    expect(poolingItems(MAX_TUBES_PER_POOLING)).toBeLessThanOrEqual(TRANSACTION_ITEM_LIMIT);
+    expect(poolingItems(MAX_TUBES_PER_POOLING + 1)).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
+    const atEdge = await pooled384(MAX_TUBES_PER_POOLING);
+    await warmKeyCache();
+    const { response, document, counts } = await direct(
+      'POST',
+      '/api/v2/transfers',
+      doc('transfers', { transfer_template_uuid: bySubmission, source_uuid: atEdge.uuid, user_uuid: user }),
+    );
+    expect(response.status, response.body).toBe(201);
+    const tubes = new Set(Object.values(document.data.attributes.transfers).map((t: any) => t.uuid));
+    expect(tubes.size).toBe(MAX_TUBES_PER_POOLING);
+    // Source and user, then the template (BatchGetItem ×2); the requests out of the wells (Query); the
+    // pool-tube guards of all 24 pools (BatchGetItem); the MX Tube purpose (Query, BatchGetItem); the
+    // transfer's id, the tubes' ids and their barcode numbers (UpdateItem ×3, whatever the number of tubes); the commit.
+    expect(counts).toEqual({ BatchGetItem: 4, Query: 2, UpdateItem: 3, TransactWriteItems: 1 });
+
+    // The same transfer from a small plate into two tubes costs the same calls.
+    const small = await pooled384(2);
+    const two = await direct('POST', '/api/v2/transfers', doc('transfers', { transfer_template_uuid: bySubmission, source_uuid: small.uuid, user_uuid: user }));
+    expect(two.response.status, two.response.body).toBe(201);
+    expect(two.counts).toEqual(counts);
+
+    const over = await pooled384(MAX_TUBES_PER_POOLING + 1);
+    const refusedPool = await refused(
+      'POST',
+      '/api/v2/transfers',
+      doc('transfers', { transfer_template_uuid: bySubmission, source_uuid: over.uuid, user_uuid: user }),
+    );
+    const error = expectError(refusedPool, 422, 'too_large', '/data/relationships/source');
+    expect(error.detail).toContain(`${MAX_TUBES_PER_POOLING + 1} tubes`);
+    expect(error.detail).toContain(`at most ${MAX_TUBES_PER_POOLING}`);
+  });
+
+  it('a 96-well stamp is one transaction, costing the same calls as a one-well stamp', async () => {
+    const { plate: full } = await filledPlate(96);
+    const { plate: one } = await filledPlate(1);
+    const [d96, d1] = await Promise.all([createPlate(), createPlate()]);
+    await warmKeyCache();
+    const before = (await requestItems()).length;
+    const big = await direct(
+      'POST',
+      '/api/v2/transfers',
+      doc('transfers', { transfer_template_uuid: stamp, source_uuid: full.attributes.uuid, destination_uuid: d96.attributes.uuid, user_uuid: user }),
+    );
+    expect(big.response.status, big.response.body).toBe(201);
+    const small = await direct(
+      'POST',
+      '/api/v2/transfers',
+      doc('transfers', { transfer_template_uuid: stamp, source_uuid: one.attributes.uuid, destination_uuid: d1.attributes.uuid, user_uuid: user }),
+    );
+    expect(small.counts).toEqual(big.counts);
+    // Source, destination and user, then the template (BatchGetItem ×2), the requests out of the source's
+    // wells, whose pools the copies carry (Query), the transfer's id (UpdateItem), the commit.
+    expect(big.counts).toEqual({ BatchGetItem: 2, Query: 1, UpdateItem: 1, TransactWriteItems: 1 });
+    expect((await requestItems()).length).toBe(before + 2);
+    expect((await contentsOf('plates', d96.id)).size).toBe(96);
+  });
+
+  it('a tag layout on a full 384-well plate is one write of the plate, costing the same calls as on a 96-well plate', async () => {
+    const plate = await pooled384(1);
+    // The seeded wells carry tags already: replace_tags retags them all.
+    const i7 = await uuidOf('tag_groups', 'name', 'Test Tags i7');
+    await warmKeyCache();
+    const big = await direct(
+      'POST',
+      '/api/v2/tag_layouts',
+      doc('tag_layouts', { plate_uuid: plate.uuid, tag_group_uuid: i7, direction: 'column', walking_by: 'quadrants', replace_tags: true, user_uuid: user }),
+    );
+    expect(big.response.status, big.response.body).toBe(201);
+    const tagged = await contentsOf('plates', plate.id);
+    expect(tagged.size).toBe(384);
+    // Quadrants: the 96 tags stamped over the 384 wells, each tag in four wells (one per quadrant).
+    const uses = new Map<number, number>();
+    for (const [, [aliquot]] of tagged) uses.set(aliquot!.tag!, (uses.get(aliquot!.tag!) ?? 0) + 1);
+    expect([...uses.values()].every((n) => n === 4)).toBe(true);
+    expect(uses.size).toBe(96);
+    expect(position384(17)).toBe('A2');
+
+    const { plate: small } = await filledPlate(2);
+    const little = await direct(
+      'POST',
+      '/api/v2/tag_layouts',
+      doc('tag_layouts', { plate_uuid: small.attributes.uuid, tag_group_uuid: i7, direction: 'column', walking_by: 'quadrants', user_uuid: user }),
+    );
+    expect(little.response.status, little.response.body).toBe(201);
+    // The plate, its tag group and the user, named by uuid, in one read (BatchGetItem); the layout's id (UpdateItem); the commit.
+    expect(big.counts).toEqual({ BatchGetItem: 1, UpdateItem: 1, TransactWriteItems: 1 });
+    expect(little.counts).toEqual(big.counts);
+  });
+});
