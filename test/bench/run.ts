@@ -18,8 +18,8 @@ import { options } from './options.ts';
 import { compareAnswers } from './parity.ts';
 import { startServerProcess, type ServerEnv, type ServerProcess } from './processes.ts';
 import { judge, printReport, writeJson, type ScenarioResult } from './report.ts';
-import { scenarios } from './scenarios.ts';
-import { seed } from './seed.ts';
+import { labRequests, scenarios } from './scenarios.ts';
+import { seed, stampDestinations } from './seed.ts';
 
 const API_KEY = 'bench-key-0123456789abcdef';
 const runId = Date.now().toString(36);
@@ -53,10 +53,10 @@ try {
   }) as [Side, Side];
   log(`DynamoDB Local at ${dynamo.endpoint}; service at ${sides[0].server.url}; floor at ${sides[1].server.url}`);
 
-  const seeded = await seed(sides[0].client, runId, log);
+  const seeded = await seed(sides[0].client, runId, log, stampDestinations(labRequests(options.iterations)));
   const results: ScenarioResult[] = [];
   for (const scenario of scenarios(seeded, options.iterations, runId)) {
-    const difference = scenario.target.kind === 'latency' ? ((await compareAnswers(sides, scenario)) ?? 'same') : undefined;
+    const difference = scenario.compare ? ((await compareAnswers(sides, scenario)) ?? 'same') : undefined;
     const t0 = performance.now();
     const [service, floor] = await measure(sides, scenario.plan, scenario.send);
     const result = judge(scenario.name, scenario.target, service, floor, difference);

@@ -9,6 +9,8 @@ export interface Scenario {
   plan: Plan;
   target: Target;
   send: Send;
+  /** Whether the floor's answer is compared with the service's (reads: the same document; writes differ in ids and times). */
+  compare: boolean;
 }
 
 export const PLATE_INCLUDE = 'wells.aliquots.sample.sample_metadata';
@@ -38,18 +40,21 @@ export function scenarios(seeded: Seeded, iterations: number, runId: string): Sc
       name: 'GET /samples/{id}',
       plan: readPlan,
       target: { kind: 'latency', max: 1.5 },
+      compare: true,
       send: (side) => side.client.send('GET', `/samples/${seeded.sampleId}`),
     },
     {
       name: 'GET /samples?page[size]=100',
       plan: readPlan,
       target: { kind: 'latency', max: 2 },
+      compare: true,
       send: (side) => side.client.send('GET', '/samples?page%5Bsize%5D=100'),
     },
     {
       name: `GET /plates/{id}?include=… (384 filled)`,
       plan: readPlan,
       target: { kind: 'latency', max: 2 },
+      compare: true,
       send: (side) => side.client.send('GET', `/plates/${seeded.plateId}?include=${PLATE_INCLUDE}`),
     },
   ];
@@ -69,6 +74,7 @@ export function scenarios(seeded: Seeded, iterations: number, runId: string): Sc
       warmupWindowMs: 1_000,
     },
     target: { kind: 'throughput', min: 0.5 },
+    compare: false,
     send: (side, i) =>
       side.client.send('POST', '/samples', {
         data: {
@@ -78,5 +84,65 @@ export function scenarios(seeded: Seeded, iterations: number, runId: string): Sc
         },
       }),
   }));
-  return [...reads, ...creates];
+  return [...reads, ...creates, ...labWrites(seeded, iterations)];
+}
+
+/** The lab writes' plan: sequential, like the reads, but a fixed number of requests (each stamp needs a fresh destination). */
+const labPlan = (iterations: number): Plan => ({ concurrency: 1, batch: Math.max(1, Math.ceil(iterations / 4)), rounds: 4, warmup: 4 });
+
+/** Requests each side sends in one lab write scenario (the seed makes a destination plate for each). */
+export const labRequests = (iterations: number): number => {
+  const plan = labPlan(iterations);
+  return plan.batch * plan.rounds + plan.warmup;
+};
+
+/**
+ * Lab writes, each the same request to both sides: a full 96-well stamp out of the filled plate (its first
+ * 96 wells, A1…H12) into an empty plate, and a dual-free tag layout of all 384 wells, its initial tag moving
+ * on each time so that every layout rewrites the plate.
+ */
+function labWrites(seeded: Seeded, iterations: number): Scenario[] {
+  const { lab } = seeded;
+  const plan = labPlan(iterations);
+  return [
+    {
+      name: 'POST /transfers (a full 96-well stamp)',
+      plan,
+      target: { kind: 'latency', max: 2 },
+      compare: false,
+      send: (side, i) =>
+        side.client.send('POST', '/transfers', {
+          data: {
+            type: 'transfers',
+            attributes: {
+              transfer_template_uuid: lab.stampTemplate,
+              source_uuid: lab.plate,
+              destination_uuid: lab.destinations[side.role][i],
+              user_uuid: lab.user,
+            },
+          },
+        }),
+    },
+    {
+      name: 'POST /tag_layouts (384 wells)',
+      plan,
+      target: { kind: 'latency', max: 2 },
+      compare: false,
+      send: (side, i) =>
+        side.client.send('POST', '/tag_layouts', {
+          data: {
+            type: 'tag_layouts',
+            attributes: {
+              plate_uuid: lab.plate,
+              tag_group_uuid: lab.tagGroup,
+              direction: 'column',
+              walking_by: 'wells of plate',
+              initial_tag: i % 96,
+              replace_tags: true,
+              user_uuid: lab.user,
+            },
+          },
+        }),
+    },
+  ];
 }

@@ -1,4 +1,5 @@
 import type { HttpClient } from './http-client.ts';
+import type { Role } from './processes.ts';
 
 export interface Seeded {
   study: string;
@@ -6,7 +7,12 @@ export interface Seeded {
   sampleId: string;
   /** A 384-well plate with a sample (each with its metadata record) in every well. */
   plateId: string;
+  /** What the lab scenarios name by uuid: the filled plate (stamp source, tag layout target), a stamp template, a tag group, a user. */
+  lab: { plate: string; stampTemplate: string; tagGroup: string; user: string; destinations: Record<Role, string[]> };
 }
+
+/** Empty 96-well plates each side stamps into, one per request: a plate takes material from one source once. */
+export const stampDestinations = (requests: number) => requests + 8;
 
 const PLATE_WELLS = 384;
 
@@ -27,7 +33,7 @@ async function retrying<T>(write: () => Promise<T>): Promise<T> {
  * Aliquots rewrite the one plate item, so they go one at a time; samples too (concurrent creates only
  * conflict on the service's counters today).
  */
-export async function seed(api: HttpClient, runId: string, log: (line: string) => void): Promise<Seeded> {
+export async function seed(api: HttpClient, runId: string, log: (line: string) => void, destinations: number): Promise<Seeded> {
   const first = async (path: string) => (await api.json('GET', path)).data[0].id as string;
   const study = await first('/studies?filter[name]=Study%20A');
   const purpose384 = await first('/plate_purposes?filter[name]=Stock%20Plate%20384');
@@ -59,5 +65,24 @@ export async function seed(api: HttpClient, runId: string, log: (line: string) =
   log(
     `seeded ${PLATE_WELLS} samples and a ${PLATE_WELLS}-well plate (${plate.id}) filled through the API in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
-  return { study, sampleId: await samples[0]!, plateId: plate.id as string };
+  return { study, sampleId: await samples[0]!, plateId: plate.id as string, lab: await seedLab(api, plate.attributes.uuid as string, destinations) };
+}
+
+/** The lab scenarios' records: reference uuids, and empty destination plates for each side's stamps. */
+async function seedLab(api: HttpClient, plate: string, destinations: number): Promise<Seeded['lab']> {
+  const uuid = async (path: string) => (await api.json('GET', path)).data[0].attributes.uuid as string;
+  const dilution = (await api.json('GET', '/plate_purposes?filter[name]=Working%20Dilution')).data[0].id as string;
+  const body = { data: { type: 'plates', relationships: { purpose: { data: { type: 'plate_purposes', id: dilution } } } } };
+  const make = async () => {
+    const made: string[] = [];
+    for (let i = 0; i < destinations; i++) made.push((await retrying(() => api.json('POST', '/plates', body))).data.attributes.uuid as string);
+    return made;
+  };
+  return {
+    plate,
+    stampTemplate: await uuid('/transfer_templates?filter[name]=Transfer%20columns%201-12'),
+    tagGroup: await uuid('/tag_groups?filter[name]=Test%20Tags%20i7'),
+    user: await uuid('/users?filter[login]=admin'),
+    destinations: { service: await make(), floor: await make() },
+  };
 }

@@ -4,10 +4,10 @@ import { COUNT_SHARDS, countShardKey, entityMarkers, recordIndexKeys, recordKey,
 import type { Answer } from './reads.ts';
 import { metadataResource, sampleResource } from './render.ts';
 
-const REQUEST_RETENTION_SECONDS = 7 * 24 * 3600;
+export const REQUEST_RETENTION_SECONDS = 7 * 24 * 3600;
 
 /** The next id of a family: one atomic `ADD` (never conflicts, never retried). */
-async function nextId(db: Db, table: string, family: string): Promise<number> {
+export async function nextId(db: Db, table: string, family: string): Promise<number> {
   const out = await db.update({
     TableName: table,
     Key: sequenceKey(family),
@@ -19,7 +19,39 @@ async function nextId(db: Db, table: string, family: string): Promise<number> {
   return out!.value as number;
 }
 
-const problem = (status: number, detail: string): Answer => ({ status, body: { errors: [{ status: String(status), title: 'Invalid request', detail }] } });
+/** A new record item as the service stores it: keys, index keys, ElectroDB markers, a fresh uuid. */
+export function newRecord(now: string, type: string, id: number, attrs: Record<string, unknown>, rels: Record<string, unknown>) {
+  return {
+    ...recordKey(type, id),
+    ...recordIndexKeys(type, id, now),
+    ...entityMarkers('record'),
+    family: type,
+    id,
+    type,
+    uuid: randomUUID(),
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+    attrs,
+    rels,
+  };
+}
+
+/** The request (outbox) item of a write, with its events, as a transaction's Put. */
+export function requestPut(table: string, now: string, events: unknown[]) {
+  const key = `auto:${randomUUID()}`;
+  return {
+    Put: {
+      TableName: table,
+      Item: { ...requestKey(key), ...entityMarkers('request'), key, committedAt: now, events, ttl: Math.floor(Date.now() / 1000) + REQUEST_RETENTION_SECONDS },
+    },
+  };
+}
+
+export const problem = (status: number, detail: string): Answer => ({
+  status,
+  body: { errors: [{ status: String(status), title: 'Invalid request', detail }] },
+});
 
 /**
  * POST /api/v2/samples, the minimum DynamoDB work of a conflict-free create: the two ids (sample,
@@ -40,25 +72,8 @@ export async function createSample(db: Db, table: string, base: string, body: st
 
   const [id, metadataId] = await Promise.all([nextId(db, table, 'samples'), nextId(db, table, 'sample_metadata')]);
   const now = new Date().toISOString();
-  const record = (type: string, recordId: number, attrs: Record<string, unknown>, rels: Record<string, unknown>) => {
-    const uuid = randomUUID();
-    return {
-      ...recordKey(type, recordId),
-      ...recordIndexKeys(type, recordId, now),
-      ...entityMarkers('record'),
-      family: type,
-      id: recordId,
-      type,
-      uuid,
-      createdAt: now,
-      updatedAt: now,
-      version: 1,
-      attrs,
-      rels,
-    };
-  };
-  const sample = record('samples', id, { name }, { studies, sample_metadata: { type: 'sample_metadata', id: metadataId } });
-  const metadata = record('sample_metadata', metadataId, {}, { sample: { type: 'samples', id } });
+  const sample = newRecord(now, 'samples', id, { name }, { studies, sample_metadata: { type: 'sample_metadata', id: metadataId } });
+  const metadata = newRecord(now, 'sample_metadata', metadataId, {}, { sample: { type: 'samples', id } });
   const event = (item: typeof sample, data: unknown) => ({
     id: randomUUID(),
     type: `${item.type}.created`,
@@ -68,7 +83,6 @@ export async function createSample(db: Db, table: string, base: string, body: st
     actor: null,
   });
   const rendered = sampleResource(base, sample);
-  const requestId = `auto:${randomUUID()}`;
   const scope = 'samples.name';
   const value = name.toLowerCase();
 
@@ -93,19 +107,7 @@ export async function createSample(db: Db, table: string, base: string, body: st
             ExpressionAttributeValues: { ':one': 1 },
           },
         },
-        {
-          Put: {
-            TableName: table,
-            Item: {
-              ...requestKey(requestId),
-              ...entityMarkers('request'),
-              key: requestId,
-              committedAt: now,
-              events: [event(sample, rendered), event(metadata, metadataResource(base, metadata))],
-              ttl: Math.floor(Date.now() / 1000) + REQUEST_RETENTION_SECONDS,
-            },
-          },
-        },
+        requestPut(table, now, [event(sample, rendered), event(metadata, metadataResource(base, metadata))]),
       ],
     });
   } catch (error) {

@@ -1,11 +1,12 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createSample } from './create.ts';
+import { stamp, tagLayout } from './lab.ts';
 import { Db } from './db.ts';
 import { getPlate, getSample, listSamples, type Answer } from './reads.ts';
 
 /**
- * The floor: a bare node:http server answering the bench's four requests with the least DynamoDB work
+ * The floor: a bare node:http server answering the bench's requests with the least DynamoDB work
  * that gives the same answer — no middy, no ElectroDB, no zod, no authentication, no validation beyond
  * what the answer needs. Reads go to the service's table (the same items); creates to a table of their own.
  */
@@ -44,6 +45,9 @@ async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: 
     return getPlate(db, options.readTable, base, id, include === PLATE_INCLUDE);
   }
   if (req.method === 'POST' && type === 'samples' && rawId === undefined) return createSample(db, options.writeTable, base, await readBody(req));
+  if (req.method === 'POST' && type === 'transfers' && rawId === undefined) return stamp(db, options.readTable, options.writeTable, base, await readBody(req));
+  if (req.method === 'POST' && type === 'tag_layouts' && rawId === undefined)
+    return tagLayout(db, options.readTable, options.writeTable, base, await readBody(req));
   return { status: 404 };
 }
 
