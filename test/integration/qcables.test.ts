@@ -204,7 +204,9 @@ describe('GET /qcables filters', () => {
     expect((included.get('lots') as any).attributes.lot_number).toBe('LOT-0001');
     expect((included.get('lot_types') as any).attributes.name).toBe('Tag Plates');
     expect((included.get('plate_purposes') as any).attributes.name).toBe('Tag Plate');
-    expect((included.get('lots') as any).relationships.template.data).toBeNull();
+    const template = (included.get('lots') as any).relationships.template.data;
+    expect(template.type).toBe('tag_layout_templates');
+    expect((included.get('tag_layout_templates') as any).attributes.name).toBe('Test i7 column');
   });
 
   it("answers limber's browser scan through the deprecated asset relationship", async () => {
@@ -215,7 +217,7 @@ describe('GET /qcables filters', () => {
     );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data[0].relationships.asset.data).toEqual({ type: 'plates', id: plate.id });
-    expect(res.body.included.map((r: any) => r.type).sort()).toEqual(['lots', 'plates']);
+    expect(res.body.included.map((r: any) => r.type).sort()).toEqual(['lots', 'plates', 'tag_layout_templates']);
   });
 
   it('refuses other filters (400)', async () => {
