@@ -139,7 +139,7 @@ async function getRelated(ctx: RequestContext, owner: StoredRecord, name: string
       matching = matching.filter((_, i) => keep[i]);
     }
   } else if (query.filters.size > 0) {
-    throw errors.filterNotAllowed(`filter[${[...query.filters.keys()][0]}]`, [...query.filters.keys()][0]!, relationship.types[0]!);
+    throw errors.filterNotAllowed(`filter[${[...query.filters.keys()][0]}]`, [...query.filters.keys()][0]!, relationship.types[0]!, []);
   }
   const sort = parseSort(query.sort);
   const page = parsePage(query, sort);

@@ -61,6 +61,9 @@ export function show(value: unknown): string {
 
 export const API_KEY_HEADER = 'X-Sequencescape-Client-Id';
 
+/** `<lead> a, b, c` in name order, or `none` when there are no names: what an error about a name the client chose lists instead. */
+const namesList = (lead: string, names: readonly string[], none: string): string => (names.length > 0 ? `${lead} ${[...names].sort().join(', ')}` : none);
+
 export const errors = {
   unauthorized: () =>
     error(401, 'unauthorized', 'Unauthorized', `Please ensure a valid API key is provided for header '${API_KEY_HEADER}'.`, { header: API_KEY_HEADER }),
@@ -79,12 +82,14 @@ export const errors = {
     error(406, 'not_acceptable', 'Not acceptable', `Accept ${show(accept)} names no media type this service produces; use application/vnd.api+json`, {
       header: 'Accept',
     }),
-  unsupportedMediaType: (contentType: string | undefined) =>
+  unsupportedMediaType: (contentType: string | undefined, parameters: readonly string[] = []) =>
     error(
       415,
       'unsupported_media_type',
       'Unsupported media type',
-      `Content-Type ${contentType === undefined ? 'is missing' : `${show(contentType)} is not supported`}; writes must use application/vnd.api+json`,
+      parameters.length > 0
+        ? `Content-Type ${show(contentType)} has the media type parameter ${parameters.map((p) => show(p)).join(', ')}, which JSON:API does not allow (only ext and profile); send application/vnd.api+json without it`
+        : `Content-Type ${contentType === undefined ? 'is missing' : `${show(contentType)} is not supported`}; writes must use application/vnd.api+json`,
       { header: 'Content-Type' },
     ),
   payloadTooLarge: (limit: number) => error(413, 'payload_too_large', 'Payload too large', `request bodies are limited to ${limit} bytes`),
@@ -109,12 +114,24 @@ export const errors = {
   /** An inbound message (lib/jsonapi/message.ts) of the wrong shape; the pointer is into the message. */
   invalidMessage: (pointer: string, detail: string) => error(400, 'invalid_message', 'Invalid message', detail, { pointer }),
   invalidParameter: (parameter: string, detail: string) => error(400, 'invalid_parameter', 'Invalid query parameter', detail, { parameter }),
-  filterNotAllowed: (parameter: string, name: string, type: string) =>
-    error(400, 'filter_not_allowed', 'Filter not allowed', `${name} is not an allowed filter for ${type}`, { parameter }),
-  invalidInclude: (path: string, relationship: string, type: string) =>
-    error(400, 'invalid_include', 'Invalid include', `${relationship} is not a valid relationship of ${type} (in include path ${show(path)})`, {
-      parameter: 'include',
-    }),
+  filterNotAllowed: (parameter: string, name: string, type: string, allowed: readonly string[]) =>
+    error(
+      400,
+      'filter_not_allowed',
+      'Filter not allowed',
+      `${name} is not an allowed filter for ${type}; ${namesList('its filters are', allowed, 'it has no filters')}`,
+      {
+        parameter,
+      },
+    ),
+  invalidInclude: (path: string, relationship: string, type: string, valid: readonly string[]) =>
+    error(
+      400,
+      'invalid_include',
+      'Invalid include',
+      `${relationship} is not a valid relationship of ${type} (in include path ${show(path)}); ${namesList('its relationships are', valid, 'it has no relationships')}`,
+      { parameter: 'include' },
+    ),
   invalidField: (parameter: string, detail: string) => error(400, 'invalid_field', 'Invalid field', detail, { parameter }),
   invalidSort: (field: string) =>
     error(

@@ -7,7 +7,9 @@ import { readRange, recordKey, type IndexRange, type StoredRecord, type TermHit 
 /** Filters: names checked, each planned as index ranges (or a direct lookup), small ones read whole, records tested in memory. */
 
 export function checkFilterNames(def: ResourceDef, filters: Map<string, string[]>): void {
-  const problems = [...filters.keys()].filter((name) => !own(def.filters, name)).map((name) => errors.filterNotAllowed(`filter[${name}]`, name, def.type));
+  const problems = [...filters.keys()]
+    .filter((name) => !own(def.filters, name))
+    .map((name) => errors.filterNotAllowed(`filter[${name}]`, name, def.type, Object.keys(def.filters)));
   if (problems.length > 0) throw JsonApiError.all(problems);
 }
 

@@ -38,7 +38,8 @@ export function parseIncludes(registry: Registry, rootTypes: readonly string[], 
     let node = tree;
     for (const segment of segments) {
       const relationships = types.map((t) => own(registry.get(t)?.relationships, segment)).filter((r): r is RelationshipDef => r !== undefined);
-      if (relationships.length === 0) throw errors.invalidInclude(path, segment, types.join(' / '));
+      if (relationships.length === 0)
+        throw errors.invalidInclude(path, segment, types.join(' / '), [...new Set(types.flatMap((t) => Object.keys(registry.get(t)?.relationships ?? {})))]);
       types = [...new Set(relationships.flatMap((r) => targetTypes(registry, r)))];
       let child = node.get(segment);
       if (!child) {

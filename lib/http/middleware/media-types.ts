@@ -34,7 +34,11 @@ export function mediaTypes(): middy.MiddlewareObj<APIGatewayProxyEventV2, unknow
       if (request.method === 'POST' || request.method === 'PATCH') {
         const contentType = request.headers['content-type'];
         const parsed = contentType === undefined ? [] : parseMediaTypes(contentType);
-        if (parsed.length !== 1 || !plainJsonApi(parsed[0]!)) throw errors.unsupportedMediaType(contentType);
+        if (parsed.length !== 1 || !plainJsonApi(parsed[0]!)) {
+          // A JSON:API type with a parameter it does not allow (`charset=utf-8`): say the parameter is the problem.
+          const extra = parsed.length === 1 && parsed[0]!.type === JSON_API ? [...parsed[0]!.params.keys()].filter((k) => k !== 'ext' && k !== 'profile') : [];
+          throw errors.unsupportedMediaType(contentType, extra);
+        }
       }
       const accept = request.headers.accept;
       if (accept === undefined || accept.trim() === '') return;
