@@ -1,0 +1,41 @@
+import type middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { config } from '#lib/config.ts';
+import { baseUrl } from '#lib/http/base-url.ts';
+import { finishResponse } from '#lib/http/middleware/request-log.ts';
+import { toResult, type LtsContext } from '#lib/http/request.ts';
+import type { Registry } from '#lib/jsonapi/registry.ts';
+
+/**
+ * What a newcomer (or a load balancer) asks first, answered early like the CORS preflight (middy skips
+ * `after`, so each is logged and finished here): `GET /health` without a key, telling only that the
+ * service answers; `GET /api/v2` with a key, the index of the types it serves with their collection links.
+ */
+const isGet = (method: string) => method === 'GET';
+
+export function health(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext> {
+  return {
+    before: (request) => {
+      const { method, path } = request.context.lts.request;
+      if (!isGet(method) || path !== '/health') return undefined;
+      return finishResponse(
+        request,
+        toResult({ status: 200, headers: { 'Cache-Control': 'no-store' }, body: JSON.stringify({ meta: { status: 'ok' } }) }, request.context.lts.requestId),
+      );
+    },
+  };
+}
+
+export function serviceIndex(registry: Registry): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext> {
+  return {
+    before: (request) => {
+      const { method, path, headers } = request.context.lts.request;
+      if (!isGet(method) || (path !== '/api/v2' && path !== '/api/v2/')) return undefined;
+      const base = `${baseUrl(config().LTS_BASE_URL, headers)}/api/v2`;
+      // Each type with its collection's URL (in meta: JSON:API's top-level links take only its own names).
+      const types = Object.fromEntries([...registry.types].sort().map((type) => [type, `${base}/${type}`]));
+      const document = { meta: { types }, links: { self: base } };
+      return finishResponse(request, toResult({ status: 200, headers: {}, body: JSON.stringify(document) }, request.context.lts.requestId));
+    },
+  };
+}
