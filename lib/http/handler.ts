@@ -9,7 +9,7 @@ import { preflight } from '#lib/http/middleware/preflight.ts';
 import { requestContext } from '#lib/http/middleware/request-context.ts';
 import { requestLog } from '#lib/http/middleware/request-log.ts';
 import { route } from '#lib/http/middleware/route.ts';
-import { health, serviceIndex } from '#lib/http/middleware/service-root.ts';
+import { apiDescription, health, serviceIndex } from '#lib/http/middleware/service-root.ts';
 import { baseUrl } from '#lib/http/base-url.ts';
 import { toResult, type LtsContext } from '#lib/http/request.ts';
 import { newRequestContext } from '#lib/jsonapi/context.ts';
@@ -23,8 +23,8 @@ export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) =>
 
 /**
  * The one middy chain every function shares. `before`, in the contract's order of checks: the request
- * context (request id, the ApiRequest, the parsed path), the CORS preflight and `GET /health` (answered
- * without a key), authentication (401), the `/api/v2` index, routing (404/405/403), media types (415/406) and the body limit (413); then the
+ * context (request id, the ApiRequest, the parsed path), the CORS preflight, `GET /health` and the
+ * OpenAPI document (answered without a key), authentication (401), the `/api/v2` index, routing (404/405/403), media types (415/406) and the body limit (413); then the
  * engine. `onError`: the JSON:API error mapping (503 with Retry-After for capacity faults, a bare 500 for
  * anything unexpected). `after` and `onError`: the request log line and X-DynamoDB-Calls.
  *
@@ -38,6 +38,7 @@ function createChain(resources: Registry, served: readonly string[]) {
     .use(jsonApiErrors())
     .use(preflight())
     .use(health())
+    .use(apiDescription(resources))
     .use(authenticate())
     .use(serviceIndex(resources))
     .use(route(resources, served))

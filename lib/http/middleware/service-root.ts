@@ -4,12 +4,14 @@ import { config } from '#lib/config.ts';
 import { baseUrl } from '#lib/http/base-url.ts';
 import { finishResponse } from '#lib/http/middleware/request-log.ts';
 import { toResult, type LtsContext } from '#lib/http/request.ts';
+import { openApiDocument } from '#lib/jsonapi/openapi.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 
 /**
  * What a newcomer (or a load balancer) asks first, answered early like the CORS preflight (middy skips
  * `after`, so each is logged and finished here): `GET /health` without a key, telling only that the
- * service answers; `GET /api/v2` with a key, the index of the types it serves with their collection links.
+ * service answers; `GET /api/v2/openapi.json`, the API's description (no data, so no key either);
+ * `GET /api/v2` with a key, the index of the types it serves with their collection links.
  */
 const isGet = (method: string) => method === 'GET';
 
@@ -36,6 +38,25 @@ export function serviceIndex(registry: Registry): middy.MiddlewareObj<APIGateway
       const types = Object.fromEntries([...registry.types].sort().map((type) => [type, `${base}/${type}`]));
       const document = { meta: { types }, links: { self: base } };
       return finishResponse(request, toResult({ status: 200, headers: {}, body: JSON.stringify(document) }, request.context.lts.requestId));
+    },
+  };
+}
+
+/** The OpenAPI document, generated once per server URL (it depends on nothing else). */
+const descriptions = new Map<string, string>();
+
+export function apiDescription(registry: Registry): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext> {
+  return {
+    before: (request) => {
+      const { method, path, headers } = request.context.lts.request;
+      if (!isGet(method) || path !== '/api/v2/openapi.json') return undefined;
+      const server = baseUrl(config().LTS_BASE_URL, headers);
+      let body = descriptions.get(server);
+      if (!body) {
+        body = JSON.stringify(openApiDocument(registry, server));
+        descriptions.set(server, body);
+      }
+      return finishResponse(request, toResult({ status: 200, headers: { 'Content-Type': 'application/json' }, body }, request.context.lts.requestId));
     },
   };
 }

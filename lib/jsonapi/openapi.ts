@@ -1,0 +1,250 @@
+import { z } from 'zod';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#lib/jsonapi/paging.ts';
+import type { Registry } from '#lib/jsonapi/registry.ts';
+import type { AttributeDef, ResourceDef } from '#lib/jsonapi/resource.ts';
+
+/**
+ * The API's OpenAPI 3.1 description, generated from the resource definitions (never written by hand):
+ * every type's paths and methods, its filters, includes, sparse fieldsets, paging and sorting, the
+ * documents it reads and writes (attribute schemas from the same zod schemas that validate them), and the
+ * JSON:API error responses. Served at `/api/v2/openapi.json` (lib/http/middleware/service-root.ts).
+ */
+
+type Json = Record<string, unknown>;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const jsonApi = (schema: Json) => ({ 'application/vnd.api+json': { schema } });
+
+/** An attribute's value as JSON Schema (2020-12, OpenAPI 3.1's dialect); null allowed unless required. */
+function attributeSchema(attribute: AttributeDef): Json {
+  const { $schema: _, ...schema } = z.toJSONSchema(attribute.schema, { unrepresentable: 'any', io: 'output' }) as Json;
+  return attribute.required ? schema : { anyOf: [schema, { type: 'null' }] };
+}
+
+const readable = (def: ResourceDef) => Object.entries(def.attributes).filter(([, a]) => a.access !== 'W');
+const writable = (def: ResourceDef, mode: 'create' | 'update') =>
+  Object.entries(def.attributes).filter(([, a]) =>
+    mode === 'create' ? a.access !== 'R' || a.acceptOnCreate : (a.access === 'RW' || a.access === 'W') && !a.acceptOnCreate && !a.get,
+  );
+const writableRelationships = (def: ResourceDef, mode: 'create' | 'update') =>
+  Object.entries(def.relationships).filter(([, r]) => (mode === 'create' ? r.access !== 'R' || r.acceptOnCreate : r.access === 'RW' || r.access === 'W'));
+
+/** The resource object a type renders. */
+function resourceSchema(def: ResourceDef): Json {
+  return {
+    type: 'object',
+    required: ['type', 'id'],
+    properties: {
+      type: { const: def.type },
+      id: { type: 'string', pattern: '^[1-9][0-9]*$' },
+      attributes: { type: 'object', properties: Object.fromEntries(readable(def).map(([name, a]) => [name, attributeSchema(a)])) },
+      relationships: { type: 'object', properties: Object.fromEntries(Object.keys(def.relationships).map((name) => [name, ref('Relationship')])) },
+      links: ref('Links'),
+    },
+  };
+}
+
+/** The document a POST or PATCH sends. */
+function writeSchema(def: ResourceDef, mode: 'create' | 'update'): Json {
+  const attributes = writable(def, mode);
+  const relationships = writableRelationships(def, mode);
+  const required = (list: [string, { required?: boolean }][]) => list.filter(([, d]) => mode === 'create' && d.required).map(([n]) => n);
+  return {
+    type: 'object',
+    required: ['data'],
+    properties: {
+      data: {
+        type: 'object',
+        required: mode === 'update' ? ['type', 'id'] : ['type'],
+        properties: {
+          type: { const: def.type },
+          ...(mode === 'update' ? { id: { type: 'string' } } : {}),
+          attributes: {
+            type: 'object',
+            additionalProperties: false,
+            required: required(attributes),
+            properties: Object.fromEntries(attributes.map(([name, a]) => [name, attributeSchema(a)])),
+          },
+          relationships: {
+            type: 'object',
+            additionalProperties: false,
+            properties: Object.fromEntries(relationships.map(([name, r]) => [name, r.kind === 'many' ? ref('ToManyLinkage') : ref('ToOneLinkage')])),
+          },
+        },
+      },
+    },
+  };
+}
+
+const errorResponses = (statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }]));
+
+const READ_ERRORS = [400, 401, 403, 404, 406, 503];
+const WRITE_ERRORS = [400, 401, 403, 404, 405, 409, 413, 415, 422, 503];
+
+function queryParameters(registry: Registry, def: ResourceDef, collection: boolean): Json[] {
+  const fieldTypes = [def.type, ...Object.values(def.relationships).flatMap((r) => r.types)];
+  const parameters: Json[] = [
+    {
+      name: 'include',
+      in: 'query',
+      schema: { type: 'string' },
+      description: `Relationship paths to include, comma-separated: ${Object.keys(def.relationships).join(', ')}`,
+    },
+    ...[...new Set(fieldTypes)]
+      .filter((t) => registry.get(t))
+      .map((t) => ({ name: `fields[${t}]`, in: 'query', schema: { type: 'string' }, description: `Fields of ${t} to render` })),
+  ];
+  if (!collection) return parameters;
+  return [
+    ...parameters,
+    ...Object.keys(def.filters).map((name) => ({
+      name: `filter[${name}]`,
+      in: 'query',
+      schema: { type: 'string' },
+      description: 'One value or several, comma-separated',
+    })),
+    { name: 'page[number]', in: 'query', schema: { type: 'integer', minimum: 1 } },
+    { name: 'page[size]', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE } },
+    { name: 'sort', in: 'query', schema: { type: 'string', enum: ['id', '-id', 'created_at', '-created_at', 'updated_at', '-updated_at'] } },
+  ];
+}
+
+const document = (data: Json) => ({
+  type: 'object',
+  required: ['data'],
+  properties: { data, included: { type: 'array', items: { type: 'object' } }, links: ref('Links'), meta: { type: 'object' } },
+});
+const ok = (description: string, data: Json) => ({ description, content: jsonApi(document(data)) });
+
+function typePaths(registry: Registry, def: ResourceDef): Record<string, Json> {
+  const base = `/api/v2/${def.type}`;
+  const tag = [def.type];
+  const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+  const paths: Record<string, Json> = {};
+  const collection: Json = {};
+  if (def.methods.includes('list'))
+    collection.get = {
+      tags: tag,
+      summary: `List ${def.type}`,
+      parameters: queryParameters(registry, def, true),
+      responses: { '200': ok(`A page of ${def.type}`, { type: 'array', items: ref(def.type) }), ...errorResponses(READ_ERRORS) },
+    };
+  if (def.methods.includes('create'))
+    collection.post = {
+      tags: tag,
+      summary: `Create a ${def.type} record`,
+      parameters: [{ name: 'Idempotency-Key', in: 'header', schema: { type: 'string', maxLength: 255 } }, ...queryParameters(registry, def, false)],
+      requestBody: { required: true, content: jsonApi(ref(`${def.type}.create`)) },
+      responses: { '201': ok('Created', ref(def.type)), ...errorResponses(WRITE_ERRORS) },
+    };
+  if (Object.keys(collection).length > 0) paths[base] = collection;
+  const item: Json = {};
+  if (def.methods.includes('read'))
+    item.get = {
+      tags: tag,
+      summary: `Read a ${def.type} record`,
+      parameters: [idParameter, ...queryParameters(registry, def, false)],
+      responses: { '200': ok('The record', ref(def.type)), ...errorResponses(READ_ERRORS) },
+    };
+  if (def.methods.includes('update'))
+    item.patch = {
+      tags: tag,
+      summary: `Update a ${def.type} record`,
+      parameters: [idParameter, ...queryParameters(registry, def, false)],
+      requestBody: { required: true, content: jsonApi(ref(`${def.type}.update`)) },
+      responses: { '200': ok('Updated', ref(def.type)), ...errorResponses(WRITE_ERRORS) },
+    };
+  if (Object.keys(item).length > 0) paths[`${base}/{id}`] = item;
+  if (def.methods.includes('read')) {
+    for (const [name, relationship] of Object.entries(def.relationships)) {
+      const data = relationship.kind === 'many' ? { type: 'array', items: { type: 'object' } } : { anyOf: [{ type: 'object' }, { type: 'null' }] };
+      paths[`${base}/{id}/${name}`] = {
+        get: {
+          tags: tag,
+          summary: `The ${name} of a ${def.type} record`,
+          parameters: [idParameter],
+          responses: { '200': ok(`Related ${relationship.types.join(' or ')}`, data), ...errorResponses(READ_ERRORS) },
+        },
+      };
+      paths[`${base}/{id}/relationships/${name}`] = {
+        get: { tags: tag, summary: `Linkage of ${name}`, parameters: [idParameter], responses: { '200': ok('Linkage', data), ...errorResponses(READ_ERRORS) } },
+      };
+    }
+  }
+  for (const name of Object.keys(def.actions ?? {})) {
+    paths[`${base}/${name}`] = {
+      post: {
+        tags: tag,
+        summary: `${def.type} ${name}`,
+        requestBody: {
+          required: true,
+          content: jsonApi({ type: 'object', required: ['data'], properties: { data: { type: 'array', items: ref(`${def.type}.create`) } } }),
+        },
+        responses: { '201': ok('Created', { type: 'array', items: ref(def.type) }), ...errorResponses(WRITE_ERRORS) },
+      },
+    };
+  }
+  return paths;
+}
+
+const ERROR_TITLES: Record<number, string> = {
+  400: 'Bad request: a malformed document, query or header',
+  401: 'No valid X-Sequencescape-Client-Id',
+  403: 'The key may not do this (read scope), or a client-generated id',
+  404: 'No such record or route',
+  405: 'Method not allowed here (see Allow)',
+  406: 'Accept cannot be met',
+  409: 'Conflict: a concurrent write to the same record, or a type mismatch',
+  413: 'Body too large',
+  415: 'Content-Type is not application/vnd.api+json',
+  422: 'A value the rules refuse: the pointer names it',
+  503: 'DynamoDB is throttling or unavailable: retry after Retry-After',
+};
+
+/** The OpenAPI 3.1 document of the types a registry serves, with `serverUrl` as its server. */
+export function openApiDocument(registry: Registry, serverUrl: string): Json {
+  const defs = [...registry.types].sort().map((type) => registry.require(type));
+  const schemas: Json = {
+    Links: { type: 'object', additionalProperties: { type: 'string' } },
+    Linkage: { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string' }, id: { type: 'string' } } },
+    ToOneLinkage: { type: 'object', required: ['data'], properties: { data: { anyOf: [ref('Linkage'), { type: 'null' }] } } },
+    ToManyLinkage: { type: 'object', required: ['data'], properties: { data: { type: 'array', items: ref('Linkage') } } },
+    Relationship: { type: 'object', properties: { links: ref('Links'), data: {} } },
+    Error: {
+      type: 'object',
+      properties: {
+        status: { type: 'string' },
+        code: { type: 'string' },
+        title: { type: 'string' },
+        detail: { type: 'string' },
+        source: { type: 'object', properties: { pointer: { type: 'string' }, parameter: { type: 'string' }, header: { type: 'string' } } },
+      },
+    },
+    Errors: { type: 'object', required: ['errors'], properties: { errors: { type: 'array', items: ref('Error') } } },
+  };
+  for (const def of defs) {
+    schemas[def.type] = resourceSchema(def);
+    if (def.methods.includes('create') || def.actions) schemas[`${def.type}.create`] = writeSchema(def, 'create');
+    if (def.methods.includes('update')) schemas[`${def.type}.update`] = writeSchema(def, 'update');
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Laboratory Tracking Service',
+      version: '2',
+      description: 'JSON:API v2 for laboratory material: samples, labware, transfers, tag layouts, QC and work requests.',
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ clientId: [] }],
+    tags: defs.map((def) => ({ name: def.type })),
+    paths: Object.assign({}, ...defs.map((def) => typePaths(registry, def))),
+    components: {
+      securitySchemes: { clientId: { type: 'apiKey', in: 'header', name: 'X-Sequencescape-Client-Id' } },
+      schemas,
+      responses: Object.fromEntries(
+        Object.entries(ERROR_TITLES).map(([status, description]) => [`Error${status}`, { description, content: jsonApi(ref('Errors')) }]),
+      ),
+    },
+  };
+}
