@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { portProblem } from '#lib/local/dynamodb.ts';
@@ -31,6 +31,9 @@ const env = parsed.data;
 const dataDir = resolve(env.LTS_DATA_DIR);
 // The admin command line finds the running DynamoDB Local through this file.
 const endpointFile = join(dataDir, 'endpoint.json');
+/** The development key of this data dir (unless LTS_DEV_API_KEY gives one). */
+const devKeyFile = join(dataDir, 'dev-api-key');
+const readDevKey = (): string | undefined => (existsSync(devKeyFile) ? readFileSync(devKeyFile, 'utf8').trim() || undefined : undefined);
 
 let service: LocalService | undefined;
 let stopping = false;
@@ -67,10 +70,13 @@ try {
     async prepare(dynamo) {
       console.log(`DynamoDB Local at ${dynamo.endpoint} (pid ${dynamo.pid}), data ${env.LTS_IN_MEMORY ? 'in memory' : `in ${join(dataDir, 'dynamodb')}`}`);
       writeFileSync(endpointFile, JSON.stringify({ dynamodb: dynamo.endpoint, pid: process.pid }));
+      // The key made once for this data dir, kept beside the data: a client configured with it keeps working across restarts.
+      devKey ??= readDevKey();
       if (devKey) await ensureApiKey('dev-write', 'write', devKey);
       else {
         await revokeApiKey('dev-write');
         devKey = await createApiKey('dev-write', 'write');
+        writeFileSync(devKeyFile, `${devKey}\n`, { mode: 0o600 });
       }
       if (env.LTS_DEV_READ_API_KEY) await ensureApiKey('dev-read', 'read', env.LTS_DEV_READ_API_KEY);
     },

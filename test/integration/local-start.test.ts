@@ -246,6 +246,26 @@ describe('npm start checks its ports before it starts Java', () => {
   });
 });
 
+describe('the development key', () => {
+  it('stays the same across restarts of one data dir, so a configured client keeps working', SLOW, async () => {
+    const dataDir = tempDir();
+    const keyOf = async () => {
+      const run = start({ PORT: '0', LTS_DATA_DIR: dataDir });
+      const [, key] = await run.waitFor(/Development API key \(write\): (\S+)/);
+      const [, port] = await run.waitFor(/listening on http:\/\/localhost:(\d+)/);
+      const res = await fetch(`http://localhost:${port}/api/v2/studies`, { headers: { 'X-Sequencescape-Client-Id': key! } });
+      run.child.kill('SIGTERM');
+      await run.exited;
+      return { key: key!, status: res.status };
+    };
+    const first = await keyOf();
+    const second = await keyOf();
+    expect(first.status).toBe(200);
+    expect(second).toEqual(first);
+    expect(readFileSync(join(dataDir, 'dev-api-key'), 'utf8').trim()).toBe(first.key);
+  });
+});
+
 describe('npm start never leaves DynamoDB Local running', () => {
   it('stops it when start-up fails after it started', SLOW, async () => {
     // A data directory whose endpoint file cannot be written: start-up fails once DynamoDB Local answers.
