@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { submitMessages, failed, MessageFileError, resultLine } from '#lib/admin/submit.ts';
@@ -13,11 +13,12 @@ import { createApiKey, KeyNameTaken, listApiKeys, revokeApiKey, type KeyScope } 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
 Commands:
-  keys create --name <name> --scope <read|write> [--key <value>]   register a key; prints it once
+  keys create --name <name> --scope <read|write> [--key <value>]   register a key (given: at least 16 characters); prints it once
   keys revoke --name <name>                                       revoke a key
   keys list                                                       list key names and scopes
   load <file.json>                                                load reference data (see docs/reference-data.md)
   load-defaults                                                   load the built-in default reference data
+  reset                                                           delete the local service's data (LTS_DATA_DIR); it must be stopped
   submit <messages.json|.ndjson>                                  run inbound messages {method, path, body, idempotency_key}
                                                                   as the identity "admin" (write); prints one line per
                                                                   message: number, status, Location/records or errors;
@@ -31,13 +32,46 @@ Target store (first that applies):
                                DynamoDB Local, or one started for the command`;
 
 class UsageError extends Error {}
+/** A problem with what the command was given (a file, a value): one line, exit status 1. */
+class InputError extends Error {}
+
+/** A key given on the command line: guessable keys are refused. */
+const MIN_KEY_LENGTH = 16;
+
+/** The local service's data dir. */
+const localDataDir = () => resolve(process.env.LTS_DATA_DIR ?? '.lts');
+
+/** A JSON file's content, or one line saying why it cannot be had. */
+function readJsonFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(resolve(file), 'utf8');
+  } catch (error) {
+    throw new InputError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new InputError(`${file} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Deletes the local data (never while the service runs on it: its DynamoDB Local holds the files). */
+function resetLocalData(): void {
+  const dataDir = localDataDir();
+  const endpointFile = join(dataDir, 'endpoint.json');
+  if (existsSync(endpointFile) && isRunning((JSON.parse(readFileSync(endpointFile, 'utf8')) as { pid: number }).pid))
+    throw new InputError(`the local service is running on ${dataDir}; stop it (Ctrl-C) first`);
+  rmSync(dataDir, { recursive: true, force: true });
+  console.log(`Deleted ${dataDir}. The next npm start begins with an empty store, the default reference data and a new development key.`);
+}
 
 async function connect(aws: boolean): Promise<LocalDynamo | undefined> {
   if (aws || process.env.LTS_DYNAMODB_ENDPOINT) {
     resetConfig();
     return undefined;
   }
-  const dataDir = resolve(process.env.LTS_DATA_DIR ?? '.lts');
+  const dataDir = localDataDir();
   const endpointFile = join(dataDir, 'endpoint.json');
   const table = process.env.LTS_TABLE_NAME ?? 'lts';
   if (existsSync(endpointFile)) {
@@ -62,20 +96,32 @@ function isRunning(pid: number): boolean {
   }
 }
 
+const OPTIONS = {
+  name: { type: 'string' },
+  scope: { type: 'string' },
+  key: { type: 'string' },
+  aws: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The command line's options and words; an unknown or malformed option is a usage error, not a stack trace. */
+function parseOptions(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 async function run(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      scope: { type: 'string' },
-      key: { type: 'string' },
-      aws: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = parseOptions(argv);
   const [command, sub, file] = positionals;
   if (values.help || !command) throw new UsageError('');
+  if (command === 'reset') return resetLocalData();
+  if (command === 'keys' && sub === 'create' && values.key !== undefined && values.key.length < MIN_KEY_LENGTH)
+    throw new InputError(`--key must have at least ${MIN_KEY_LENGTH} characters (a short key is easily guessed); leave it out to get a random one`);
+  // Read before connecting: a bad file needs no store.
+  const document = command === 'load' && sub ? readJsonFile(sub) : undefined;
 
   const started = await connect(values.aws ?? false);
   try {
@@ -91,7 +137,6 @@ async function run(argv: string[]): Promise<void> {
     } else if (command === 'keys' && sub === 'list') {
       for (const k of await listApiKeys()) console.log(`${k.name}\t${k.scope}\t${k.createdAt}`);
     } else if (command === 'load' && sub) {
-      const document = JSON.parse(readFileSync(resolve(sub), 'utf8')) as unknown;
       console.log(report(await loadReferenceData(registry, document)));
     } else if (command === 'load-defaults') {
       console.log(report(await loadReferenceData(registry, defaultReferenceData())));
@@ -138,7 +183,7 @@ try {
     if (error.message) console.error(`Error: ${error.message}\n`);
     console.error(USAGE);
     process.exitCode = 2;
-  } else if (error instanceof ReferenceDataError || error instanceof KeyNameTaken || error instanceof MessageFileError) {
+  } else if (error instanceof ReferenceDataError || error instanceof KeyNameTaken || error instanceof MessageFileError || error instanceof InputError) {
     console.error(`Error: ${error.message}`);
     process.exitCode = 1;
   } else {

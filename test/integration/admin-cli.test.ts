@@ -1,0 +1,59 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+
+/**
+ * The admin command line answers bad files and arguments with one clear line each (never a stack trace),
+ * refuses guessable keys, and resets local data. None of these cases needs a store, so none starts one.
+ */
+
+const dir = mkdtempSync(join(tmpdir(), 'lts-admin-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function admin(...args: string[]) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('LTS_')));
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'lib/admin/cli.ts', ...args], {
+    env: { ...env, LTS_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    encoding: 'utf8',
+  });
+  return { code: run.status, out: run.stdout, err: run.stderr };
+}
+
+const oneLine = (text: string) => text.trim().split('\n');
+
+it('a missing or malformed reference data file: one line, exit 1', () => {
+  const missing = admin('load', join(dir, 'nope.json'));
+  expect(missing.code).toBe(1);
+  expect(oneLine(missing.err)).toEqual([`Error: cannot read ${join(dir, 'nope.json')}: no such file`]);
+  const bad = join(dir, 'bad.json');
+  writeFileSync(bad, '{"users": [');
+  const malformed = admin('load', bad);
+  expect(malformed.code).toBe(1);
+  expect(oneLine(malformed.err)).toHaveLength(1);
+  expect(malformed.err).toMatch(/^Error: .*bad\.json is not valid JSON: /);
+});
+
+it('an unknown option is a usage error, not a stack trace', () => {
+  const run = admin('keys', 'list', '--colour', 'red');
+  expect(run.code).toBe(2);
+  expect(run.err).toMatch(/^Error: Unknown option '--colour'/);
+  expect(run.err).toContain('Usage: npm run admin');
+  expect(run.err).not.toMatch(/\n\s+at /);
+});
+
+it('refuses a key shorter than 16 characters', () => {
+  const run = admin('keys', 'create', '--name', 'lab', '--scope', 'write', '--key', 'short-key');
+  expect(run.code).toBe(1);
+  expect(oneLine(run.err)).toEqual(['Error: --key must have at least 16 characters (a short key is easily guessed); leave it out to get a random one']);
+});
+
+it('reset deletes the local data dir', () => {
+  mkdirSync(join(dir, 'data', 'dynamodb'), { recursive: true });
+  writeFileSync(join(dir, 'data', 'dev-api-key'), 'k');
+  const run = admin('reset');
+  expect(run.code, run.err).toBe(0);
+  expect(run.out).toContain('Deleted');
+  expect(existsSync(join(dir, 'data'))).toBe(false);
+});
