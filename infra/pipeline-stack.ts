@@ -1,5 +1,6 @@
 import { Stack, type StackProps, Stage, type StageProps } from 'aws-cdk-lib';
 import { LinuxBuildImage } from 'aws-cdk-lib/aws-codebuild';
+import { PipelineType } from 'aws-cdk-lib/aws-codepipeline';
 import { CodePipeline, CodePipelineSource, ManualApprovalStep, ShellStep } from 'aws-cdk-lib/pipelines';
 import type { Construct } from 'constructs';
 import { acknowledgePipelineFindings } from './nag.ts';
@@ -42,6 +43,7 @@ export class PipelineStack extends Stack {
     super(scope, id, props);
     const { repository, branch, connectionArn } = props.source;
     this.pipeline = new CodePipeline(this, 'Pipeline', {
+      pipelineType: PipelineType.V2,
       synth: new ShellStep('Synth', {
         input: CodePipelineSource.connection(repository, branch, { connectionArn }),
         // The synth passes the source on, so that the pipeline's self-update keeps it.
