@@ -1,0 +1,38 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { esbuildOptions, functionEntries } from './bundling.ts';
+import { PROJECT_ROOT } from './function.ts';
+
+/** Lambda accepts larger code, but a bundle past 1 MB means something heavy slipped onto the request path. */
+export const BUNDLE_LIMIT_BYTES = 1_048_576;
+
+/**
+ * Bundles every function (the route entries and the event entries) with the options the stack gives
+ * NodejsFunction, in one esbuild call, into a temporary directory; returns each bundle's size in bytes
+ * (its index.js, without the source map) by function name. The directory is removed afterwards.
+ */
+export async function bundleSizes(): Promise<Record<string, number>> {
+  const outdir = mkdtempSync(join(tmpdir(), 'lts-bundles-'));
+  try {
+    const entries = Object.fromEntries(Object.entries(functionEntries()).map(([name, entry]) => [`${name}/index`, join(PROJECT_ROOT, entry)]));
+    await build({ ...esbuildOptions(entries, outdir), absWorkingDir: PROJECT_ROOT });
+    return Object.fromEntries(Object.keys(functionEntries()).map((name) => [name, statSync(join(outdir, name, 'index.js')).size]));
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+/** `npm run bundles`: one line per function, largest first, and exit 1 if any is over the limit. */
+async function main(): Promise<void> {
+  const sizes = Object.entries(await bundleSizes()).sort(([, a], [, b]) => b - a);
+  for (const [name, bytes] of sizes) console.log(`${(bytes / 1024).toFixed(1).padStart(8)} KB  ${name}`);
+  const over = sizes.filter(([, bytes]) => bytes > BUNDLE_LIMIT_BYTES);
+  if (over.length > 0) {
+    console.error(`over ${BUNDLE_LIMIT_BYTES} bytes: ${over.map(([name]) => name).join(', ')}`);
+    process.exitCode = 1;
+  }
+}
+
+if (process.argv[1] === import.meta.filename) await main();

@@ -1,0 +1,44 @@
+import type { BuildOptions } from 'esbuild';
+import { entryFile, routes } from '#lib/routes.ts';
+
+/**
+ * How every function is bundled, in one place: the stack hands these options to `NodejsFunction`
+ * (infra/function.ts), and `npm run bundles` (infra/bundles.ts) runs esbuild with the same ones, so the
+ * sizes it reports are the sizes deployed.
+ */
+export const bundling = {
+  target: 'node22',
+  minify: true,
+  sourceMap: true,
+  /** CommonJS: nothing on the request path needs ESM (no top-level await, no import.meta), and CJS dependencies bundle without a require shim. */
+  format: 'cjs',
+  /** The Lambda Node.js runtime ships the AWS SDK v3. */
+  externalModules: ['@aws-sdk/*'],
+} as const;
+
+/** The event functions' entries (DynamoDB stream publisher and inbound queue consumer; lib/events/). */
+export const eventEntries = {
+  publisher: 'functions/events/publisher.ts',
+  inbound: 'functions/events/inbound.ts',
+} as const;
+
+/** Every function of the app by name: one per route of lib/routes.ts, and the two event functions. */
+export function functionEntries(): Record<string, string> {
+  return { ...Object.fromEntries(routes.map((route) => [route.name, entryFile(route)])), ...eventEntries };
+}
+
+/** The esbuild options `NodejsFunction` derives from `bundling` (its CLI call: `--bundle --platform=node …`), for a build of several entries. */
+export function esbuildOptions(entryPoints: Record<string, string>, outdir: string): BuildOptions {
+  return {
+    entryPoints,
+    outdir,
+    bundle: true,
+    platform: 'node',
+    target: bundling.target,
+    format: bundling.format,
+    minify: bundling.minify,
+    sourcemap: bundling.sourceMap,
+    external: [...bundling.externalModules],
+    logLevel: 'warning',
+  };
+}

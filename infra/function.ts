@@ -1,0 +1,59 @@
+import { resolve } from 'node:path';
+import type { Duration } from 'aws-cdk-lib';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, type OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { bundling } from './bundling.ts';
+import type { StageSettings } from './stage.ts';
+
+/** The repository root: entries, package-lock.json and node_modules are resolved from it. */
+export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
+
+export interface ServiceFunctionProps {
+  /** Entry file relative to the repository root (`functions/<name>.ts`). */
+  entry: string;
+  stage: StageSettings;
+  environment: Record<string, string>;
+  timeout: Duration;
+  memorySize: number;
+  description: string;
+  /** A role shared with other functions; by default the function gets its own. */
+  role?: IRole;
+}
+
+/**
+ * One Lambda function of the service: Node.js 22 on ARM64, bundled by esbuild as `bundling` says (source
+ * maps on, so stack traces name the TypeScript lines), X-Ray tracing, and its own log group with the
+ * stage's retention (a log group the stack owns goes with the stack, instead of outliving it).
+ */
+export class ServiceFunction extends Construct {
+  readonly fn: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    const logGroup = new LogGroup(this, 'Logs', { retention: props.stage.logRetention, removalPolicy: props.stage.removalPolicy });
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: resolve(PROJECT_ROOT, props.entry),
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: resolve(PROJECT_ROOT, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      tracing: Tracing.ACTIVE,
+      logGroup,
+      description: props.description,
+      role: props.role,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      bundling: {
+        target: bundling.target,
+        minify: bundling.minify,
+        sourceMap: bundling.sourceMap,
+        format: bundling.format as OutputFormat,
+        externalModules: [...bundling.externalModules],
+      },
+    });
+  }
+}

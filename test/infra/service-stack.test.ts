@@ -1,0 +1,229 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { CfnElement } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { INBOUND_MAX_RECEIVE_COUNT } from '../../infra/events.ts';
+import { stageSettings } from '../../infra/stage.ts';
+import { FALLBACK, routes } from '#lib/routes.ts';
+import { tableDefinition } from '#lib/store/table.ts';
+import { serviceStack } from '../support/cdk-app.ts';
+
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+
+const dev = serviceStack('dev');
+const template = Template.fromStack(dev);
+const resources = template.toJSON().Resources as Record<string, Resource>;
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const logicalId = (construct: { node: { defaultChild?: unknown } }) => dev.getLogicalId(construct.node.defaultChild as CfnElement);
+
+describe('the API', () => {
+  it('has one function per route of the route table, and the two event functions, and no other', () => {
+    const functions = ofType('AWS::Lambda::Function').map(([id]) => id);
+    const expected = [...routes.map((r) => logicalId(dev.api.functions[r.name]!)), logicalId(dev.events.publisher), logicalId(dev.events.inbound)];
+    expect(functions.sort()).toEqual(expected.sort());
+    expect(functions).toHaveLength(routes.length + 2);
+  });
+
+  it("routes each type's paths, and only those, to its own function (payload 2.0); the fallback serves $default", () => {
+    const integrationFunction = Object.fromEntries(
+      ofType('AWS::ApiGatewayV2::Integration').map(([id, r]) => {
+        expect(r.Properties.PayloadFormatVersion, id).toBe('2.0');
+        return [id, r.Properties.IntegrationUri['Fn::GetAtt'][0]];
+      }),
+    );
+    // A route's target is `integrations/<integration id>`.
+    const served = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => [r.Properties.RouteKey, integrationFunction[r.Properties.Target['Fn::Join'][1][1].Ref]]);
+    const expected = routes.flatMap((route) => {
+      const fn = logicalId(dev.api.functions[route.name]!);
+      return route.name === FALLBACK
+        ? [['$default', fn]]
+        : [
+            [`ANY /api/v2/${route.name}`, fn],
+            [`ANY /api/v2/${route.name}/{proxy+}`, fn],
+          ];
+    });
+    expect(served.sort()).toEqual(expected.sort());
+  });
+
+  it('runs every route function on Node.js 22, ARM64, traced, with source maps, the table and its own log group', () => {
+    for (const route of routes) {
+      const fn = resources[logicalId(dev.api.functions[route.name]!)]!;
+      expect(fn.Properties, route.name).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        Timeout: 20,
+        Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps', LTS_TABLE_NAME: { Ref: logicalId(dev.table) } } },
+        LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
+      });
+    }
+    const logGroups = ofType('AWS::Logs::LogGroup');
+    // 40 function log groups and the access log.
+    expect(logGroups).toHaveLength(routes.length + 3);
+    for (const [id, group] of logGroups) expect(group.Properties.RetentionInDays, id).toBe(7);
+  });
+
+  it('throttles the stage and writes access logs', () => {
+    const { throttle } = stageSettings('dev');
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+    });
+  });
+
+  it('has no authorizer and no usage plan: the functions check API keys from the table', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
+    template.resourceCountIs('AWS::ApiGateway::UsagePlan', 0);
+    for (const [id, route] of ofType('AWS::ApiGatewayV2::Route')) expect(route.Properties.AuthorizationType ?? 'NONE', id).toBe('NONE');
+  });
+
+  it('outputs the API URL, the bus name and the inbound queue URL', () => {
+    const outputs = Object.entries(template.toJSON().Outputs as Record<string, { Value: unknown }>);
+    const output = (pattern: RegExp) => outputs.find(([id]) => pattern.test(id))?.[1].Value;
+    expect(JSON.stringify(output(/^ApiUrl/))).toContain('execute-api');
+    expect(output(/^EventsBusName/)).toEqual({ Ref: logicalId(dev.events.bus) });
+    expect(output(/^EventsInboundQueueUrl/)).toEqual({ Ref: logicalId(dev.events.inboundQueue) });
+    expect(output(/^AlarmsTopicArn/)).toEqual({ Ref: logicalId(dev.alarms.topic) });
+  });
+});
+
+describe('the table', () => {
+  const [, table] = ofType('AWS::DynamoDB::Table')[0]!;
+
+  it('is built from the shared definition', () => {
+    expect(ofType('AWS::DynamoDB::Table')).toHaveLength(1);
+    expect(table.Properties.KeySchema).toEqual([
+      { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+      { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+    ]);
+    expect(
+      table.Properties.GlobalSecondaryIndexes.map((i: any) => [
+        i.IndexName,
+        i.KeySchema[0].AttributeName,
+        i.KeySchema[1].AttributeName,
+        i.Projection.NonKeyAttributes,
+      ]),
+    ).toEqual(tableDefinition.indexes.map((i) => [i.name, i.partitionKey, i.sortKey, [...i.projected]]));
+    expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true });
+    expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+  });
+
+  it('is on-demand with point-in-time recovery and no physical name', () => {
+    expect(table.Properties).toMatchObject({ BillingMode: 'PAY_PER_REQUEST', PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } });
+    expect(table.Properties.TableName).toBeUndefined();
+  });
+
+  it('is retained and deletion-protected in prod; dev may be destroyed with its stack', () => {
+    const prod = Template.fromStack(serviceStack('prod'));
+    prod.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: { DeletionProtectionEnabled: true } });
+    expect(table).toMatchObject({ DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
+    expect(table.Properties.DeletionProtectionEnabled).not.toBe(true);
+  });
+
+  it('is granted to every function: read/write to the API and the inbound consumer, read to the publisher', () => {
+    const tableArn = { 'Fn::GetAtt': [logicalId(dev.table), 'Arn'] };
+    const actionsOn = (roleLogicalId: string) =>
+      ofType('AWS::IAM::Policy')
+        .filter(([, p]) => p.Properties.Roles.some((r: any) => r.Ref === roleLogicalId))
+        .flatMap(([, p]) => p.Properties.PolicyDocument.Statement)
+        .filter((s: any) => JSON.stringify(s.Resource).includes(JSON.stringify(tableArn)))
+        .flatMap((s: any) => s.Action);
+    const roleOf = (fn: { role?: unknown }) => logicalId((fn as any).role);
+    // A transaction is authorised by the actions of its items (IAM has no TransactWriteItems action).
+    const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
+    expect(actionsOn(roleOf(dev.api.functions.samples!))).toEqual(expect.arrayContaining([...writes, 'dynamodb:Query', 'dynamodb:BatchGetItem']));
+    expect(actionsOn(roleOf(dev.events.inbound))).toEqual(expect.arrayContaining([...writes, 'dynamodb:Query']));
+    expect(actionsOn(roleOf(dev.events.publisher))).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+    expect(actionsOn(roleOf(dev.events.publisher))).not.toContain('dynamodb:PutItem');
+  });
+});
+
+describe('events', () => {
+  it('publishes from the stream: only request items inserted, in commit order, with retries, bisection, partial failures and a dead-letter queue', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId(dev.events.publisher) },
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(dev.table), 'StreamArn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      MaximumRecordAgeInSeconds: Match.anyValue(),
+      ParallelizationFactor: 1,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(dev.events.publisherDeadLetters), 'Arn'] } } },
+    });
+    const [, mapping] = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.FunctionName.Ref === logicalId(dev.events.publisher))!;
+    expect(mapping.Properties.FilterCriteria.Filters.map((f: any) => JSON.parse(f.Pattern))).toEqual([
+      { eventName: ['INSERT'], dynamodb: { NewImage: { __edb_e__: { S: ['request'] } } } },
+    ]);
+  });
+
+  it('lets the publisher put events on the bus it is told of', () => {
+    const publisher = resources[logicalId(dev.events.publisher)]!;
+    expect(publisher.Properties.Environment.Variables.LTS_EVENT_BUS_NAME).toEqual({ Ref: logicalId(dev.events.bus) });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Action: 'events:PutEvents', Resource: { 'Fn::GetAtt': [logicalId(dev.events.bus), 'Arn'] } })]),
+      },
+    });
+  });
+
+  it('consumes the inbound queue ten messages a batch with partial failures, after which messages go to its dead-letter queue', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId(dev.events.inbound) },
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(dev.events.inboundQueue), 'Arn'] },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const queue = resources[logicalId(dev.events.inboundQueue)]!;
+    expect(queue.Properties.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(dev.events.inboundDeadLetters), 'Arn'] },
+      maxReceiveCount: INBOUND_MAX_RECEIVE_COUNT,
+    });
+    const inbound = resources[logicalId(dev.events.inbound)]!;
+    expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * inbound.Properties.Timeout);
+    expect(inbound.Properties.Environment.Variables).toMatchObject({ LTS_INBOUND_IDENTITY: expect.any(String), LTS_BASE_URL: expect.anything() });
+  });
+
+  it('encrypts every queue and refuses plain HTTP to it', () => {
+    const queues = ofType('AWS::SQS::Queue');
+    expect(queues).toHaveLength(3);
+    for (const [id, queue] of queues) expect(queue.Properties.SqsManagedSseEnabled, id).toBe(true);
+    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(3);
+  });
+});
+
+describe('alarms', () => {
+  const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+  const metricsOf = (alarm: Record<string, any>) => (alarm.Metrics ?? []).filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric);
+  const dimensionRef = (metric: any) => metric.Dimensions?.[0]?.Value?.Ref;
+
+  it('notify the topic, every one', () => {
+    for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([{ Ref: logicalId(dev.alarms.topic) }]);
+  });
+
+  it('watch the API 5xx rate', () => {
+    const api5xx = alarms.find((a) => metricsOf(a).some((m: any) => m.MetricName === '5xx'));
+    expect(api5xx?.Metrics.find((m: any) => m.Expression)?.Expression).toMatch(/100 \* errors \/ requests/);
+  });
+
+  it("watch every function's errors and throttles", () => {
+    const watched = (metricName: string) =>
+      alarms.flatMap((a) =>
+        metricsOf(a)
+          .filter((m: any) => m.MetricName === metricName)
+          .map(dimensionRef),
+      );
+    const functions = ofType('AWS::Lambda::Function').map(([id]) => id);
+    expect(watched('Errors').sort()).toEqual([...functions].sort());
+    expect(watched('Throttles').sort()).toEqual([...functions].sort());
+    // Ten functions an alarm: a CloudWatch alarm combines at most ten metrics.
+    for (const alarm of alarms) expect(metricsOf(alarm).length).toBeLessThanOrEqual(10);
+  });
+
+  it("watch the publisher's iterator age and both dead-letter queues", () => {
+    const single = alarms.filter((a) => a.MetricName);
+    expect(single.find((a) => a.MetricName === 'IteratorAge')?.Dimensions[0].Value).toEqual({ Ref: logicalId(dev.events.publisher) });
+    const queues = single.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible').map((a) => a.Dimensions[0].Value['Fn::GetAtt'][0]);
+    expect(queues.sort()).toEqual([logicalId(dev.events.publisherDeadLetters), logicalId(dev.events.inboundDeadLetters)].sort());
+  });
+});
