@@ -15,4 +15,6 @@ export const options = {
   iterations: positiveInteger('BENCH_ITERATIONS', 24),
   /** Where to write the results as JSON, if anywhere. */
   jsonPath: process.env.BENCH_JSON || undefined,
+  /** Where the published results go (committed: the README's Performance section shows them). */
+  outDir: process.env.BENCH_OUT || 'bench',
 };

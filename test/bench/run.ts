@@ -8,7 +8,8 @@
  * ratios are what to compare across runs. The issue's targets are marked PASS/FAIL for information only.
  *
  * BENCH_ITERATIONS (default 24): measured requests per side per read scenario, at least (create windows scale with it).
- * BENCH_JSON=path: also write the results as JSON.
+ * BENCH_JSON=path: also write the results as JSON there. BENCH_OUT (default `bench`): where the published
+ * results go (results.json, results.md, ratios.svg; see ./publish.ts).
  */
 import { cpus, loadavg } from 'node:os';
 import { startDynamoLocal } from '#lib/local/dynamodb.ts';
@@ -17,6 +18,7 @@ import { measure, type Side } from './measure.ts';
 import { options } from './options.ts';
 import { compareAnswers } from './parity.ts';
 import { startServerProcess, type ServerEnv, type ServerProcess } from './processes.ts';
+import { publish } from './publish.ts';
 import { judge, printReport, writeJson, type ScenarioResult } from './report.ts';
 import { labRequests, scenarios } from './scenarios.ts';
 import { seed, stampDestinations } from './seed.ts';
@@ -70,8 +72,11 @@ try {
       .join(' ')}; BENCH_ITERATIONS=${options.iterations}; ` + `whole run ${((performance.now() - started) / 1000).toFixed(0)} s`,
   ];
   printReport(results, context);
+  const meta = { runAt: new Date().toISOString(), node: process.version, cores: cpus().length, iterations: options.iterations };
+  publish(options.outDir, results, meta);
+  log(`results published in ${options.outDir}/ (results.json, results.md, ratios.svg)`);
   if (options.jsonPath) {
-    writeJson(options.jsonPath, results, { runAt: new Date().toISOString(), node: process.version, cores: cpus().length, iterations: options.iterations });
+    writeJson(options.jsonPath, results, meta);
     log(`results written to ${options.jsonPath}`);
   }
 } finally {
