@@ -156,7 +156,7 @@ describe('routing (§1.1, §1.6)', () => {
       '/api/v2/samples/1/relationships',
       '/api/v2/samples/1/relationships/nonsense',
       '/api/v2/samples/1/studies/1',
-      '/api/v2',
+      '/api/v2/openapi.yaml',
       '/api/v3/samples',
       '/api/v2//samples',
     ]) {
