@@ -418,7 +418,12 @@ describe('outbox', () => {
     const requests = await requestsOf(() => addAliquot({ type: 'receptacles', id: receptacleId(tube) }, sample.id));
     expect(requests).toHaveLength(1);
     expect(requests[0]!.events.map((e) => e.type).sort()).toEqual(['aliquots.created', 'tubes.updated']);
-    expect(requests[0]!.events.find((e) => e.type === 'tubes.updated')!.resource).toEqual({ type: 'tubes', id: tube.id, uuid: tube.attributes.uuid, version: 2 });
+    expect(requests[0]!.events.find((e) => e.type === 'tubes.updated')!.resource).toEqual({
+      type: 'tubes',
+      id: tube.id,
+      uuid: tube.attributes.uuid,
+      version: 2,
+    });
   });
 
   it('writes no request item for a refused aliquot', async () => {
