@@ -1,4 +1,5 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { config } from '#lib/config.ts';
 import { eventBridgeSink } from '#lib/events/eventbridge-sink.ts';
 import { publishRecords, type EventSink } from '#lib/events/outbox.ts';
 import { log } from '#lib/log.ts';
@@ -27,7 +28,7 @@ let bus: EventSink | undefined;
 /** One EventBridge client per Lambda container, made on first use (the bus name is read then). */
 function busSink(): EventSink {
   if (!bus) {
-    const name = process.env.LTS_EVENT_BUS_NAME;
+    const name = config().LTS_EVENT_BUS_NAME;
     if (!name) throw new Error('LTS_EVENT_BUS_NAME is not set');
     bus = eventBridgeSink(name);
   }
