@@ -94,7 +94,8 @@ export async function followOutbox(options: FollowOptions): Promise<Follower> {
   const client = localStreamsClient(endpoint);
 
   const checkpoint = readCheckpoint(checkpointFile);
-  sink.resume?.(checkpoint.sink);
+  // Without a checkpoint file (an in-memory table) nothing was delivered before this run.
+  if (checkpointFile) sink.resume?.(checkpoint.sink);
   const iterators = new Map<string, string>();
   /** Closed shards read to their end in this run. */
   const finished = new Set<string>();
