@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createPublisher } from '../../functions/events/publisher.ts';
 import { eventBridgeSink, PUT_EVENTS_BYTES } from '#lib/events/eventbridge-sink.ts';
 import { eventsOfRecord, publishRecords, type EventSink } from '#lib/events/outbox.ts';
+import { eventsSchema } from '#lib/events/schema.ts';
 import { registry } from '#lib/resources/index.ts';
 import type { EventEnvelope } from '#lib/store/request-payload.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
@@ -80,6 +83,14 @@ describe('the publisher core', () => {
       ['samples.updated', 4, 'C'],
     ]);
     expect(sink.events.find((e) => e.id === bigEvent.id)).toEqual(bigEvent);
+  });
+
+  it('hands over events that docs/events.schema.json describes', async () => {
+    const validate = new Ajv2020({ strict: false, allErrors: true, formats: fullFormats }).compile(eventsSchema(registry));
+    const events = (await outboxEvents()).filter((e) => e.id !== bigEvent.id);
+    expect(events.length).toBeGreaterThan(3);
+    for (const event of events) expect(validate(event) ? [] : validate.errors, event.type).toEqual([]);
+    expect(validate({ ...events[0], resource: { ...events[0]!.resource, version: undefined } })).toBe(false);
   });
 
   it('publishes nothing for a write that was refused', async () => {
