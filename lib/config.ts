@@ -19,6 +19,10 @@ const schema = z.object({
   /** How long connecting to DynamoDB, and one DynamoDB call, may take (lib/store/client.ts: 1 s and 3 s on AWS, 5 s and 10 s against DynamoDB Local). */
   LTS_DYNAMODB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).optional(),
   LTS_DYNAMODB_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).optional(),
+  /** The EventBridge bus the stream publisher sends events to (functions/events/publisher.ts; AWS only). */
+  LTS_EVENT_BUS_NAME: z.string().min(1).optional(),
+  /** The name inbound queue messages act as, in place of an API key's (functions/events/inbound.ts). */
+  LTS_INBOUND_IDENTITY: z.string().min(1).default('inbound-queue'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { processMessage } from '#lib/events/inbound.ts';
 import type { ApiResponse } from '#lib/jsonapi/engine.ts';
 import { errorResponse } from '#lib/jsonapi/error-response.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
-import { serveMessage, type MessageContext } from '#lib/jsonapi/message.ts';
+import type { MessageContext } from '#lib/jsonapi/message.ts';
 
 /**
- * `npm run admin -- submit <file>`: runs a file of inbound messages (contract §4) through the engine's
- * message entry, the code the inbound queue's consumer will use, one after another in file order.
+ * `npm run admin -- submit <file>`: runs a file of inbound messages (contract §4) through the code the
+ * inbound queue's consumer runs (`processMessage`: the message entry, then the outcome event), one after
+ * another in file order.
  */
 
 /** A file that holds no messages to run: unreadable, or a JSON array that does not parse. */
@@ -41,15 +43,19 @@ export interface SubmitResult {
   response: ApiResponse;
 }
 
-/** Runs every message of the file's text, in order; a line that is no JSON gets the 400 a malformed message gets. */
+/**
+ * Runs every message of the file's text, in order, each as one delivery (a message without an
+ * idempotency_key gets a fresh one). A line that is no JSON gets the 400 a malformed message gets: here
+ * there is no queue to send it back to.
+ */
 export async function submitMessages(text: string, context: Omit<MessageContext, 'requestId'>): Promise<SubmitResult[]> {
   const results: SubmitResult[] = [];
   for (const entry of readMessages(text)) {
-    const requestId = `submit-${randomUUID()}`;
+    const deliveryId = `submit-${randomUUID()}`;
     const response =
       'notJson' in entry
-        ? errorResponse(errors.invalidMessage('', `the message is not JSON: ${entry.notJson}`), requestId)
-        : await serveMessage(entry.message, { ...context, requestId });
+        ? errorResponse(errors.invalidMessage('', `the message is not JSON: ${entry.notJson}`), deliveryId)
+        : (await processMessage(entry.message, deliveryId, context)).response;
     results.push({ number: entry.number, response });
   }
   return results;

@@ -27,6 +27,11 @@ export interface ApiRequest {
   /** Header names lower-cased. */
   headers: Record<string, string>;
   body?: string;
+  /**
+   * The Idempotency-Key also replays a PATCH: set for messages (lib/jsonapi/message.ts), which a queue may
+   * deliver twice. Over HTTP the header is ignored on PATCH.
+   */
+  replayPatch?: boolean;
 }
 
 export type ApiResponse = StoredResponse;
@@ -210,7 +215,7 @@ async function commitWrite(
   const query = parseQuery(request.query);
   const options = readOptions(ctx, query, [def.type]);
 
-  const idempotencyKey = request.method === 'POST' ? request.headers['idempotency-key'] : undefined;
+  const idempotencyKey = request.method === 'POST' || request.replayPatch ? request.headers['idempotency-key'] : undefined;
   if (idempotencyKey !== undefined && idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     throw errors.invalidHeader('Idempotency-Key', `Idempotency-Key may be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, got ${idempotencyKey.length}`);
   }

@@ -9,7 +9,7 @@ import { checkBodySize, routeRequest } from '#lib/jsonapi/request-checks.ts';
 
 /**
  * The engine's entry for writes that arrive as messages rather than HTTP requests (contract §4: the admin
- * command line now, the inbound queue's consumer later). A message is the write an HTTP client would send:
+ * command line and the inbound queue's consumer, both through lib/events/inbound.ts). A message is the write an HTTP client would send:
  * `{method, path, body, idempotency_key}`.
  */
 const messageSchema = z.strictObject(
@@ -37,7 +37,7 @@ export interface MessageContext {
   /**
    * Who sent the message, in place of an API key: a read scope may not write (403), the name is the
    * events' `actor.api_key` and scopes idempotency keys as an API key's name does. The admin command line
-   * passes an admin identity with write scope; the queue consumer will pass the one it is configured with.
+   * passes an admin identity with write scope; the queue consumer the one it is configured with (LTS_INBOUND_IDENTITY).
    */
   identity: ApiKeyIdentity;
   /** The base of every link in the response and the events: the service's public URL. */
@@ -73,7 +73,15 @@ export async function serveMessage(message: unknown, context: MessageContext): P
   try {
     const { method, path: pathAndQuery, body, idempotency_key } = parseMessage(message);
     const [path = '', query = ''] = pathAndQuery.split(/\?(.*)/s);
-    const request: ApiRequest = { method, path, query, headers: idempotency_key ? { 'idempotency-key': idempotency_key } : {}, body: JSON.stringify(body) };
+    // A queue may deliver a message twice, so its key replays a PATCH too (HTTP ignores the header on PATCH).
+    const request: ApiRequest = {
+      method,
+      path,
+      query,
+      headers: idempotency_key ? { 'idempotency-key': idempotency_key } : {},
+      body: JSON.stringify(body),
+      replayPatch: true,
+    };
     const { def, target } = routeRequest(registry, registry.types, request, parsePath(path, registry), identity);
     checkBodySize(request.body);
     return await serve(newRequestContext(registry, { baseUrl, requestId, apiKey: identity }), def, target, request);

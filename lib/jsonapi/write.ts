@@ -186,7 +186,7 @@ export function recordEvents(
   const emit = (record: StoredRecord, action: string) =>
     ctx.uow.addEvent({
       type: `${record.type}.${action}`,
-      resource: { type: record.type, id: String(record.id), uuid: record.uuid || null },
+      resource: { type: record.type, id: String(record.id), uuid: record.uuid || null, version: record.version },
       data: renderResource(ctx, record, new Map()),
       actor,
     });

@@ -6,6 +6,7 @@ import { resetConfig } from '#lib/config.ts';
 import { createHandler, type LambdaHandler } from '#lib/http/handler.ts';
 import { createLocalServer } from '#lib/http/local-server.ts';
 import { ensureTable, LOOPBACK, startDynamoLocal, type LocalDynamo } from '#lib/local/dynamodb.ts';
+import { startLocalEvents, type LocalEvents, type LocalEventsOptions } from '#lib/local/event-publishing.ts';
 import { loadReferenceData } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
 import { routeForPath } from '#lib/routes.ts';
@@ -41,7 +42,7 @@ export const DEFAULT_GRACE_MS = 10_000;
 
 /**
  * The whole service on one machine: DynamoDB Local, the table from the shared definition, the default
- * reference data, and the route table over HTTP. Used by `npm start` and by the contract tests.
+ * reference data, the route table over HTTP, and (with `events`) the local event publishers. Used by `npm start` and by the contract tests.
  *
  * `prepare` runs once the store is ready and before the server listens (`npm start` registers its keys
  * and writes its endpoint file there). Whatever fails, or `signal` aborting, before the service is up stops what was started (the
@@ -56,6 +57,8 @@ export async function startLocalService(
     dynamo?: LocalDynamo;
     signal?: AbortSignal;
     prepare?: (dynamo: LocalDynamo) => Promise<void>;
+    /** Publish the outbox locally (`npm start`): to an NDJSON file and optionally a webhook. */
+    events?: LocalEventsOptions;
   } = {},
 ): Promise<LocalService> {
   const { signal } = options;
@@ -68,6 +71,7 @@ export async function startLocalService(
     }));
   const ownDynamo = !options.dynamo;
   let server: Server | undefined;
+  let events: LocalEvents | undefined;
   try {
     const tableName = options.tableName ?? 'lts';
     useDynamo(dynamo.endpoint, tableName);
@@ -77,6 +81,7 @@ export async function startLocalService(
     signal?.throwIfAborted();
     await options.prepare?.(dynamo);
     signal?.throwIfAborted();
+    if (options.events) events = await startLocalEvents(dynamo.endpoint, tableName, options.events);
 
     const handlers = new Map<string, LambdaHandler>();
     server = createLocalServer((path) => {
@@ -94,6 +99,7 @@ export async function startLocalService(
   } catch (error) {
     server?.closeAllConnections();
     server?.close();
+    await events?.stop();
     if (ownDynamo) await dynamo.stop();
     throw error;
   }
@@ -111,6 +117,8 @@ export async function startLocalService(
         const force = setTimeout(() => listening.closeAllConnections(), graceMs);
         await closed;
         clearTimeout(force);
+        // The requests' events are in the stream; what the publishers have not sent yet waits for the next start.
+        await events?.stop();
         if (ownDynamo) await dynamo.stop();
       })();
       return stopped;

@@ -24,11 +24,16 @@ const parsed = z
     LTS_DYNAMODB_PORT: z.coerce.number().int().min(1).max(65535).optional(),
     LTS_DEV_API_KEY: z.string().min(1).optional(),
     LTS_DEV_READ_API_KEY: z.string().min(1).optional(),
+    /** Events are appended here (default events.ndjson in the data dir, also in memory). */
+    LTS_EVENTS_FILE: z.string().min(1).optional(),
+    /** When set, each event is also POSTed here. */
+    LTS_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
   })
   .safeParse(process.env);
 if (!parsed.success) fail(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
 const env = parsed.data;
 const dataDir = resolve(env.LTS_DATA_DIR);
+const eventsFile = resolve(env.LTS_EVENTS_FILE ?? join(dataDir, 'events.ndjson'));
 // The admin command line finds the running DynamoDB Local through this file.
 const endpointFile = join(dataDir, 'endpoint.json');
 /** The development key of this data dir (unless LTS_DEV_API_KEY gives one). */
@@ -67,6 +72,12 @@ try {
     ...(env.LTS_DYNAMODB_PORT ? { dynamoPort: env.LTS_DYNAMODB_PORT } : {}),
     ...(env.LTS_IN_MEMORY ? {} : { dataDir: join(dataDir, 'dynamodb') }),
     signal: startUp.signal,
+    events: {
+      eventsFile,
+      ...(env.LTS_WEBHOOK_URL ? { webhookUrl: env.LTS_WEBHOOK_URL } : {}),
+      // An in-memory table starts empty each time: there is nothing to resume.
+      ...(env.LTS_IN_MEMORY ? {} : { checkpointDir: dataDir }),
+    },
     async prepare(dynamo) {
       console.log(`DynamoDB Local at ${dynamo.endpoint} (pid ${dynamo.pid}), data ${env.LTS_IN_MEMORY ? 'in memory' : `in ${join(dataDir, 'dynamodb')}`}`);
       writeFileSync(endpointFile, JSON.stringify({ dynamodb: dynamo.endpoint, pid: process.pid }));
@@ -90,6 +101,7 @@ try {
 console.log(`Laboratory Tracking Service`);
 console.log(`Development API key (write): ${devKey}`);
 console.log(`  curl -H 'X-Sequencescape-Client-Id: ${devKey}' ${service.url}/api/v2/samples`);
+console.log(`Events: ${eventsFile}${env.LTS_WEBHOOK_URL ? ` and POST ${env.LTS_WEBHOOK_URL}` : ''}`);
 console.log(`listening on ${service.url}`);
 
 async function shutdown(running: LocalService, signal: NodeJS.Signals): Promise<void> {

@@ -20,11 +20,16 @@ import { bounded } from '#lib/store/records.ts';
  * The request item therefore takes at most ~64 KB and one item of a transaction, whatever the payload.
  */
 
+/**
+ * A domain event (contract §4). `resource.version` is the record's version after the write: it grows with
+ * every committed change of the record, so consumers order a resource's events by it and drop repeats
+ * (a record held by another, such as a well, shares its holder's version).
+ */
 export interface EventEnvelope {
   id: string;
   type: string;
   occurred_at: string;
-  resource: { type: string; id: string; uuid: string | null };
+  resource: { type: string; id: string; uuid: string | null; version: number };
   data: unknown;
   actor: unknown;
 }

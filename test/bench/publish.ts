@@ -26,7 +26,7 @@ export function markdownTable(results: ScenarioResult[]): string {
   ].join('\n');
 }
 
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A horizontal bar per scenario of its headline ratio, on a scale with a line at 1× (the floor). */
 export function ratioChart(results: ScenarioResult[]): string {
@@ -42,7 +42,7 @@ export function ratioChart(results: ScenarioResult[]): string {
     const colour = r.verdict === 'PASS' ? '#2e7d32' : '#c62828';
     const width = Number.isFinite(ratio) ? scale(ratio) : 0;
     return [
-      `<text x="${labelWidth - 8}" y="${y + 15}" text-anchor="end">${escape(r.name)}</text>`,
+      `<text x="${labelWidth - 8}" y="${y + 15}" text-anchor="end">${escapeXml(r.name)}</text>`,
       `<rect x="${labelWidth}" y="${y + 3}" width="${width.toFixed(1)}" height="${rowHeight - 8}" fill="${colour}"/>`,
       `<text x="${labelWidth + width + 6}" y="${y + 15}">${fmt(ratio)}× ${r.target.kind === 'latency' ? 'p50' : 'creates/s'}</text>`,
     ].join('');

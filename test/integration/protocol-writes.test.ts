@@ -159,7 +159,7 @@ describe('events (§4)', () => {
     expect(Object.keys(sampleEvent).sort()).toEqual(['actor', 'data', 'id', 'occurred_at', 'resource', 'type']);
     expect(sampleEvent.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(Number.isNaN(Date.parse(sampleEvent.occurred_at))).toBe(false);
-    expect(sampleEvent.resource).toEqual({ type: 'samples', id: sample.id, uuid: sample.attributes.uuid });
+    expect(sampleEvent.resource).toEqual({ type: 'samples', id: sample.id, uuid: sample.attributes.uuid, version: 1 });
     expect(sampleEvent.data).toMatchObject({ type: 'samples', id: sample.id, attributes: sample.attributes });
     expect(sampleEvent.actor).toMatchObject({ api_key: 'test-write' });
     const metadataEvent = events.find((e) => e.type === 'sample_metadata.created')!;
@@ -172,7 +172,7 @@ describe('events (§4)', () => {
     const { id } = created.body.data;
     const events = await eventsOf(() => call('PATCH', `/api/v2/samples/${id}`, { body: doc('samples', { site_sample_id: 'E2' }, undefined, id) }));
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ type: 'samples.updated', resource: { type: 'samples', id }, data: { attributes: { site_sample_id: 'E2' } } });
+    expect(events[0]).toMatchObject({ type: 'samples.updated', resource: { type: 'samples', id, version: 2 }, data: { attributes: { site_sample_id: 'E2' } } });
   });
 
   it('writes no event for a rejected write', async () => {

@@ -406,10 +406,11 @@ describe('outbox', () => {
     const events = requests[0]!.events;
     expect(events.map((e) => e.type).sort()).toEqual(['aliquots.created', 'plates.updated']);
     const created = events.find((e) => e.type === 'aliquots.created')!;
-    expect(created.resource).toEqual({ type: 'aliquots', id: res!.body.data.id, uuid: null });
+    // The aliquot lives in the plate's item: it carries the plate's version after the write.
+    expect(created.resource).toEqual({ type: 'aliquots', id: res!.body.data.id, uuid: null, version: 2 });
     expect(created.data).toMatchObject({ type: 'aliquots', id: res!.body.data.id, attributes: res!.body.data.attributes });
     const updated = events.find((e) => e.type === 'plates.updated')!;
-    expect(updated.resource).toEqual({ type: 'plates', id: plate.id, uuid: plate.attributes.uuid });
+    expect(updated.resource).toEqual({ type: 'plates', id: plate.id, uuid: plate.attributes.uuid, version: 2 });
     expect(updated.data).toMatchObject({ type: 'plates', id: plate.id, attributes: { labware_barcode: plate.attributes.labware_barcode } });
   });
 
@@ -417,7 +418,12 @@ describe('outbox', () => {
     const requests = await requestsOf(() => addAliquot({ type: 'receptacles', id: receptacleId(tube) }, sample.id));
     expect(requests).toHaveLength(1);
     expect(requests[0]!.events.map((e) => e.type).sort()).toEqual(['aliquots.created', 'tubes.updated']);
-    expect(requests[0]!.events.find((e) => e.type === 'tubes.updated')!.resource).toEqual({ type: 'tubes', id: tube.id, uuid: tube.attributes.uuid });
+    expect(requests[0]!.events.find((e) => e.type === 'tubes.updated')!.resource).toEqual({
+      type: 'tubes',
+      id: tube.id,
+      uuid: tube.attributes.uuid,
+      version: 2,
+    });
   });
 
   it('writes no request item for a refused aliquot', async () => {

@@ -129,7 +129,7 @@ describe('a rack of 96 tubes with long names, include=racked_tubes.tube and an I
     stale.update(tube!, { attrs: { name: 'stale' } });
     stale.addEvent({
       type: 'tubes.updated',
-      resource: { type: 'tubes', id: String(tube!.id), uuid: tube!.uuid },
+      resource: { type: 'tubes', id: String(tube!.id), uuid: tube!.uuid, version: tube!.version + 1 },
       data: randomBytes(300_000).toString('base64'),
       actor: null,
     });

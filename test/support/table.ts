@@ -10,7 +10,7 @@ export interface Envelope {
   id: string;
   type: string;
   occurred_at: string;
-  resource: { type: string; id: string; uuid: string | null };
+  resource: { type: string; id: string; uuid: string | null; version: number };
   data: any;
   actor: unknown;
 }

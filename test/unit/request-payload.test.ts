@@ -10,7 +10,7 @@ const event = (data: unknown): EventEnvelope => ({
   id: 'e',
   type: 'plates.updated',
   occurred_at: '2026-11-24T05:00:00.000Z',
-  resource: { type: 'plates', id: '1', uuid: null },
+  resource: { type: 'plates', id: '1', uuid: null, version: 1 },
   data,
   actor: null,
 });
