@@ -1,0 +1,99 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, doc } from '../support/api.ts';
+import { addAliquot, createPlate, createSample, inBatches, purposeId } from '../support/fixtures.ts';
+import { adminUuid, contentsOf, uuidOf } from '../support/lab.ts';
+import { freshStore } from '../support/store.ts';
+
+/**
+ * The lab writes of issue 10 from 20 clients at once: on distinct records every one succeeds (none waits
+ * on a shared item: a parent is read, never written); on one record the writes serialise on its version,
+ * so none is lost. (Transfers at once: test/integration/transfer-scale.test.ts.)
+ */
+
+beforeAll(freshStore);
+
+const CLIENTS = 20;
+let user: string;
+beforeAll(async () => {
+  user = await adminUuid();
+});
+
+const post = (type: string, attributes: Record<string, unknown>) => call('POST', `/api/v2/${type}`, { body: doc(type, { user_uuid: user, ...attributes }) });
+
+/** A plate with one sample in A1. */
+async function plateWithSample(): Promise<any> {
+  const plate = await createPlate();
+  const sample = await createSample();
+  await addAliquot({ type: 'wells', id: `${plate.id}001` }, sample.id);
+  return plate;
+}
+
+describe('20 clients at once', () => {
+  it('tubes from one plate: all created, each a child of the plate', async () => {
+    const plate = await createPlate();
+    const purpose = await uuidOf('tube_purposes', 'name', 'Library Tube');
+    const results = await Promise.all(
+      Array.from({ length: CLIENTS }, () => post('tube_from_plate_creations', { child_purpose_uuid: purpose, parent_uuid: plate.attributes.uuid })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(CLIENTS).fill(201));
+    const children = await call('GET', `/api/v2/plates/${plate.id}/children?page[size]=100`);
+    expect(children.body.data).toHaveLength(CLIENTS);
+  });
+
+  it('tag layouts on distinct plates: all created, each plate tagged', async () => {
+    const plates = await inBatches(CLIENTS, 5, () => plateWithSample());
+    const group = await uuidOf('tag_groups', 'name', 'Test Tags i7');
+    const results = await Promise.all(
+      plates.map((plate, i) =>
+        post('tag_layouts', { plate_uuid: plate.attributes.uuid, tag_group_uuid: group, direction: 'column', walking_by: 'wells of plate', initial_tag: i }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(CLIENTS).fill(201));
+    for (const [i, plate] of plates.entries()) expect((await contentsOf('plates', plate.id)).get('A1')![0]!.tag).toBe(i + 1);
+  });
+
+  it('conversions of distinct plates: all created, each plate with its new purpose', async () => {
+    const plates = await inBatches(CLIENTS, 5, () => createPlate('Tag Plate'));
+    const library = await uuidOf('plate_purposes', 'name', 'Library Plate');
+    const results = await Promise.all(plates.map((plate) => post('plate_conversions', { target_uuid: plate.attributes.uuid, purpose_uuid: library })));
+    expect(results.map((r) => r.status)).toEqual(Array(CLIENTS).fill(201));
+    const libraryId = await purposeId('plate_purposes', 'Library Plate');
+    const listed = await call('GET', `/api/v2/plates?filter[purpose_id]=${libraryId}&page[size]=100`);
+    expect(listed.body.data.map((p: any) => p.id)).toEqual(expect.arrayContaining(plates.map((p) => p.id)));
+  });
+});
+
+describe('at once on one record, no update is lost', () => {
+  it('conversions of one plate under 20 different parents: all created, the plate the child of every one', async () => {
+    const target = await createPlate('Tag Plate');
+    const parents = await inBatches(CLIENTS, 5, () => createPlate());
+    const library = await uuidOf('plate_purposes', 'name', 'Library Plate');
+    const results = await Promise.all(
+      parents.map((parent) => post('plate_conversions', { target_uuid: target.attributes.uuid, parent_uuid: parent.attributes.uuid, purpose_uuid: library })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(CLIENTS).fill(201));
+    const linked = await call('GET', `/api/v2/plates/${target.id}/parents?page[size]=100`);
+    expect(linked.body.data.map((p: any) => p.id).sort()).toEqual(parents.map((p) => p.id).sort());
+  });
+
+  it('tag layouts of one plate at once: each commits in turn, the well ends tagged by one of them, never a mix', async () => {
+    const plate = await plateWithSample();
+    const group = await uuidOf('tag_groups', 'name', 'Test Tags i7');
+    const results = await Promise.all(
+      [0, 1, 2].map((initial) =>
+        post('tag_layouts', {
+          plate_uuid: plate.attributes.uuid,
+          tag_group_uuid: group,
+          direction: 'column',
+          walking_by: 'wells of plate',
+          initial_tag: initial,
+          replace_tags: true,
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201]);
+    const [aliquot, ...rest] = (await contentsOf('plates', plate.id)).get('A1')!;
+    expect(rest).toEqual([]);
+    expect([1, 2, 3]).toContain(aliquot!.tag);
+  });
+});
