@@ -44,7 +44,7 @@ export function ratioChart(results: ScenarioResult[]): string {
     return [
       `<text x="${labelWidth - 8}" y="${y + 15}" text-anchor="end">${escapeXml(r.name)}</text>`,
       `<rect x="${labelWidth}" y="${y + 3}" width="${width.toFixed(1)}" height="${rowHeight - 8}" fill="${colour}"/>`,
-      `<text x="${labelWidth + width + 6}" y="${y + 15}">${fmt(ratio)}× ${r.target.kind === 'latency' ? 'p50' : 'creates/s'}</text>`,
+      `<text x="${(labelWidth + width + 6).toFixed(1)}" y="${y + 15}">${fmt(ratio)}× ${r.target.kind === 'latency' ? 'p50' : 'creates/s'}</text>`,
     ].join('');
   });
   const one = labelWidth + scale(1);
