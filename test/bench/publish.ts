@@ -50,6 +50,7 @@ export function ratioChart(results: ScenarioResult[]): string {
   const one = labelWidth + scale(1);
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${labelWidth + barWidth + 140}" height="${height}" font-family="sans-serif" font-size="12">`,
+    '<title>Service ÷ floor ratio of each benchmark scenario</title>',
     `<text x="${labelWidth}" y="18" font-weight="bold">service ÷ floor (same run, same DynamoDB Local)</text>`,
     ...bars,
     `<line x1="${one.toFixed(1)}" y1="26" x2="${one.toFixed(1)}" y2="${height - 14}" stroke="#555" stroke-dasharray="4 3"/>`,
