@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { ensureTable, localClient } from '#lib/local/dynamodb.ts';
-import { defaultReferenceData, useDynamo } from '#lib/local/service.ts';
+import { defaultReferenceData, startLocalService, useDynamo, type LocalService } from '#lib/local/service.ts';
 import { loadReferenceData } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
 import { createApiKey } from '#lib/store/api-keys.ts';
@@ -45,4 +45,23 @@ export async function freshStore(): Promise<{ tableName: string; endpoint: strin
   await createApiKey('test-write', 'write', WRITE_KEY);
   await createApiKey('test-read', 'read', READ_KEY);
   return { tableName, endpoint };
+}
+
+/**
+ * The whole service over HTTP on loopback (the local server: the same Lambda handlers behind node:http),
+ * on a fresh table of this worker's DynamoDB Local with the default reference data and the test keys.
+ * For tests of what only a real HTTP client or a browser sees. Stop it in afterAll.
+ */
+export async function freshHttpService(): Promise<LocalService> {
+  const endpoint = workerEndpoint();
+  const tableName = `test-${randomUUID()}`;
+  tables.push({ endpoint, tableName });
+  return startLocalService({
+    dynamo: { endpoint, stop: async () => {} },
+    tableName,
+    prepare: async () => {
+      await createApiKey('test-write', 'write', WRITE_KEY);
+      await createApiKey('test-read', 'read', READ_KEY);
+    },
+  });
 }
