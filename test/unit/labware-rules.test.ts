@@ -12,10 +12,10 @@ import {
   type Receptacle,
   type ReceptacleState,
 } from '#lib/domain/labware.ts';
-import type { Outcome } from '#lib/domain/problems.ts';
 import { linkParents } from '#lib/domain/lineage.ts';
 import { placeTubes, planPlacements, rackSlot, rackState, resizeRack } from '#lib/domain/racks.ts';
 import { addAliquot, copyAliquots, poolOf, receiveTransfer, setReceptacleState } from '#lib/domain/receptacles.ts';
+import { problems, value } from '../support/outcomes.ts';
 
 /** The lab rules over the labware aggregate (lib/domain), without any store or HTTP. */
 
@@ -39,16 +39,6 @@ const content = (sample: number, extra: Partial<AliquotContent> = {}): AliquotCo
   library_type: null,
   ...extra,
 });
-
-function value<T>(outcome: Outcome<T>): T {
-  if (!outcome.ok) throw new Error(`refused: ${JSON.stringify(outcome.problems)}`);
-  return outcome.value;
-}
-
-function problems<T>(outcome: Outcome<T>) {
-  if (outcome.ok) throw new Error('accepted');
-  return outcome.problems;
-}
 
 /** A receptacle holding `count` aliquots of distinct samples and tags. */
 const pool = (count: number): Receptacle => ({

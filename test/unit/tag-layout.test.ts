@@ -19,6 +19,7 @@ import {
   type TagSlot,
   type TagWalker,
 } from '#lib/domain/tag-layout.ts';
+import { problems, value } from '../support/outcomes.ts';
 
 /** The tag layout algorithms (reference-behaviour.md §4.3) as pure functions, without any store or HTTP. */
 
@@ -27,16 +28,6 @@ const SIZES: Size[] = [96, 384];
 const layout = (size: Size) => layoutForSize(size)!;
 const slotOf = (size: Size, name: string) => positionIndex(layout(size), name)! + 1;
 const nameOf = (size: Size, slot: number) => positionAt(layout(size), slot - 1)!;
-
-function value<T>(outcome: Outcome<T>): T {
-  if (!outcome.ok) throw new Error(`refused: ${JSON.stringify(outcome.problems)}`);
-  return outcome.value;
-}
-
-function problems<T>(outcome: Outcome<T>) {
-  if (outcome.ok) throw new Error('accepted');
-  return outcome.problems;
-}
 
 const full = (size: Size, pool: (slot: number) => number | null = () => null): LayoutWell[] =>
   Array.from({ length: size }, (_, i) => ({ occupied: true, pool: pool(i + 1) }));

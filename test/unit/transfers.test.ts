@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { columnOrder, layoutForSize, positionIndex } from '#lib/domain/geometry.ts';
 import { RECEPTACLE_STATES, type ReceptacleState } from '#lib/domain/labware.ts';
-import type { Outcome } from '#lib/domain/problems.ts';
 import {
   isGoodSource,
   needsDestination,
@@ -11,9 +10,9 @@ import {
   TRANSFER_TYPES,
   type LabwareAt,
   type SourceReceptacle,
-  type TransferPlan,
   type TransferType,
 } from '#lib/domain/transfers.ts';
+import { problems, value } from '../support/outcomes.ts';
 
 /** The transfer planner (lib/domain/transfers.ts): the ten types, without labware records, store or HTTP. */
 
@@ -54,16 +53,6 @@ const slot = (name: string, size = 96) => positionIndex(layoutForSize(size)!, na
 
 function plan(type: TransferType, source: Source, destination: LabwareAt | null, transfers?: unknown, clientTransfers = transfers !== undefined) {
   return planTransfer({ type, source, destination, transfers, clientTransfers });
-}
-
-function value(outcome: Outcome<TransferPlan>): TransferPlan {
-  if (!outcome.ok) throw new Error(`refused: ${JSON.stringify(outcome.problems)}`);
-  return outcome.value;
-}
-
-function problems(outcome: Outcome<TransferPlan>) {
-  if (outcome.ok) throw new Error(`accepted: ${JSON.stringify(outcome.value)}`);
-  return outcome.problems;
 }
 
 describe('isGoodSource', () => {
