@@ -31,6 +31,8 @@ export interface AttributeDef<T = unknown> {
   uuidOf?: string;
   /** Consumed by the resource's own create/update; the default operations do not store it. */
   transient?: boolean;
+  /** A uuid of a record the resource's own create reads (a template): read with the write's references, in one batch. */
+  readsUuid?: boolean;
   /** Computes the rendered value; by default the stored attribute is rendered. */
   get?: (record: StoredRecord) => T | null;
 }

@@ -87,8 +87,11 @@ export async function resolveInput(
   const input: WriteInput = { attributes: {}, relationships: {}, sent: new Set() };
 
   const refs = Object.values(parsed.links).flatMap((v) => (v === null ? [] : Array.isArray(v) ? v : [v]));
-  // Everything the write names, by linkage or by uuid (a transfer's `source_uuid`, `destination_uuid`, `user_uuid`, …), in one read.
-  const uuids = Object.entries(values).flatMap(([name, value]) => (def.attributes[name]!.uuidOf && typeof value === 'string' ? [value] : []));
+  // Everything the write names, by linkage or by uuid (a transfer's `source_uuid`, `user_uuid`, its template's uuid, …), in one read.
+  const uuids = Object.entries(values).flatMap(([name, value]) => {
+    const attribute = def.attributes[name]!;
+    return (attribute.uuidOf || attribute.readsUuid) && typeof value === 'string' ? [value] : [];
+  });
   await ctx.loader.prefetch(refs, uuids);
   const loaded = await ctx.loader.load(refs);
   for (const [name, value] of Object.entries(parsed.links)) {

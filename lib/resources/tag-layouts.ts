@@ -46,7 +46,7 @@ const attributes = {
   substitutions: attr('RW', z.record(z.string().regex(/^[1-9][0-9]*$/, 'keys must be tag indexes'), z.string().regex(/^[1-9][0-9]*$/, 'must be a tag index'))),
   replace_tags: attr('W', z.boolean(), { transient: true }),
   enforce_uniqueness: attr('W', z.boolean(), { transient: true }),
-  tag_layout_template_uuid: attr('W', z.string({ error: 'must be a uuid string' }), { transient: true }),
+  tag_layout_template_uuid: attr('W', z.string({ error: 'must be a uuid string' }), { transient: true, readsUuid: true }),
   plate_uuid: uuidOfAttribute('plate'),
   tag_group_uuid: uuidOfAttribute('tag_group'),
   tag2_group_uuid: uuidOfAttribute('tag2_group'),

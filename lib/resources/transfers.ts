@@ -113,7 +113,7 @@ export const transfers = defineResource({
     // Read-only, but a client may send a map for a template that has none ("Custom pooling"; contract §2).
     transfers: attr('R', recordedSchema, { acceptOnCreate: true, transient: true }),
     transfer_type: attr('R', z.enum(TRANSFER_TYPES)),
-    transfer_template_uuid: attr('W', z.string({ error: 'must be a uuid string' }), { required: true, transient: true }),
+    transfer_template_uuid: attr('W', z.string({ error: 'must be a uuid string' }), { required: true, transient: true, readsUuid: true }),
     source_uuid: uuidOfAttribute('source'),
     destination_uuid: uuidOfAttribute('destination'),
     user_uuid: uuidOfAttribute('user'),

@@ -137,10 +137,10 @@ describe('budgets and DynamoDB calls', () => {
     expect(response.status, response.body).toBe(201);
     const tubes = new Set(Object.values(document.data.attributes.transfers).map((t: any) => t.uuid));
     expect(tubes.size).toBe(MAX_TUBES_PER_POOLING);
-    // Source and user, then the template (BatchGetItem ×2); the requests out of the wells (Query); the
+    // Template, source and user in one read (BatchGetItem); the requests out of the wells (Query); the
     // pool-tube guards of all 24 pools (BatchGetItem); the MX Tube purpose (Query, BatchGetItem); the
     // transfer's id, the tubes' ids and their barcode numbers (UpdateItem ×3, whatever the number of tubes); the commit.
-    expect(counts).toEqual({ BatchGetItem: 4, Query: 2, UpdateItem: 3, TransactWriteItems: 1 });
+    expect(counts).toEqual({ BatchGetItem: 3, Query: 2, UpdateItem: 3, TransactWriteItems: 1 });
 
     // The same transfer from a small plate into two tubes costs the same calls.
     const small = await seededPlate(2);
@@ -176,9 +176,9 @@ describe('budgets and DynamoDB calls', () => {
       doc('transfers', { transfer_template_uuid: stamp, source_uuid: one.uuid, destination_uuid: d1.attributes.uuid, user_uuid: user }),
     );
     expect(small.counts).toEqual(big.counts);
-    // Source, destination and user, then the template (BatchGetItem ×2), the requests out of the source's
+    // Template, source, destination and user in one read (BatchGetItem), the requests out of the source's
     // wells, whose pools the copies carry (Query), the transfer's id (UpdateItem), the commit.
-    expect(big.counts).toEqual({ BatchGetItem: 2, Query: 1, UpdateItem: 1, TransactWriteItems: 1 });
+    expect(big.counts).toEqual({ BatchGetItem: 1, Query: 1, UpdateItem: 1, TransactWriteItems: 1 });
     expect((await requestItems()).length).toBe(before + 2);
     expect((await contentsOf('plates', d96.id)).size).toBe(96);
   });
