@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, doc } from '../support/api.ts';
 import { addAliquot, createPlate, createSample, inBatches, purposeId } from '../support/fixtures.ts';
-import { adminUuid, contentsOf, uuidOf } from '../support/lab.ts';
+import { adminUuid, contentsOf, filledPlate, postTransfer, templateUuid, uuidOf } from '../support/lab.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -81,6 +81,28 @@ describe('at once on one record, no update is lost', () => {
     expect(committed.length).toBeGreaterThan(0);
     const linked = await call('GET', `/api/v2/plates/${target.id}/parents?page[size]=100`);
     expect(linked.body.data.map((p: any) => p.id).sort()).toEqual(committed.sort());
+  });
+
+  it('transfers from 20 plates into distinct wells of one plate at once: each committed one is in its well, none is lost or mixed; a write that kept losing the race is a 409', async () => {
+    const destination = await createPlate();
+    const sources = await inBatches(CLIENTS, 5, () => filledPlate(1));
+    const custom = await templateUuid('Custom pooling');
+    const wells = (await call('GET', `/api/v2/plates/${destination.id}/wells?page[size]=100`)).body.data.slice(0, CLIENTS);
+    const targets: string[] = wells.map((w: any) => w.attributes.position.name);
+    const results = await Promise.all(
+      sources.map(({ plate }, i) =>
+        postTransfer({ template: custom, source: plate.attributes.uuid, destination: destination.attributes.uuid, user, transfers: { A1: targets[i] } }),
+      ),
+    );
+    expect(
+      results.every((r) => r.status === 201 || r.status === 409),
+      JSON.stringify(results.map((r) => r.status)),
+    ).toBe(true);
+    expect(results.some((r) => r.status === 201)).toBe(true);
+    // Exactly the committed transfers' samples, each alone in its own well.
+    const held = await contentsOf('plates', destination.id);
+    const expected = new Map(sources.flatMap(({ samples }, i) => (results[i]!.status === 201 ? [[targets[i]!, [samples.get('A1')]]] : [])));
+    expect(new Map([...held].map(([well, aliquots]) => [well, aliquots.map((a) => a.sample)]))).toEqual(expected);
   });
 
   it('tag layouts of one plate at once: each commits in turn, the well ends tagged by one of them, never a mix', async () => {
