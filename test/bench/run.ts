@@ -32,6 +32,7 @@ const started = performance.now();
 
 // Cold starts first, while nothing else of the bench runs (no DynamoDB Local, no servers).
 const coldStarts = await measureColdStarts(options.coldRuns, log);
+printColdStarts(coldStarts);
 const dynamo = await startDynamoLocal();
 const servers: ServerProcess[] = [];
 const clients: HttpClient[] = [];
@@ -77,7 +78,6 @@ try {
       .join(' ')}; BENCH_ITERATIONS=${options.iterations}; ` + `whole run ${((performance.now() - started) / 1000).toFixed(0)} s`,
   ];
   printReport(results, context);
-  printColdStarts(coldStarts);
   const meta = { runAt: new Date().toISOString(), node: process.version, cores: cpus().length, iterations: options.iterations, coldRuns: options.coldRuns };
   publish(options.outDir, results, coldStarts, meta);
   log(`results published in ${options.outDir}/ (results.json, results.md, ratios.svg)`);
