@@ -9,16 +9,23 @@ import { PROJECT_ROOT } from './function.ts';
 export const BUNDLE_LIMIT_BYTES = 1_048_576;
 
 /**
- * Bundles every function (the route entries and the event entries) with the options the stack gives
- * NodejsFunction, in one esbuild call, into a temporary directory; returns each bundle's size in bytes
- * (its index.js, without the source map) by function name. The directory is removed afterwards.
+ * Bundles every function (the route entries and the event entries), and any `extra` entries, with the
+ * options the stack gives NodejsFunction, in one esbuild call, into `outdir`; returns each bundle's file
+ * (`<outdir>/<name>/index.js`) by name.
  */
+export async function buildBundles(outdir: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {
+  const all = { ...functionEntries(), ...extra };
+  const entries = Object.fromEntries(Object.entries(all).map(([name, entry]) => [`${name}/index`, join(PROJECT_ROOT, entry)]));
+  await build({ ...esbuildOptions(entries, outdir), absWorkingDir: PROJECT_ROOT });
+  return Object.fromEntries(Object.keys(all).map((name) => [name, join(outdir, name, 'index.js')]));
+}
+
+/** Each function's bundle size in bytes (its index.js, without the source map) by name, built in a temporary directory removed afterwards. */
 export async function bundleSizes(): Promise<Record<string, number>> {
   const outdir = mkdtempSync(join(tmpdir(), 'lts-bundles-'));
   try {
-    const entries = Object.fromEntries(Object.entries(functionEntries()).map(([name, entry]) => [`${name}/index`, join(PROJECT_ROOT, entry)]));
-    await build({ ...esbuildOptions(entries, outdir), absWorkingDir: PROJECT_ROOT });
-    return Object.fromEntries(Object.keys(functionEntries()).map((name) => [name, statSync(join(outdir, name, 'index.js')).size]));
+    const files = await buildBundles(outdir);
+    return Object.fromEntries(Object.entries(files).map(([name, file]) => [name, statSync(file).size]));
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }

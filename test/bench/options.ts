@@ -13,6 +13,8 @@ export const options = {
    * time); create batches send for BENCH_ITERATIONS × 80 ms.
    */
   iterations: positiveInteger('BENCH_ITERATIONS', 24),
+  /** Loads of each function's bundle (and of the minimal handler, every few functions) in the cold-start measurement. */
+  coldRuns: positiveInteger('BENCH_COLD_RUNS', 5),
   /** Where to write the results as JSON, if anywhere. */
   jsonPath: process.env.BENCH_JSON || undefined,
   /** Where the published results go (committed: the README's Performance section shows them). */

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { COLD_TARGET, MINIMAL, type ColdStarts } from './cold/measure-cold.ts';
 import type { SideResult } from './measure.ts';
 import type { Target } from './scenarios.ts';
 import { ratio } from './stats.ts';
@@ -147,6 +148,20 @@ export function printReport(results: ScenarioResult[], context: string[]): void 
   );
 }
 
-export function writeJson(path: string, results: ScenarioResult[], meta: Record<string, unknown>): void {
-  writeFileSync(path, `${JSON.stringify({ ...meta, results }, null, 2)}\n`);
+export function writeJson(path: string, content: Record<string, unknown>): void {
+  writeFileSync(path, `${JSON.stringify(content, null, 2)}\n`);
+}
+
+export function printColdStarts(cold: ColdStarts): void {
+  console.log('');
+  console.log(
+    table(
+      ['cold start (module load)', 'bundle KB', 'load ms (median)', 'ratio', 'target', 'result'],
+      [
+        [`${MINIMAL} (the floor)`, fmt(cold.minimal.bytes / 1024), fmt(cold.minimal.loadMs), '1.00×', '', ''],
+        ...cold.functions.map((f) => [f.name, fmt(f.bytes / 1024), fmt(f.loadMs), x(f.ratio), `≤ ${COLD_TARGET.maxRatio}×, < 1 MB`, f.verdict]),
+      ],
+    ),
+  );
+  console.log(`median of ${cold.runs} loads each in fresh node processes, the minimal handler loaded between every few functions, ABBA.`);
 }

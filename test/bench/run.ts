@@ -8,26 +8,31 @@
  * ratios are what to compare across runs. The issue's targets are marked PASS/FAIL for information only.
  *
  * BENCH_ITERATIONS (default 24): measured requests per side per read scenario, at least (create windows scale with it).
+ * BENCH_COLD_RUNS (default 5): loads of each function's bundle in the cold-start measurement (./cold/).
  * BENCH_JSON=path: also write the results as JSON there. BENCH_OUT (default `bench`): where the published
  * results go (results.json, results.md, ratios.svg; see ./publish.ts).
  */
 import { cpus, loadavg } from 'node:os';
 import { startDynamoLocal } from '#lib/local/dynamodb.ts';
+import { measureColdStarts } from './cold/measure-cold.ts';
 import { HttpClient } from './http-client.ts';
 import { measure, type Side } from './measure.ts';
 import { options } from './options.ts';
 import { compareAnswers } from './parity.ts';
 import { startServerProcess, type ServerEnv, type ServerProcess } from './processes.ts';
 import { publish } from './publish.ts';
-import { judge, printReport, writeJson, type ScenarioResult } from './report.ts';
+import { judge, printColdStarts, printReport, writeJson, type ScenarioResult } from './report.ts';
 import { labRequests, scenarios } from './scenarios.ts';
-import { seed, stampDestinations } from './seed.ts';
+import { seed, seedSamplesInBulk, stampDestinations, WALK_RECORDS } from './seed.ts';
 
 const API_KEY = 'bench-key-0123456789abcdef';
 const runId = Date.now().toString(36);
 const log = (line: string) => console.log(`[bench] ${line}`);
 const started = performance.now();
 
+// Cold starts first, while nothing else of the bench runs (no DynamoDB Local, no servers).
+const coldStarts = await measureColdStarts(options.coldRuns, log);
+printColdStarts(coldStarts);
 const dynamo = await startDynamoLocal();
 const servers: ServerProcess[] = [];
 const clients: HttpClient[] = [];
@@ -56,6 +61,7 @@ try {
   log(`DynamoDB Local at ${dynamo.endpoint}; service at ${sides[0].server.url}; floor at ${sides[1].server.url}`);
 
   const seeded = await seed(sides[0].client, runId, log, stampDestinations(labRequests(options.iterations)));
+  await seedSamplesInBulk(dynamo.endpoint, env.BENCH_SERVICE_TABLE, seeded.sampleId, WALK_RECORDS, log);
   const results: ScenarioResult[] = [];
   for (const scenario of scenarios(seeded, options.iterations, runId)) {
     const difference = scenario.compare ? ((await compareAnswers(sides, scenario)) ?? 'same') : undefined;
@@ -72,11 +78,11 @@ try {
       .join(' ')}; BENCH_ITERATIONS=${options.iterations}; ` + `whole run ${((performance.now() - started) / 1000).toFixed(0)} s`,
   ];
   printReport(results, context);
-  const meta = { runAt: new Date().toISOString(), node: process.version, cores: cpus().length, iterations: options.iterations };
-  publish(options.outDir, results, meta);
+  const meta = { runAt: new Date().toISOString(), node: process.version, cores: cpus().length, iterations: options.iterations, coldRuns: options.coldRuns };
+  publish(options.outDir, results, coldStarts, meta);
   log(`results published in ${options.outDir}/ (results.json, results.md, ratios.svg)`);
   if (options.jsonPath) {
-    writeJson(options.jsonPath, results, meta);
+    writeJson(options.jsonPath, { ...meta, results, coldStarts });
     log(`results written to ${options.jsonPath}`);
   }
 } finally {

@@ -1,5 +1,6 @@
-import type { Send, Plan } from './measure.ts';
-import type { Seeded } from './seed.ts';
+import type { Reply } from './http-client.ts';
+import type { Send, Plan, Side } from './measure.ts';
+import { WALK_RECORDS, type Seeded } from './seed.ts';
 
 /** The issue's targets: read ratios at most `max` (p50 and CPU), create throughput at least `min` of the floor's. */
 export type Target = { kind: 'latency'; max: number } | { kind: 'throughput'; min: number };
@@ -14,11 +15,32 @@ export interface Scenario {
 }
 
 export const PLATE_INCLUDE = 'wells.aliquots.sample.sample_metadata';
-export const CREATE_CONCURRENCY = [1, 16, 50] as const;
+export const CREATE_CONCURRENCY = [1, 10, 50] as const;
 const READ_MIN_WINDOW_MS = 750;
 const READ_WARMUP_MS = 1_500;
 /** A create batch sends for BENCH_ITERATIONS × this (1.9 s by default). */
 const CREATE_WINDOW_MS_PER_ITERATION = 80;
+
+const WALK_PAGE_SIZE = 100;
+
+/**
+ * Follows `links.next` from `path` to the last page, as a client reading a whole listing does. The reply
+ * is the walk's: the first failure's status or 200, the whole walk's time and DynamoDB calls, and the
+ * data of every page (so the answers of both sides are compared whole).
+ */
+async function walk(side: Side, path: string): Promise<Reply> {
+  const data: unknown[] = [];
+  let [ms, calls] = [0, 0];
+  for (let next: string | undefined = path; next !== undefined; ) {
+    const reply = await side.client.send('GET', next);
+    [ms, calls] = [ms + reply.ms, calls + reply.calls];
+    if (reply.status !== 200) return { ...reply, ms, calls };
+    const page = JSON.parse(reply.text) as { data: unknown[]; links?: { next?: string } };
+    data.push(...page.data);
+    next = page.links?.next?.slice(`${side.server.url}/api/v2`.length);
+  }
+  return { status: 200, ms, calls, text: JSON.stringify({ data }) };
+}
 
 /** The requests the bench compares, the same request to both sides. */
 export function scenarios(seeded: Seeded, iterations: number, runId: string): Scenario[] {
@@ -51,11 +73,26 @@ export function scenarios(seeded: Seeded, iterations: number, runId: string): Sc
       send: (side) => side.client.send('GET', '/samples?page%5Bsize%5D=100'),
     },
     {
+      name: `GET /plates/{id}?include=… (96 filled)`,
+      plan: readPlan,
+      target: { kind: 'latency', max: 2 },
+      compare: true,
+      send: (side) => side.client.send('GET', `/plates/${seeded.plate96Id}?include=${PLATE_INCLUDE}`),
+    },
+    {
       name: `GET /plates/{id}?include=… (384 filled)`,
       plan: readPlan,
       target: { kind: 'latency', max: 2 },
       compare: true,
       send: (side) => side.client.send('GET', `/plates/${seeded.plateId}?include=${PLATE_INCLUDE}`),
+    },
+    {
+      name: `GET /samples, links.next walk (${WALK_RECORDS.toLocaleString('en')} records)`,
+      // One walk is one measured "request" (its latency the whole walk's): a few walks a side, ABBA.
+      plan: { concurrency: 1, batch: 1, rounds: 4, warmup: 1 },
+      target: { kind: 'latency', max: 2 },
+      compare: true,
+      send: (side) => walk(side, `/samples?page%5Bsize%5D=${WALK_PAGE_SIZE}`),
     },
   ];
   // Creates: every client sends back to back until the batch's window closes, then the batch waits for the

@@ -1,3 +1,7 @@
+import { encodeUuid } from '#lib/store/uuids.ts';
+import { readCount } from './floor/count.ts';
+import { documentClient, Db, type Item } from './floor/db.ts';
+import { countShardKey, entityMarkers, recordIndexKeys, recordKey, sequenceKey, termKey } from './floor/keys.ts';
 import type { HttpClient } from './http-client.ts';
 import type { Role } from './processes.ts';
 
@@ -7,6 +11,8 @@ export interface Seeded {
   sampleId: string;
   /** A 384-well plate with a sample (each with its metadata record) in every well. */
   plateId: string;
+  /** A 96-well plate with the first 96 of those samples, one a well. */
+  plate96Id: string;
   /** What the lab scenarios name by uuid: the filled plate (stamp source, tag layout target), a stamp template, a tag group, a user. */
   lab: { plate: string; stampTemplate: string; tagGroup: string; user: string; destinations: Record<Role, string[]> };
 }
@@ -15,6 +21,9 @@ export interface Seeded {
 export const stampDestinations = (requests: number) => requests + 8;
 
 const PLATE_WELLS = 384;
+const PLATE96_WELLS = 96;
+/** The records the `links.next` walk reads (the seeded samples and their metadata records, then the rest written in bulk). */
+export const WALK_RECORDS = 9_216;
 
 /** Retries a write the service refused with 409 (a lost race on a counter); seeding must not fail for that. */
 async function retrying<T>(write: () => Promise<T>): Promise<T> {
@@ -62,10 +71,17 @@ export async function seed(api: HttpClient, runId: string, log: (line: string) =
     };
     await retrying(() => api.json('POST', '/aliquots', body));
   }
+  const plate96 = await fillPlate(api, await first('/plate_purposes?filter[name]=Stock%20Plate'), PLATE96_WELLS, (i) => samples[i]!);
   log(
-    `seeded ${PLATE_WELLS} samples and a ${PLATE_WELLS}-well plate (${plate.id}) filled through the API in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    `seeded ${PLATE_WELLS} samples and a ${PLATE_WELLS}-well plate (${plate.id}) and a ${PLATE96_WELLS}-well plate (${plate96}) filled through the API in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
-  return { study, sampleId: await samples[0]!, plateId: plate.id as string, lab: await seedLab(api, plate.attributes.uuid as string, destinations) };
+  return {
+    study,
+    sampleId: await samples[0]!,
+    plateId: plate.id as string,
+    plate96Id: plate96,
+    lab: await seedLab(api, plate.attributes.uuid as string, destinations),
+  };
 }
 
 /** The lab scenarios' records: reference uuids, and empty destination plates for each side's stamps. */
@@ -85,4 +101,99 @@ async function seedLab(api: HttpClient, plate: string, destinations: number): Pr
     user: await uuid('/users?filter[login]=admin'),
     destinations: { service: await make(), floor: await make() },
   };
+}
+
+/** A new plate of the purpose with `sample(i)` put in its well i (column order), one aliquot at a time; returns its id. */
+async function fillPlate(api: HttpClient, purpose: string, size: number, sample: (i: number) => Promise<string>): Promise<string> {
+  const plate = (await api.json('POST', '/plates', { data: { type: 'plates', relationships: { purpose: { data: { type: 'plate_purposes', id: purpose } } } } }))
+    .data;
+  const wells = (await api.json('GET', `/plates/${plate.id}/wells?page%5Bsize%5D=${size}`)).data as { id: string }[];
+  if (wells.length !== size) throw new Error(`the plate has ${wells.length} wells, expected ${size}`);
+  for (const [i, well] of wells.entries()) {
+    const body = {
+      data: {
+        type: 'aliquots',
+        relationships: { receptacle: { data: { type: 'wells', id: well.id } }, sample: { data: { type: 'samples', id: await sample(i) } } },
+      },
+    };
+    await retrying(() => api.json('POST', '/aliquots', body));
+  }
+  return plate.id as string;
+}
+
+/**
+ * Tops the service's samples up to `total` in bulk, straight into its table: each new sample a copy of the
+ * seeded sample `templateId` (and of its metadata record) with its own id, uuid, name and unique-name item,
+ * the ids reserved from the service's sequences with one `ADD` each and the count shards raised by as
+ * many, so the service sees records it could have written itself. Through the API this would take minutes.
+ */
+export async function seedSamplesInBulk(endpoint: string, table: string, templateId: string, total: number, log: (line: string) => void): Promise<void> {
+  const started = performance.now();
+  const db = new Db(documentClient(endpoint));
+  const template = await db.get(table, recordKey('samples', Number(templateId)), true);
+  const metadataRef = (template?.rels as Record<string, { id: number }> | undefined)?.sample_metadata;
+  const metadataTemplate = metadataRef && (await db.get(table, recordKey('sample_metadata', metadataRef.id), true));
+  if (!template || !metadataTemplate) throw new Error(`sample ${templateId} or its metadata record is missing`);
+  const count = total - (await readCount(db, table, 'samples', 'samples'));
+  if (count <= 0) return;
+  const reserve = async (family: string) => {
+    const value = (await db.update({
+      TableName: table,
+      Key: sequenceKey(family),
+      UpdateExpression: 'ADD #v :n',
+      ExpressionAttributeNames: { '#v': 'value' },
+      ExpressionAttributeValues: { ':n': count },
+      ReturnValues: 'UPDATED_NEW',
+    }))!.value as number;
+    return value - count + 1;
+  };
+  const [firstSample, firstMetadata] = [await reserve('samples'), await reserve('sample_metadata')];
+  const now = new Date().toISOString();
+  const copy = (item: Item, family: string, id: number, attrs: Item, rels: Item): Item => ({
+    ...item,
+    ...recordKey(family, id),
+    ...recordIndexKeys(family, id, now),
+    id,
+    uuid: encodeUuid(family, id),
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+    attrs,
+    rels,
+  });
+  const items: Item[] = [];
+  for (let i = 0; i < count; i++) {
+    const [id, metadataId] = [firstSample + i, firstMetadata + i];
+    const name = `walk-${id}`;
+    const rels = { ...(template.rels as Item), sample_metadata: { type: 'sample_metadata', id: metadataId } };
+    items.push(copy(template, 'samples', id, { ...(template.attrs as Item), name }, rels));
+    items.push(
+      copy(metadataTemplate, 'sample_metadata', metadataId, metadataTemplate.attrs as Item, {
+        ...(metadataTemplate.rels as Item),
+        sample: { type: 'samples', id },
+      }),
+    );
+    items.push({
+      ...termKey('samples.name', name),
+      ...entityMarkers('term'),
+      scope: 'samples.name',
+      value: name,
+      ref: '-',
+      family: 'samples',
+      type: 'samples',
+      id,
+    });
+  }
+  // A few writers at once: DynamoDB Local takes batches faster side by side than one after another.
+  const writers = 4;
+  const share = Math.ceil(items.length / writers / 25) * 25;
+  await Promise.all(Array.from({ length: writers }, (_, w) => db.batchPut(table, items.slice(w * share, (w + 1) * share))));
+  await db.update({
+    TableName: table,
+    Key: countShardKey('samples', 0),
+    UpdateExpression: 'ADD #s :n, #m :n',
+    ExpressionAttributeNames: { '#s': 'n:samples', '#m': 'n:sample_metadata' },
+    ExpressionAttributeValues: { ':n': count },
+  });
+  log(`seeded ${count} more samples (and their metadata) in bulk in ${((performance.now() - started) / 1000).toFixed(1)} s: ${total} to walk`);
 }

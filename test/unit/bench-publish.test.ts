@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
-import { markdownTable, ratioChart } from '../bench/publish.ts';
+import type { ColdStarts } from '../bench/cold/measure-cold.ts';
+import { coldStartBars, coldStartTable, markdownTable, ratioChart } from '../bench/publish.ts';
 import type { ScenarioResult } from '../bench/report.ts';
 
 /** The published benchmark's table and chart, from fixed results. */
@@ -66,4 +67,31 @@ it('draws one bar per scenario, coloured by its result, with the floor marked an
   expect(svg).toContain('1× (the floor)');
   expect(svg).toContain('POST &lt;odd&gt; &amp; name');
   expect(svg).not.toContain('<odd>');
+});
+
+const cold: ColdStarts = {
+  runs: 9,
+  minimal: { bytes: 2048, loadMs: 100 },
+  functions: [
+    { name: 'samples', bytes: 409_600, loadMs: 120, ratio: 1.2, verdict: 'PASS' },
+    { name: 'plates', bytes: 512_000, loadMs: 150, ratio: 1.5, verdict: 'FAIL' },
+    { name: 'wells', bytes: 409_600, loadMs: 110, ratio: 1.1, verdict: 'PASS' },
+    { name: 'publisher', bytes: 102_400, loadMs: 105, ratio: 1.05, verdict: 'PASS' },
+  ],
+};
+
+it("tabulates every function's cold start against the minimal handler", () => {
+  const lines = coldStartTable(cold).split('\n');
+  expect(lines).toHaveLength(3 + cold.functions.length);
+  expect(lines[2]).toBe('| minimal-handler (the floor) | 2.0 KB | 100.0 ms | 1.00× | | |');
+  expect(lines[4]).toBe('| plates | 500.0 KB | 150.0 ms | 1.50× | ≤ 1.3×, < 1 MB | FAIL |');
+});
+
+it('charts the slowest and the median route function and each event function', () => {
+  expect(coldStartBars(cold).map((b) => [b.label, b.ratio, b.pass])).toEqual([
+    ['cold start: slowest route function (plates)', 1.5, false],
+    ['cold start: median route function', 1.2, true],
+    ['cold start: publisher function', 1.05, true],
+  ]);
+  expect(ratioChart(results, cold).match(/<rect /g)).toHaveLength(results.length + 3);
 });

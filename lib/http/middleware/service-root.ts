@@ -4,7 +4,6 @@ import { config } from '#lib/config.ts';
 import { baseUrl } from '#lib/http/base-url.ts';
 import { finishResponse } from '#lib/http/middleware/request-log.ts';
 import { toResult, type LtsContext } from '#lib/http/request.ts';
-import { openApiDocument } from '#lib/jsonapi/openapi.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 
 /**
@@ -42,17 +41,22 @@ export function serviceIndex(registry: Registry): middy.MiddlewareObj<APIGateway
   };
 }
 
-/** The OpenAPI document, generated once per server URL (it depends on nothing else). */
+/**
+ * The OpenAPI document, generated once per server URL (it depends on nothing else). The generator is
+ * imported on the first request for it: every function serves the document, but loading the generator
+ * with each function would lengthen every cold start for a request few make (decisions.md, "Cold starts").
+ */
 const descriptions = new Map<string, string>();
 
 export function apiDescription(registry: Registry): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext> {
   return {
-    before: (request) => {
+    before: async (request) => {
       const { method, path, headers } = request.context.lts.request;
       if (!isGet(method) || path !== '/api/v2/openapi.json') return undefined;
       const server = baseUrl(config().LTS_BASE_URL, headers);
       let body = descriptions.get(server);
       if (!body) {
+        const { openApiDocument } = await import('#lib/jsonapi/openapi.ts');
         body = JSON.stringify(openApiDocument(registry, server));
         descriptions.set(server, body);
       }

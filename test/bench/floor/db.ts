@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
@@ -21,6 +22,7 @@ export function documentClient(endpoint: string): DynamoDBDocumentClient {
 }
 
 const BATCH_GET_LIMIT = 100;
+const BATCH_WRITE_LIMIT = 25;
 
 /** One request's view of DynamoDB: plain commands, counted (the floor's X-DynamoDB-Calls). */
 export class Db {
@@ -56,6 +58,17 @@ export class Db {
       }),
     );
     return found.flat();
+  }
+
+  /** BatchWriteItem of puts in chunks of 25, unprocessed items sent again (seeding only: not counted). */
+  async batchPut(table: string, items: Item[]): Promise<void> {
+    for (let i = 0; i < items.length; i += BATCH_WRITE_LIMIT) {
+      let pending = items.slice(i, i + BATCH_WRITE_LIMIT).map((Item) => ({ PutRequest: { Item } }));
+      while (pending.length > 0) {
+        const out = await this.doc.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+        pending = (out.UnprocessedItems?.[table] as typeof pending | undefined) ?? [];
+      }
+    }
   }
 
   async update(input: UpdateCommandInput): Promise<Item | undefined> {

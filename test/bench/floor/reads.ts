@@ -3,7 +3,7 @@ import { aliquotId, slotId, slotUuid } from '#lib/domain/labware-ids.ts';
 import type { Labware } from '#lib/domain/labware.ts';
 import { readCount } from './count.ts';
 import type { Db, Item } from './db.ts';
-import { recordKey, typeListingPk } from './keys.ts';
+import { recordIndexKeys, recordKey, typeListingPk } from './keys.ts';
 import { linkage, metadataResource, resource, sampleResource, type Linkage } from './render.ts';
 
 /** What a floor handler answers: a status and a JSON document (or nothing). */
@@ -26,14 +26,26 @@ export async function getSample(db: Db, table: string, base: string, id: number)
   return { status: 200, body: { data: sampleResource(base, item), links: { self } } };
 }
 
-/** GET /api/v2/samples?page[size]=N (first page, by id): one Query of the byType index, one BatchGetItem, the count. */
-export async function listSamples(db: Db, table: string, base: string, size: number): Promise<Answer> {
+/** Where a page of the samples listing starts: page 1, or after the id a `next` link's cursor names. */
+export interface SamplesPage {
+  number: number;
+  size: number;
+  afterId?: number;
+}
+
+/**
+ * GET /api/v2/samples?page[size]=N, a page by id (the first, or one a `next` link names): one Query of the
+ * byType index, one BatchGetItem, the count.
+ */
+export async function listSamples(db: Db, table: string, base: string, page: SamplesPage): Promise<Answer> {
+  const { number, size, afterId } = page;
+  const pk = typeListingPk('samples');
   const [hits, count] = await Promise.all([
     db.query({
       TableName: table,
       IndexName: 'byType',
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': typeListingPk('samples') },
+      KeyConditionExpression: afterId === undefined ? 'gsi1pk = :pk' : 'gsi1pk = :pk AND gsi1sk > :after',
+      ExpressionAttributeValues: { ':pk': pk, ...(afterId === undefined ? {} : { ':after': recordIndexKeys('samples', afterId, '').gsi1sk }) },
       ProjectionExpression: '#family, #id',
       ExpressionAttributeNames: { '#family': 'family', '#id': 'id' },
       Limit: size,
@@ -50,14 +62,14 @@ export async function listSamples(db: Db, table: string, base: string, size: num
   items.sort((a, b) => (a.id as number) - (b.id as number));
   const link = (n: number, cursor = '') => `${base}/api/v2/samples?page%5Bnumber%5D=${n}&page%5Bsize%5D=${size}${cursor}`;
   const last = Math.max(1, Math.ceil(count / size));
-  // The service's next link carries a cursor (page 2, sort by id, after the last id of this page).
+  // The service's next link carries a cursor (the next page, sort by id, after the last id of this page).
   const after = items.at(-1)?.id;
-  const cursor = `&page%5Bcursor%5D=${Buffer.from(JSON.stringify({ p: 2, s: 'id', a: { id: after } })).toString('base64url')}`;
+  const cursor = `&page%5Bcursor%5D=${Buffer.from(JSON.stringify({ p: number + 1, s: 'id', a: { id: after } })).toString('base64url')}`;
   return {
     status: 200,
     body: {
       data: items.map((item) => sampleResource(base, item)),
-      links: { first: link(1), ...(last > 1 ? { next: link(2, cursor) } : {}), last: link(last) },
+      links: { first: link(1), ...(number < last ? { next: link(number + 1, cursor) } : {}), last: link(last) },
       meta: { record_count: count },
     },
   };

@@ -3,7 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createSample } from './create.ts';
 import { stamp, tagLayout } from './lab.ts';
 import { Db } from './db.ts';
-import { getPlate, getSample, listSamples, type Answer } from './reads.ts';
+import { getPlate, getSample, listSamples, type Answer, type SamplesPage } from './reads.ts';
 
 /**
  * The floor: a bare node:http server answering the bench's requests with the least DynamoDB work
@@ -28,6 +28,20 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
 
 const positiveId = (raw: string): number | undefined => (/^[1-9]\d{0,14}$/.test(raw) ? Number(raw) : undefined);
 
+/** Page 1, or a later page with the cursor of the service's `next` link (the only pages the bench asks for). */
+function samplesPage(params: URLSearchParams): SamplesPage | undefined {
+  const size = Number(params.get('page[size]') ?? 100);
+  const number = Number(params.get('page[number]') ?? 1);
+  const cursor = params.get('page[cursor]');
+  if (number === 1 && cursor === null) return { number, size };
+  try {
+    const decoded = JSON.parse(Buffer.from(cursor ?? '', 'base64url').toString('utf8')) as { p: number; s: string; a: { id: number } };
+    return decoded.p === number && decoded.s === 'id' ? { number, size, afterId: decoded.a.id } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: string): Promise<Answer> {
   const url = new URL(req.url ?? '/', base);
   const [, api, v2, type, rawId, ...rest] = url.pathname.split('/');
@@ -35,9 +49,8 @@ async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: 
   if (api !== 'api' || v2 !== 'v2' || rest.length > 0 || (rawId !== undefined && id === undefined)) return { status: 404 };
   if (req.method === 'GET' && type === 'samples' && id !== undefined) return getSample(db, options.readTable, base, id);
   if (req.method === 'GET' && type === 'samples' && rawId === undefined) {
-    const size = Number(url.searchParams.get('page[size]') ?? 100);
-    if (url.searchParams.has('page[number]') && url.searchParams.get('page[number]') !== '1') return { status: 400 };
-    return listSamples(db, options.readTable, base, size);
+    const page = samplesPage(url.searchParams);
+    return page ? listSamples(db, options.readTable, base, page) : { status: 400 };
   }
   if (req.method === 'GET' && type === 'plates' && id !== undefined) {
     const include = url.searchParams.get('include');
