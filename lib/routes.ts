@@ -33,7 +33,13 @@ const READ_CREATE = ['GET', 'POST'] as const;
 const READ_WRITE = ['GET', 'POST', 'PATCH'] as const;
 
 /** A function serving one type. */
-const one = (type: string, methods: readonly string[], actions: readonly RouteAction[] = []): Route => ({ name: type, types: [type], methods, actions, pages: [] });
+const one = (type: string, methods: readonly string[], actions: readonly RouteAction[] = []): Route => ({
+  name: type,
+  types: [type],
+  methods,
+  actions,
+  pages: [],
+});
 
 /** The plate map (lib/http/middleware/labware-page.ts): HTML drawn from the labware function's own reads. */
 export const LABWARE_PAGE = '/labware/{barcode}';

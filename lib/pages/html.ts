@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 /**
  * Pages for people (the plate map): HTML built as strings by pure functions. Every value that comes from
- * data or from the request goes through `escape` — sample names, tube names and QC values are user input.
+ * data or from the request goes through `escapeHtml` — sample names, tube names and QC values are user input.
  * The page runs only its own inline script and style, allowed by their hashes in the Content-Security-Policy,
  * so even a value that escaped escaping could not run.
  */
@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Text or an attribute value (always quoted) made safe for HTML and inline SVG. */
-export const escape = (value: unknown): string => String(value ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+export const escapeHtml = (value: unknown): string => String(value ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 
 const STYLE = `
 body { font: 15px/1.4 system-ui, sans-serif; margin: 1.5rem; color: #1d2433; max-width: 72rem; }
@@ -63,7 +63,7 @@ export function page(title: string, body: string, { script = false } = {}): stri
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escape(title)}</title><style>${STYLE}</style></head>`,
+    `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>`,
     `<body>${body}${script ? `<script>${SCRIPT}</script>` : ''}</body></html>`,
   ].join('');
 }
@@ -77,7 +77,7 @@ export interface KeyForm {
 export function errorPage(status: number, title: string, detail: string, form?: KeyForm): string {
   const keyForm = form
     ? [
-        form.problem ? `<p role="alert">${escape(form.problem)}</p>` : '',
+        form.problem ? `<p role="alert">${escapeHtml(form.problem)}</p>` : '',
         // No action: the form posts to the page's own URL, whatever prefix the service sits behind.
         '<form method="post">',
         '<label for="key">API key</label>',
@@ -86,5 +86,5 @@ export function errorPage(status: number, title: string, detail: string, form?: 
         '<p>A read key is enough. The key is kept in a cookie for these pages only, until the browser closes.</p>',
       ].join('')
     : '';
-  return page(`${status} ${title}`, `<main><h1>${escape(title)}</h1><p>${escape(detail)}</p>${keyForm}</main>`);
+  return page(`${status} ${title}`, `<main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(detail)}</p>${keyForm}</main>`);
 }

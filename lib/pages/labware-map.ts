@@ -1,6 +1,6 @@
 import { layoutForSize, positionName } from '#lib/domain/geometry.ts';
-import { RECEPTACLE_STATES } from '#lib/domain/labware.ts';
-import { escape, page } from '#lib/pages/html.ts';
+import type { RECEPTACLE_STATES } from '#lib/domain/labware.ts';
+import { escapeHtml, page } from '#lib/pages/html.ts';
 
 /**
  * The plate map: a labware drawn from the JSON:API document the engine builds for
@@ -22,10 +22,13 @@ export const LABWARE_MAP_INCLUDE = [
 ].join(',');
 
 type Linkage = { type: string; id: string };
+type Attributes = Record<string, unknown>;
+/** A nested attribute (`labware_barcode.human_barcode`) read from a document. */
+const member = (value: unknown, name: string): unknown => (value && typeof value === 'object' ? (value as Attributes)[name] : undefined);
 export interface Resource {
   type: string;
   id: string;
-  attributes?: Record<string, any>;
+  attributes?: Attributes;
   relationships?: Record<string, { data?: Linkage | Linkage[] | null }>;
   links?: { self?: string };
 }
@@ -123,19 +126,24 @@ export function gridOf(rows: number, columns: number): Grid {
 const many = (value: Linkage | Linkage[] | null | undefined): Linkage[] => (Array.isArray(value) ? value : value ? [value] : []);
 
 /** Tags as lab people name them: i7 and i5 (index and oligo) when dual, `tag` when single. */
-export function tagsOf(aliquot: Record<string, any> | undefined): string {
+export function tagsOf(aliquot: Attributes | undefined): string {
   const tag = (label: string, index: unknown, oligo: unknown) => (index == null && oligo == null ? [] : [`${label} ${index ?? '?'} ${oligo ?? ''}`.trim()]);
   if (!aliquot) return '';
   const dual = aliquot.tag2_index != null || aliquot.tag2_oligo != null;
   return [...tag(dual ? 'i7' : 'tag', aliquot.tag_index, aliquot.tag_oligo), ...(dual ? tag('i5', aliquot.tag2_index, aliquot.tag2_oligo) : [])].join(' · ');
 }
 
-const qcLine = (qc: Record<string, any> = {}) =>
-  [`QC ${qc.key ?? ''}`, `${qc.value ?? ''}${qc.units ? ` ${qc.units}` : ''}`, qc.cv ? `(cv ${qc.cv})` : '', qc.assay_type ? `${qc.assay_type} ${qc.assay_version ?? ''}`.trim() : '']
+const qcLine = (qc: Attributes = {}) =>
+  [
+    `QC ${qc.key ?? ''}`,
+    `${qc.value ?? ''}${qc.units ? ` ${qc.units}` : ''}`,
+    qc.cv ? `(cv ${qc.cv})` : '',
+    qc.assay_type ? `${qc.assay_type} ${qc.assay_version ?? ''}`.trim() : '',
+  ]
     .filter(Boolean)
     .join(' ');
 
-const barcodeOf = (resource: Resource | undefined) => String(resource?.attributes?.labware_barcode?.human_barcode ?? resource?.id ?? '');
+const barcodeOf = (resource: Resource | undefined) => String(member(resource?.attributes?.labware_barcode, 'human_barcode') ?? resource?.id ?? '');
 
 /** The labware of the document (its first primary record) as the page draws it. */
 export function labwareView(document: LabwareDocument): LabwareView {
@@ -172,7 +180,7 @@ export function labwareView(document: LabwareDocument): LabwareView {
     }
   } else {
     for (const held of related(labware, 'receptacles')) {
-      const position = layout ? String(held.attributes?.position?.name) : 'tube';
+      const position = layout ? String(member(held.attributes?.position, 'name')) : 'tube';
       receptacles.set(position, receptacleOf(held, position));
     }
   }
@@ -180,8 +188,8 @@ export function labwareView(document: LabwareDocument): LabwareView {
   return {
     type: labware.type,
     barcode: barcodeOf(labware),
-    name: attributes.name ?? null,
-    purpose: related(labware, 'purpose')[0]?.attributes?.name ?? null,
+    name: attributes.name == null ? null : String(attributes.name),
+    purpose: (related(labware, 'purpose')[0]?.attributes?.name as string | undefined) ?? null,
     state: String(attributes.state ?? 'unknown'),
     rows: layout?.rows ?? 1,
     columns: layout?.columns ?? 1,
@@ -235,7 +243,10 @@ function svgOf(view: LabwareView, links: MapLinks): string {
     view.rows * view.columns === 1
       ? ''
       : [
-          ...Array.from({ length: view.columns }, (_, c) => `<text class="axis" x="${MARGIN + grid.pitch * (c + 0.5)}" y="16" text-anchor="middle">${c + 1}</text>`),
+          ...Array.from(
+            { length: view.columns },
+            (_, c) => `<text class="axis" x="${MARGIN + grid.pitch * (c + 0.5)}" y="16" text-anchor="middle">${c + 1}</text>`,
+          ),
           ...Array.from(
             { length: view.rows },
             (_, r) => `<text class="axis" x="10" y="${MARGIN + grid.pitch * (r + 0.5) + 4}" text-anchor="middle">${String.fromCharCode(65 + r)}</text>`,
@@ -246,13 +257,13 @@ function svgOf(view: LabwareView, links: MapLinks): string {
     const { fill, stroke } = colourOf(receptacle);
     const state = receptacle ? mapState(receptacle.state) : 'empty';
     const circle = `<circle cx="${cell.cx}" cy="${cell.cy}" r="${grid.radius.toFixed(1)}" fill="${fill}" stroke="${stroke}" stroke-width="1.5"/>`;
-    const body = `<title>${escape(describe(cell.name, receptacle))}</title>${circle}`;
-    const attrs = `class="receptacle" data-position="${escape(cell.name)}" data-state="${escape(state)}" tabindex="0"`;
+    const body = `<title>${escapeHtml(describe(cell.name, receptacle))}</title>${circle}`;
+    const attrs = `class="receptacle" data-position="${escapeHtml(cell.name)}" data-state="${escapeHtml(state)}" tabindex="0"`;
     // A rack's position links to the tube in it.
-    return receptacle?.tube ? `<a ${attrs} href="${escape(links.page(receptacle.tube))}">${body}</a>` : `<g ${attrs}>${body}</g>`;
+    return receptacle?.tube ? `<a ${attrs} href="${escapeHtml(links.page(receptacle.tube))}">${body}</a>` : `<g ${attrs}>${body}</g>`;
   });
   const label = `${view.type} ${view.barcode}: ${view.rows * view.columns === 1 ? 'one receptacle' : `${view.rows} rows by ${view.columns} columns`}`;
-  return `<svg class="grid" role="img" aria-label="${escape(label)}" width="${grid.width}" height="${grid.height}" viewBox="0 0 ${grid.width} ${grid.height}" xmlns="http://www.w3.org/2000/svg">${axes}${cells.join('')}</svg>`;
+  return `<svg class="grid" role="img" aria-label="${escapeHtml(label)}" width="${grid.width}" height="${grid.height}" viewBox="0 0 ${grid.width} ${grid.height}" xmlns="http://www.w3.org/2000/svg">${axes}${cells.join('')}</svg>`;
 }
 
 const swatch = (fill: string, stroke: string) =>
@@ -268,7 +279,7 @@ function legendHtml(view: LabwareView): string {
 }
 
 function kinList(title: string, kin: Kin[], links: MapLinks): string {
-  const items = kin.map((k) => `<li><a href="${escape(links.page(k.barcode))}">${escape(k.barcode)}</a> (${escape(k.type)})</li>`);
+  const items = kin.map((k) => `<li><a href="${escapeHtml(links.page(k.barcode))}">${escapeHtml(k.barcode)}</a> (${escapeHtml(k.type)})</li>`);
   return `<h2>${title}</h2>${items.length ? `<ul class="${title.toLowerCase()}">${items.join('')}</ul>` : '<p>none</p>'}`;
 }
 
@@ -276,15 +287,15 @@ function kinList(title: string, kin: Kin[], links: MapLinks): string {
 export function labwareMapPage(view: LabwareView, links: MapLinks): string {
   const facts = [view.type, view.purpose, view.name, `state ${view.state}`].filter((f): f is string => Boolean(f));
   const body = [
-    `<header><h1>${escape(view.barcode)}</h1><p class="facts">${facts.map(escape).join(' · ')}</p></header>`,
+    `<header><h1>${escapeHtml(view.barcode)}</h1><p class="facts">${facts.map(escapeHtml).join(' · ')}</p></header>`,
     '<main><div class="map">',
     svgOf(view, links),
     '<pre id="details" aria-live="polite">Point at a position (or tab to it) to see what it holds.</pre></div>',
     legendHtml(view),
     kinList('Parents', view.parents, links),
     kinList('Children', view.children, links),
-    `<h2>JSON:API</h2><ul><li><a href="${escape(links.document)}">the document this map is drawn from</a></li>`,
-    `<li><a href="${escape(links.self)}">the ${escape(view.type)} resource</a></li></ul>`,
+    `<h2>JSON:API</h2><ul><li><a href="${escapeHtml(links.document)}">the document this map is drawn from</a></li>`,
+    `<li><a href="${escapeHtml(links.self)}">the ${escapeHtml(view.type)} resource</a></li></ul>`,
     '</main>',
   ].join('');
   return page(`${view.barcode} · labware`, body, { script: true });

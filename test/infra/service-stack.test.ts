@@ -36,11 +36,7 @@ describe('the API', () => {
       const fn = logicalId(dev.api.functions[route.name]!);
       return route.name === FALLBACK
         ? [['$default', fn]]
-        : [
-            [`ANY /api/v2/${route.name}`, fn],
-            [`ANY /api/v2/${route.name}/{proxy+}`, fn],
-            ...route.pages.map((page) => [`ANY ${page}`, fn]),
-          ];
+        : [[`ANY /api/v2/${route.name}`, fn], [`ANY /api/v2/${route.name}/{proxy+}`, fn], ...route.pages.map((page) => [`ANY ${page}`, fn])];
     });
     expect(served.sort()).toEqual(expected.sort());
   });

@@ -52,7 +52,7 @@ it('routes a path to its type, anything else to the fallback', () => {
   expect(routeForPath('/elsewhere').name).toBe(FALLBACK);
 });
 
-it("routes a page for people to the function whose reads draw it, and nothing else outside /api/v2", () => {
+it('routes a page for people to the function whose reads draw it, and nothing else outside /api/v2', () => {
   expect(routes.filter((r) => r.pages.length > 0).map((r) => [r.name, r.pages])).toEqual([['labware', [LABWARE_PAGE]]]);
   expect(routeForPath('/labware/DN1S').name).toBe('labware');
   expect(routeForPath('/labware/DN1S/more').name).toBe(FALLBACK);

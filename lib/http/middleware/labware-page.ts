@@ -7,7 +7,7 @@ import type { LtsContext } from '#lib/http/request.ts';
 import { newRequestContext, type ApiKeyIdentity } from '#lib/jsonapi/context.ts';
 import { serve, type ApiRequest, type ApiResponse } from '#lib/jsonapi/engine.ts';
 import { errorResponse } from '#lib/jsonapi/error-response.ts';
-import { errors, JsonApiError } from '#lib/jsonapi/errors.ts';
+import { errors, type JsonApiError } from '#lib/jsonapi/errors.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { errorPage, PAGE_HEADERS } from '#lib/pages/html.ts';
 import { LABWARE_MAP_INCLUDE, labwareMapPage, labwareView, type LabwareDocument } from '#lib/pages/labware-map.ts';
@@ -61,7 +61,14 @@ function cookieKey(header: string | undefined): string | undefined {
 function cookie(base: string, value: string, maxAge?: number): string {
   const url = new URL(base);
   const path = `${url.pathname.replace(/\/$/, '')}/labware`;
-  return [`${KEY_COOKIE}=${value}`, `Path=${path}`, 'HttpOnly', 'SameSite=Strict', ...(url.protocol === 'https:' ? ['Secure'] : []), ...(maxAge !== undefined ? [`Max-Age=${maxAge}`] : [])].join('; ');
+  return [
+    `${KEY_COOKIE}=${value}`,
+    `Path=${path}`,
+    'HttpOnly',
+    'SameSite=Strict',
+    ...(url.protocol === 'https:' ? ['Secure'] : []),
+    ...(maxAge !== undefined ? [`Max-Age=${maxAge}`] : []),
+  ].join('; ');
 }
 
 /** The caller's identity: the header's key, else the cookie's; a 401 (with the form) without a valid one. */
