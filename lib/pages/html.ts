@@ -55,7 +55,8 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
   'Cache-Control': 'no-store',
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
+  // Not `no-referrer`: with it the key form's POST would carry `Origin: null` and fail the same-origin check.
+  'Referrer-Policy': 'same-origin',
 };
 
 /** A whole page around `body` (already HTML); `script` adds the hover script. */
