@@ -21,7 +21,7 @@ svg.grid { max-width: 100%; height: auto; }
 .receptacle:hover circle, .receptacle:focus circle { stroke: #000; stroke-width: 2.5; }
 .receptacle:focus { outline: none; }
 .axis { font-size: 11px; fill: #4a5468; }
-#details { min-height: 6em; min-width: 18rem; margin: 0; padding: .6rem .8rem; background: #f3f5f9; border-radius: 6px; white-space: pre-wrap; }
+#details { flex: 1 1 18rem; min-height: 6em; margin: 0; padding: .6rem .8rem; background: #f3f5f9; border-radius: 6px; white-space: pre-wrap; }
 .legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .4rem 1.2rem; }
 .legend svg { vertical-align: middle; margin-right: .3rem; }
 form { display: flex; gap: .5rem; margin-top: 1rem; } input { font: inherit; padding: .3rem; min-width: 20rem; }

@@ -200,7 +200,7 @@ export function labwareView(document: LabwareDocument): LabwareView {
 }
 
 /** The hover text of one position: where, its state, what it holds, its QC results. */
-export function describe(position: string, receptacle: Receptacle | undefined): string {
+export function hoverText(position: string, receptacle: Receptacle | undefined): string {
   if (!receptacle) return `${position}: empty position`;
   const lines = [
     `${position}${receptacle.tube ? ` · tube ${receptacle.tube}` : ''} · ${receptacle.state}`,
@@ -257,7 +257,7 @@ function svgOf(view: LabwareView, links: MapLinks): string {
     const { fill, stroke } = colourOf(receptacle);
     const state = receptacle ? mapState(receptacle.state) : 'empty';
     const circle = `<circle cx="${cell.cx}" cy="${cell.cy}" r="${grid.radius.toFixed(1)}" fill="${fill}" stroke="${stroke}" stroke-width="1.5"/>`;
-    const body = `<title>${escapeHtml(describe(cell.name, receptacle))}</title>${circle}`;
+    const body = `<title>${escapeHtml(hoverText(cell.name, receptacle))}</title>${circle}`;
     const attrs = `class="receptacle" data-position="${escapeHtml(cell.name)}" data-state="${escapeHtml(state)}" tabindex="0"`;
     // A rack's position links to the tube in it.
     return receptacle?.tube ? `<a ${attrs} href="${escapeHtml(links.page(receptacle.tube))}">${body}</a>` : `<g ${attrs}>${body}</g>`;

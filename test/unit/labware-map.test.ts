@@ -3,7 +3,7 @@ import { RECEPTACLE_STATES } from '#lib/domain/labware.ts';
 import { CONTENT_SECURITY_POLICY, errorPage, escapeHtml } from '#lib/pages/html.ts';
 import {
   colourOf,
-  describe as describeReceptacle,
+  hoverText,
   EMPTY,
   gridOf,
   type LabwareDocument,
@@ -119,9 +119,9 @@ describe('reading the document', () => {
       contents: [{ sample: 'S1', tags: 'i7 3 ACGT · i5 4 TTAA' }],
       qc: ['QC molarity 4.2 nM'],
     });
-    expect(describeReceptacle('A1', view.receptacles.get('A1'))).toBe('A1 · passed\nsample S1 · i7 3 ACGT · i5 4 TTAA\nQC molarity 4.2 nM');
-    expect(describeReceptacle('B1', view.receptacles.get('B1'))).toBe('B1 · pending\nno aliquots');
-    expect(describeReceptacle('C1', undefined)).toBe('C1: empty position');
+    expect(hoverText('A1', view.receptacles.get('A1'))).toBe('A1 · passed\nsample S1 · i7 3 ACGT · i5 4 TTAA\nQC molarity 4.2 nM');
+    expect(hoverText('B1', view.receptacles.get('B1'))).toBe('B1 · pending\nno aliquots');
+    expect(hoverText('C1', undefined)).toBe('C1: empty position');
   });
 });
 
