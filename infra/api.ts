@@ -23,7 +23,7 @@ export interface ServiceApiProps {
 
 /**
  * The HTTP API (payload format 2.0, which the handlers read): one Lambda function per route of
- * lib/routes.ts, each serving `ANY /api/v2/<type>` and `ANY /api/v2/<type>/{proxy+}`, and the fallback
+ * lib/routes.ts, each serving `ANY /api/v2/<type>` and `ANY /api/v2/<type>/{proxy+}` (and `ANY` of its pages), and the fallback
  * function on `$default`. `ANY` rather than each route's methods, so that methods, preflights and
  * actions are answered by the same middy chain as `npm start` (405 with `Allow`, OPTIONS without a key).
  * API keys are checked by that chain too (from the table): no usage plans, no authorizer.
@@ -78,13 +78,13 @@ export class ServiceApi extends Construct {
     new CfnOutput(this, 'Url', { value: this.stage.url, description: 'Base URL of the API: requests go to <url>api/v2/<type>' });
   }
 
-  /** The routes of one function: its type's paths, or `$default` for the fallback. */
+  /** The routes of one function: its type's paths and its pages (GET, and POST for the key form), or `$default` for the fallback. */
   private addRoutes(route: Route, fn: IFunction): void {
     const integration = new HttpLambdaIntegration(`${route.name}-Integration`, fn, { payloadFormatVersion: PayloadFormatVersion.VERSION_2_0 });
     const paths =
       route.name === FALLBACK
         ? [HttpRouteKey.DEFAULT]
-        : [`/api/v2/${route.name}`, `/api/v2/${route.name}/{proxy+}`].map((path) => HttpRouteKey.with(path, HttpMethod.ANY));
+        : [`/api/v2/${route.name}`, `/api/v2/${route.name}/{proxy+}`, ...route.pages].map((path) => HttpRouteKey.with(path, HttpMethod.ANY));
     paths.forEach((routeKey, n) => {
       new HttpRoute(this, `${route.name}-${n}`, { httpApi: this.api, routeKey, integration });
     });

@@ -1,6 +1,6 @@
 /**
  * The route table: one Lambda function per resource type, serving `/api/v2/<type>` and every path below
- * it, plus a fallback for any other path (so unknown paths still answer 401/404 as JSON:API). The CDK
+ * it (and a few pages for people, the labware's plate map), plus a fallback for any other path (so unknown paths still answer 401/404 as JSON:API). The CDK
  * stack, the local server and the tests all read this table.
  *
  * It is data only: it imports nothing, so reading it loads neither the handler (middy), the store nor the
@@ -16,6 +16,8 @@ export interface Route {
   methods: readonly string[];
   /** The custom actions of its type, each served at `<method> /api/v2/<type>/<name>`. */
   actions: readonly RouteAction[];
+  /** Pages for people it serves outside `/api/v2`, as path templates of one parameter (`/labware/{barcode}`). */
+  pages: readonly string[];
 }
 
 /** A custom action (lib/jsonapi/resource.ts, ActionDef). */
@@ -31,7 +33,16 @@ const READ_CREATE = ['GET', 'POST'] as const;
 const READ_WRITE = ['GET', 'POST', 'PATCH'] as const;
 
 /** A function serving one type. */
-const one = (type: string, methods: readonly string[], actions: readonly RouteAction[] = []): Route => ({ name: type, types: [type], methods, actions });
+const one = (type: string, methods: readonly string[], actions: readonly RouteAction[] = []): Route => ({
+  name: type,
+  types: [type],
+  methods,
+  actions,
+  pages: [],
+});
+
+/** The plate map (lib/http/middleware/labware-page.ts): HTML drawn from the labware function's own reads. */
+export const LABWARE_PAGE = '/labware/{barcode}';
 
 export const routes: readonly Route[] = [
   one('samples', READ_WRITE),
@@ -47,7 +58,7 @@ export const routes: readonly Route[] = [
   one('tag_groups', READ),
   one('tag_layout_templates', READ),
   one('transfer_templates', READ),
-  one('labware', READ),
+  { ...one('labware', READ), pages: [LABWARE_PAGE] },
   one('plates', READ_CREATE),
   one('tubes', READ_CREATE),
   one('tube_racks', READ_WRITE),
@@ -71,7 +82,7 @@ export const routes: readonly Route[] = [
   one('plate_conversions', READ_CREATE),
   one('tube_from_plate_creations', READ_CREATE),
   one('tag_layouts', READ_CREATE),
-  { name: FALLBACK, types: [], methods: [], actions: [] },
+  { name: FALLBACK, types: [], methods: [], actions: [], pages: [] },
 ];
 
 export const entryFile = (route: Route): string => `functions/${route.name}.ts`;
@@ -83,8 +94,15 @@ export function routeNamed(name: string): Route {
   return route;
 }
 
-/** Which route serves a request path: its type's, else the fallback. */
+/** The first segment of a page template or path: `labware` of `/labware/{barcode}`. */
+const pageSegment = (path: string): string | undefined => /^\/([^/?]+)\/[^/?]+$/.exec(path)?.[1];
+
+/** Which route serves a request path: its type's, or the route of the page it is, else the fallback. */
 export function routeForPath(path: string): Route {
   const type = /^\/api\/v2\/([^/?]+)/.exec(path)?.[1];
-  return routes.find((r) => type !== undefined && r.types.includes(type)) ?? routeNamed(FALLBACK);
+  const page = pageSegment(path);
+  return (
+    routes.find((r) => (type !== undefined && r.types.includes(type)) || (page !== undefined && r.pages.some((p) => pageSegment(p) === page))) ??
+    routeNamed(FALLBACK)
+  );
 }

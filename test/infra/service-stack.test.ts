@@ -23,7 +23,7 @@ describe('the API', () => {
     expect(functions).toHaveLength(routes.length + 2);
   });
 
-  it("routes each type's paths, and only those, to its own function (payload 2.0); the fallback serves $default", () => {
+  it("routes each type's paths and pages, and only those, to its own function (payload 2.0); the fallback serves $default", () => {
     const integrationFunction = Object.fromEntries(
       ofType('AWS::ApiGatewayV2::Integration').map(([id, r]) => {
         expect(r.Properties.PayloadFormatVersion, id).toBe('2.0');
@@ -36,10 +36,7 @@ describe('the API', () => {
       const fn = logicalId(dev.api.functions[route.name]!);
       return route.name === FALLBACK
         ? [['$default', fn]]
-        : [
-            [`ANY /api/v2/${route.name}`, fn],
-            [`ANY /api/v2/${route.name}/{proxy+}`, fn],
-          ];
+        : [[`ANY /api/v2/${route.name}`, fn], [`ANY /api/v2/${route.name}/{proxy+}`, fn], ...route.pages.map((page) => [`ANY ${page}`, fn])];
     });
     expect(served.sort()).toEqual(expected.sort());
   });

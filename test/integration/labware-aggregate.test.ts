@@ -1,11 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Labware } from '#lib/domain/labware.ts';
-import { setReceptacleState } from '#lib/domain/receptacles.ts';
-import { registry } from '#lib/resources/index.ts';
 import { getRecords, type StoredRecord } from '#lib/store/records.ts';
-import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { call } from '../support/api.ts';
 import { createPlate, createTube } from '../support/fixtures.ts';
+import { setStates } from '../support/plate-map.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -21,23 +19,10 @@ async function loadLabware(id: string): Promise<StoredRecord> {
   return record!;
 }
 
-/** Changes a labware's aggregate as a future write would (no endpoint sets receptacle states yet): one update of its item. */
-async function change(id: string, rule: (labware: Labware) => Labware): Promise<void> {
-  const record = await loadLabware(id);
-  const uow = new UnitOfWork(registry, new Date().toISOString());
-  uow.update(record, { attrs: rule(record.attrs as unknown as Labware) as unknown as Record<string, unknown> });
-  await uow.commit();
-}
-
-const accepted = <T>(result: { ok: true; value: T } | { ok: false }): T => {
-  if (!result.ok) throw new Error('refused');
-  return result.value;
-};
-
 describe('receptacle state', () => {
   it("a well renders its own state, not its plate's or its neighbours'", async () => {
     const plate = await createPlate();
-    await change(plate.id, (labware) => accepted(setReceptacleState(labware, { slot: 2, name: 'B1' }, 'passed')));
+    await setStates(plate.id, { B1: 'passed' });
     const res = await call('GET', `/api/v2/plates/${plate.id}?include=wells`);
     expect(res.body.data.attributes.state).toBe('pending');
     const states = new Map((res.body.included as any[]).map((w) => [w.attributes.position.name, w.attributes.state]));
@@ -47,7 +32,7 @@ describe('receptacle state', () => {
 
   it("a tube's receptacle renders its own state", async () => {
     const tube = await createTube();
-    await change(tube.id, (labware) => accepted(setReceptacleState(labware, { slot: 1, name: 'receptacle' }, 'started')));
+    await setStates(tube.id, { tube: 'started' });
     expect((await call('GET', `/api/v2/receptacles/${Number(tube.id) * 1000 + 1}`)).body.data.attributes.state).toBe('started');
     expect((await call('GET', `/api/v2/tubes/${tube.id}`)).body.data.attributes.state).toBe('pending');
   });

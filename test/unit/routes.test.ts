@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { allowedMethods } from '#lib/jsonapi/engine.ts';
 import { registry } from '#lib/resources/index.ts';
-import { entryFile, FALLBACK, routeForPath, routes } from '#lib/routes.ts';
+import { entryFile, FALLBACK, LABWARE_PAGE, routeForPath, routes } from '#lib/routes.ts';
 
 // The route table is data only and feeds the CDK stack, the local server and the tests: it must match
 // the registry and the function entries exactly, so none of them can drift.
@@ -50,4 +50,12 @@ it('routes a path to its type, anything else to the fallback', () => {
   expect(routeForPath('/api/v2/tube_racks').name).toBe('tube_racks');
   expect(routeForPath('/api/v2/nonsense').name).toBe(FALLBACK);
   expect(routeForPath('/elsewhere').name).toBe(FALLBACK);
+});
+
+it('routes a page for people to the function whose reads draw it, and nothing else outside /api/v2', () => {
+  expect(routes.filter((r) => r.pages.length > 0).map((r) => [r.name, r.pages])).toEqual([['labware', [LABWARE_PAGE]]]);
+  expect(routeForPath('/labware/DN1S').name).toBe('labware');
+  expect(routeForPath('/labware/DN1S/more').name).toBe(FALLBACK);
+  expect(routeForPath('/labware/').name).toBe(FALLBACK);
+  expect(routeForPath('/plates/DN1S').name).toBe(FALLBACK);
 });
