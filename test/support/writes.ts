@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { routes } from '#lib/routes.ts';
 import { call, doc, idOf, type CallResult } from './api.ts';
 import { aliquotDoc, create, createPlate, createRack, createSample, createTube, purposeId, rel, rels, tubeOf, uniqueName } from './fixtures.ts';
@@ -64,6 +65,22 @@ const metadatum = (key: string, metadatable: { type: string; id: string }) => ({
   attributes: { key, value: 'v' },
   relationships: { metadatable: { data: metadatable } },
 });
+
+/** Sends a write, with extra headers (an `Idempotency-Key`). */
+export const send = (write: Write, headers?: Record<string, string>): Promise<CallResult> =>
+  call(write.method, write.path, { body: write.body, ...(headers ? { headers } : {}) });
+
+/** Dual tags from a template on a plate's wells. */
+const tagLayout = async (plate: { attributes: { uuid: string } }): Promise<Write> =>
+  post(
+    'tag_layouts',
+    doc('tag_layouts', {
+      plate_uuid: plate.attributes.uuid,
+      tag_layout_template_uuid: await uuidOf('tag_layout_templates', 'name', 'Test dual column'),
+      enforce_uniqueness: true,
+      user_uuid: await adminUuid(),
+    }),
+  );
 
 export const WRITES: Record<string, WriteCase> = {
   'POST samples': {
@@ -155,7 +172,7 @@ export const WRITES: Record<string, WriteCase> = {
   },
   'POST submissions': { changesExisting: false, make: async () => post('submissions', doc('submissions')) },
   'POST orders': {
-    changesExisting: true,
+    changesExisting: false,
     make: async () => {
       const submission = (await create('submissions')).id;
       const study = (await workIds()).study;
@@ -163,7 +180,7 @@ export const WRITES: Record<string, WriteCase> = {
     },
   },
   'POST requests': {
-    changesExisting: true,
+    changesExisting: false,
     make: async () => {
       const { study, sequencing } = await workIds();
       const { submission, order } = await createOrder(study, [sequencing]);
@@ -220,6 +237,8 @@ export const WRITES: Record<string, WriteCase> = {
     changesExisting: true,
     make: async () => {
       const [{ plate: source }, tube] = [await filledPlate(2), await createTube()];
+      // Two samples share a tube only with distinct tags.
+      expect((await send(await tagLayout(source))).status).toBe(201);
       return post(
         'transfers',
         doc('transfers', {
@@ -247,7 +266,7 @@ export const WRITES: Record<string, WriteCase> = {
     },
   },
   'POST tube_from_plate_creations': {
-    changesExisting: true,
+    changesExisting: false,
     make: async () => {
       const { plate } = await filledPlate(1);
       const purpose = await uuidOf('tube_purposes', 'name', 'Library Tube');
@@ -259,21 +278,6 @@ export const WRITES: Record<string, WriteCase> = {
   },
   'POST tag_layouts': {
     changesExisting: true,
-    make: async () => {
-      const { plate } = await filledPlate(2);
-      return post(
-        'tag_layouts',
-        doc('tag_layouts', {
-          plate_uuid: plate.attributes.uuid,
-          tag_layout_template_uuid: await uuidOf('tag_layout_templates', 'name', 'Test dual column'),
-          enforce_uniqueness: true,
-          user_uuid: await adminUuid(),
-        }),
-      );
-    },
+    make: async () => tagLayout((await filledPlate(2)).plate),
   },
 };
-
-/** Sends a write, with extra headers (an `Idempotency-Key`). */
-export const send = (write: Write, headers?: Record<string, string>): Promise<CallResult> =>
-  call(write.method, write.path, { body: write.body, ...(headers ? { headers } : {}) });
