@@ -53,9 +53,8 @@ describe('every write: a conflict that passes is retried and the write succeeds 
       faults.disarm();
       expect(faults.fired, `${name}: ${kind} did not fire`).toBe(1);
       await expectCommitted(first, write, `${name} after ${kind}`);
-      const committed = await tableSnapshot();
+      // That a replay does not act again is proven on the whole table in faults.test.ts.
       expect(answer(await send(write, key)), `${name}: replay`).toEqual(answer(first));
-      expect(await tableSnapshot(), `${name}: the replay acted again`).toEqual(committed);
     }
   });
 });

@@ -137,7 +137,11 @@ export const WRITES: Record<string, WriteCase> = {
   'PATCH custom_metadatum_collections': {
     changesExisting: true,
     make: async () => {
-      const collection = await create(CMC, { user_id: await idOf('users', 'login', 'admin'), asset_id: (await createPlate()).id, metadata: { robot: 'bed-1' } });
+      const collection = await create(CMC, {
+        user_id: await idOf('users', 'login', 'admin'),
+        asset_id: (await createPlate()).id,
+        metadata: { robot: 'bed-1' },
+      });
       return patch(CMC, collection.id, { metadata: { robot: 'bed-2' } });
     },
   },
