@@ -1,111 +1,49 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, doc, idOf, type CallResult } from '../support/api.ts';
-import { aliquotDoc, create, createPlate, createRack, createSample, createTube, purposeId, rel, rels, tubeOf, uniqueName } from '../support/fixtures.ts';
+import type { CallResult } from '../support/api.ts';
+import { uniqueName } from '../support/fixtures.ts';
 import { injectFaults, type FaultInjector, type FaultKind } from '../support/faults.ts';
 import { expectError, header } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
-import { requestItems, tableSnapshot } from '../support/table.ts';
+import { tableSnapshot } from '../support/table.ts';
+import { routeWrites, send, writeOf, WRITES, type Write } from '../support/writes.ts';
 
 /**
- * Capacity faults during every kind of write: DynamoDB throttling (ThrottlingException,
- * ProvisionedThroughputExceededException, a transaction cancelled for ThrottlingError) and timeouts. These
- * are mocked (test/support/faults.ts) only because DynamoDB Local cannot produce them: it never throttles
- * and always answers. Real outages — DynamoDB stopped, restarted, frozen — are in outage.test.ts.
+ * Capacity faults and timeouts during every kind of write the API serves (test/support/writes.ts, checked
+ * against the route table): DynamoDB throttling (ThrottlingException, ProvisionedThroughputExceededException,
+ * a transaction cancelled for ThrottlingError) and timeouts before and after the commit. These are mocked
+ * (test/support/faults.ts) only because DynamoDB Local cannot produce them: it never throttles and always
+ * answers. Real outages — DynamoDB stopped, restarted, frozen — are in outage.test.ts; conflicts and
+ * latency in write-conflicts.test.ts.
  *
- * For each write, the fault is injected into each operation the write actually uses among
- * TransactWriteItems, UpdateItem, BatchGetItem, GetItem and Query (found by running the same write once
- * without faults). Each time the answer must be a 503 with Retry-After and a JSON:API error revealing no
- * internals, and the table must be exactly as before. Then the same write, without faults, succeeds.
+ * For each write, a fault is injected into each operation the write actually uses (found by running the
+ * same write once without faults): every kind into every operation of one representative write, one kind
+ * per operation (in turn) for the others, and always a timeout and a throttled cancellation into the
+ * commit (TransactWriteItems). Each time the answer must be a 503 with Retry-After and a JSON:API error
+ * revealing no internals, and the table must be exactly as before. Then the client's retry with the same
+ * Idempotency-Key commits but its answer is lost to a timeout (a 503 after the commit): the next retries
+ * do not act again and answer alike. (A replay after a plain success is in write-conflicts.test.ts.)
  */
 
-const OPERATIONS = ['TransactWriteItems', 'UpdateItem', 'BatchGetItem', 'GetItem', 'Query'];
+const OPERATIONS = ['TransactWriteItems', 'UpdateItem', 'BatchGetItem', 'GetItem', 'Query', 'PutItem', 'BatchWriteItem', 'DeleteItem'];
 const SDK_FAULTS: FaultKind[] = ['ThrottlingException', 'ProvisionedThroughputExceededException', 'TimeoutError'];
-const CMC = 'custom_metadatum_collections';
+/** Every fault into the commit: a timeout before it, and a cancellation for throttling. */
+const COMMIT_FAULTS: FaultKind[] = ['TimeoutError', 'TransactionCanceled:ThrottlingError'];
+/** The write that gets every kind of fault in every operation: a stamp reads, reserves ids and commits most kinds of item. */
+const REPRESENTATIVE = 'POST transfers (a stamp)';
 
 let faults: FaultInjector;
-let admin: string;
-let studyA: string;
 
 beforeAll(async () => {
   await freshStore();
   faults = injectFaults();
-  admin = await idOf('users', 'login', 'admin');
-  studyA = await idOf('studies', 'name', 'Study A');
 });
 
 afterEach(() => faults.disarm());
 afterAll(() => faults.remove());
 
-interface Write {
-  method: 'POST' | 'PATCH';
-  path: string;
-  body: unknown;
-  headers?: Record<string, string>;
-}
-
-/** Each write type, as a function making a fresh write that would succeed (its own records to work on). */
-const WRITES: Record<string, () => Promise<Write>> = {
-  'POST samples': async () => ({
-    method: 'POST',
-    path: '/api/v2/samples',
-    body: doc('samples', { name: uniqueName() }, { studies: rels('studies', [studyA]) }),
-  }),
-  'PATCH samples': async () => {
-    const sample = await createSample();
-    return { method: 'PATCH', path: `/api/v2/samples/${sample.id}`, body: doc('samples', { site_sample_id: uniqueName('site') }, undefined, sample.id) };
-  },
-  'POST sample_metadata': async () => ({ method: 'POST', path: '/api/v2/sample_metadata', body: doc('sample_metadata', { cohort: uniqueName('cohort') }) }),
-  'PATCH sample_metadata': async () => {
-    const sample = await createSample();
-    const metadata = (await call('GET', `/api/v2/samples/${sample.id}/sample_metadata`)).body.data.id;
-    return {
-      method: 'PATCH',
-      path: `/api/v2/sample_metadata/${metadata}`,
-      body: doc('sample_metadata', { cohort: uniqueName('cohort') }, undefined, metadata),
-    };
-  },
-  'POST plates': async () => ({
-    method: 'POST',
-    path: '/api/v2/plates',
-    body: doc('plates', {}, { purpose: rel('plate_purposes', await purposeId('plate_purposes', 'Stock Plate')) }),
-  }),
-  'POST tubes': async () => ({
-    method: 'POST',
-    path: '/api/v2/tubes',
-    body: doc('tubes', {}, { purpose: rel('tube_purposes', await purposeId('tube_purposes', 'Stock Tube')) }),
-  }),
-  'POST aliquots': async () => {
-    const [plate, sample] = [await createPlate(), await createSample()];
-    return {
-      method: 'POST',
-      path: '/api/v2/aliquots',
-      body: aliquotDoc({ type: 'wells', id: String(Number(plate.id) * 1000 + 1) }, sample.id, { study: studyA }),
-    };
-  },
-  'POST tube_racks': async () => {
-    const [a, b] = [tubeOf(await createTube()), tubeOf(await createTube())];
-    const purpose = await purposeId('tube_rack_purposes', 'Tube Rack 96');
-    return {
-      method: 'POST',
-      path: '/api/v2/tube_racks',
-      body: doc('tube_racks', { size: 96, tube_locations: { A1: { uuid: a.uuid }, B1: { uuid: b.uuid } } }, { purpose: rel('tube_rack_purposes', purpose) }),
-    };
-  },
-  'PATCH tube_racks': async () => {
-    const rack = await createRack();
-    return { method: 'PATCH', path: `/api/v2/tube_racks/${rack.id}`, body: doc('tube_racks', { size: 48 }, undefined, rack.id) };
-  },
-  'POST custom_metadatum_collections': async () => {
-    const plate = await createPlate();
-    return { method: 'POST', path: `/api/v2/${CMC}`, body: doc(CMC, { user_id: admin, asset_id: plate.id, metadata: { robot: 'bed-1' } }) };
-  },
-  'PATCH custom_metadatum_collections': async () => {
-    const collection = await create(CMC, { user_id: admin, asset_id: (await createPlate()).id, metadata: { robot: 'bed-1' } });
-    return { method: 'PATCH', path: `/api/v2/${CMC}/${collection.id}`, body: doc(CMC, { metadata: { robot: 'bed-2' } }, undefined, collection.id) };
-  },
-};
-
-const send = (write: Write) => call(write.method, write.path, { body: write.body, ...(write.headers ? { headers: write.headers } : {}) });
+it('covers every POST, PATCH and action of the route table', () => {
+  expect([...new Set(Object.keys(WRITES).map(writeOf))].sort()).toEqual(routeWrites().sort());
+});
 
 /** A 503 JSON:API error with Retry-After whose body reveals nothing of what failed inside. */
 function expectUnavailable(res: CallResult, what: string): void {
@@ -119,95 +57,59 @@ function expectUnavailable(res: CallResult, what: string): void {
     expect(text, what).not.toContain(internal);
 }
 
+const expectSuccess = (res: CallResult, write: Write, what: string) =>
+  expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(write.method === 'POST' ? 201 : 200);
+
+/** The answer a replay must repeat: status, body and Location. */
+const answer = (res: CallResult) => ({ status: res.status, body: res.body, location: header(res, 'Location') });
+
 /** The operations (of OPERATIONS) a successful run of the write uses. */
 async function operationsOf(make: () => Promise<Write>): Promise<string[]> {
   const write = await make();
   faults.resetSeen();
   const res = await send(write);
-  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+  expectSuccess(res, write, 'fault-free run');
   return OPERATIONS.filter((op) => faults.seen.includes(op));
 }
 
-describe('a capacity fault in any DynamoDB call of a write → 503 with Retry-After, nothing written', () => {
+/** The faults to inject into each operation of a write: see the file's comment. */
+function plan(name: string, operations: string[]): [string, FaultKind][] {
+  const turn = Object.keys(WRITES).indexOf(name);
+  return operations.flatMap((operation, i): [string, FaultKind][] => {
+    if (operation === 'TransactWriteItems') return COMMIT_FAULTS.map((kind) => [operation, kind]);
+    const kinds = name === REPRESENTATIVE ? SDK_FAULTS : [SDK_FAULTS[(turn + i) % SDK_FAULTS.length]!];
+    return kinds.map((kind) => [operation, kind]);
+  });
+}
+
+describe('every write: a capacity fault or timeout in any DynamoDB call → 503, nothing written; the retry acts once', () => {
   it.each(Object.keys(WRITES))('%s', async (name) => {
-    const make = WRITES[name]!;
+    const { make } = WRITES[name]!;
     const operations = await operationsOf(make);
     expect(operations).toContain('TransactWriteItems');
 
     const write = await make();
+    const key = { 'idempotency-key': uniqueName('idem') };
     const before = await tableSnapshot();
-    for (const operation of operations) {
-      for (const kind of SDK_FAULTS) {
-        faults.arm(operation, kind);
-        const res = await send(write);
-        faults.disarm();
-        expect(faults.fired, `${name}: ${operation} was not called`).toBeGreaterThan(0);
-        expectUnavailable(res, `${name} with ${kind} on ${operation}`);
-        expect(await tableSnapshot(), `${name} with ${kind} on ${operation} changed the table`).toEqual(before);
-      }
+    for (const [operation, kind] of plan(name, operations)) {
+      faults.arm(operation, kind);
+      const res = await send(write, key);
+      faults.disarm();
+      expect(faults.fired, `${name}: ${operation} was not called`).toBeGreaterThan(0);
+      expectUnavailable(res, `${name} with ${kind} on ${operation}`);
     }
-    // The same write goes through once DynamoDB recovers.
-    const res = await send(write);
-    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
-  });
-});
+    expect(await tableSnapshot(), `${name}: a refused attempt wrote something`).toEqual(before);
 
-// Needs the store to turn a cancellation reason of ThrottlingError into a CapacityError (lib/store/errors.ts
-// capacityReason); until lib/store/unit-of-work.ts does, such a cancellation is a 500.
-describe('TransactWriteItems cancelled with reason ThrottlingError → 503 with Retry-After, nothing written', () => {
-  it.each(Object.keys(WRITES))('%s', async (name) => {
-    const write = await WRITES[name]!();
-    const before = await tableSnapshot();
-    faults.arm('TransactWriteItems', 'TransactionCanceled:ThrottlingError');
-    const res = await send(write);
-    faults.disarm();
-    expect(faults.fired).toBeGreaterThan(0);
-    expectUnavailable(res, `${name} cancelled for ThrottlingError`);
-    expect(await tableSnapshot()).toEqual(before);
-    expect((await send(write)).status).toBeLessThan(300);
-  });
-});
-
-describe('Idempotency-Key across a 503', () => {
-  const sampleCount = async () => (await call('GET', '/api/v2/samples?page[size]=1')).body.meta.record_count as number;
-
-  it('a POST retried with its key after a 503 acts once; a replay after success returns the first response', async () => {
-    const key = uniqueName('idem');
-    const write: Write = { method: 'POST', path: '/api/v2/samples', body: doc('samples', { name: uniqueName() }), headers: { 'idempotency-key': key } };
-    const count = await sampleCount();
-    const committed = (await requestItems()).length;
-
-    faults.arm('TransactWriteItems', 'ThrottlingException');
-    expectUnavailable(await send(write), 'throttled POST');
-    faults.disarm();
-    expect(await sampleCount()).toBe(count);
-
-    const first = await send(write);
-    expect(first.status, JSON.stringify(first.body)).toBe(201);
-    const replay = await send(write);
-    expect(replay.status).toBe(201);
-    expect(replay.body).toEqual(first.body);
-    expect(header(replay, 'Location')).toBe(header(first, 'Location'));
-    expect(await sampleCount()).toBe(count + 1);
-    // One committed write (one outbox item with its events), not two.
-    expect((await requestItems()).length).toBe(committed + 1);
-  });
-
-  it('a POST whose commit succeeded but whose answer timed out (503) is not repeated by its retry: the retry replays it', async () => {
-    const key = uniqueName('idem');
-    const write: Write = { method: 'POST', path: '/api/v2/samples', body: doc('samples', { name: uniqueName() }), headers: { 'idempotency-key': key } };
-    const count = await sampleCount();
-
+    // The client retries with the same key; this time the commit succeeds, but its answer is lost to a timeout.
     faults.arm('TransactWriteItems', 'TimeoutError:after');
-    expectUnavailable(await send(write), 'POST timed out after commit');
+    expectUnavailable(await send(write, key), `${name} with its answer lost`);
     faults.disarm();
-    // It did commit: the client could not know, so it retries with the same key.
-    expect(await sampleCount()).toBe(count + 1);
-
-    const retry = await send(write);
-    expect(retry.status, JSON.stringify(retry.body)).toBe(201);
-    expect(retry.body.data.attributes.name).toBe((write.body as { data: { attributes: { name: string } } }).data.attributes.name);
-    expect((await send(write)).body).toEqual(retry.body);
-    expect(await sampleCount()).toBe(count + 1);
+    const committed = await tableSnapshot();
+    expect(committed).not.toEqual(before);
+    // It retries again: the write is not done twice, and every later replay answers the same.
+    const retry = await send(write, key);
+    expectSuccess(retry, write, `${name} retried`);
+    expect(answer(await send(write, key))).toEqual(answer(retry));
+    expect(await tableSnapshot(), `${name}: a retry acted again`).toEqual(committed);
   });
 });

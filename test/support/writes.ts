@@ -1,0 +1,287 @@
+import { expect } from 'vitest';
+import { routes } from '#lib/routes.ts';
+import { call, doc, idOf, type CallResult } from './api.ts';
+import { aliquotDoc, create, createPlate, createRack, createSample, createTube, purposeId, rel, rels, tubeOf, uniqueName } from './fixtures.ts';
+import { adminUuid, filledPlate, templateUuid, uuidOf } from './lab.ts';
+import { createQcable, lotId } from './qc.ts';
+import { createOrder, createRequest, requestDoc, workIds } from './requests.ts';
+
+/**
+ * One fresh, valid write of every kind the API serves, for tests that must cover them all (faults,
+ * conflicts, replays). Keyed by "METHOD type" ("POST type/action" for an action), with a variant in
+ * parentheses where one type writes in more than one way; `routeWrites()` lists the keys the route table
+ * calls for, so a write route added without an entry here fails the tests that use the table.
+ */
+
+export interface Write {
+  method: 'POST' | 'PATCH';
+  path: string;
+  body: unknown;
+}
+
+export interface WriteCase {
+  /** Makes the records the write needs and returns the write (which would succeed). */
+  make: () => Promise<Write>;
+  /**
+   * True when the write changes a record that existed before it (every PATCH, and POSTs that change their
+   * labware or request): only then can a concurrent writer fail its version condition.
+   */
+  changesExisting: boolean;
+}
+
+/** "METHOD type" of every POST and PATCH of the route table, and "METHOD type/action" of every action. */
+export function routeWrites(): string[] {
+  return routes.flatMap((route) =>
+    route.types.flatMap((type) => [
+      ...route.methods.filter((m) => m === 'POST' || m === 'PATCH').map((m) => `${m} ${type}`),
+      ...route.actions.map((a) => `${a.method} ${type}/${a.name}`),
+    ]),
+  );
+}
+
+/** The route write a case key stands for (its variant dropped). */
+export const writeOf = (key: string): string => key.replace(/ \(.*\)$/, '');
+
+const post = (type: string, body: unknown): Write => ({ method: 'POST', path: `/api/v2/${type}`, body });
+const patch = (type: string, id: string, attributes: Record<string, unknown>, relationships?: Record<string, unknown>): Write => ({
+  method: 'PATCH',
+  path: `/api/v2/${type}/${id}`,
+  body: doc(type, attributes, relationships, id),
+});
+const CMC = 'custom_metadatum_collections';
+
+/** A well of a new plate (its first, A1), as a relationship names it. */
+const wellOf = (plate: { id: string }) => ({ type: 'wells', id: String(Number(plate.id) * 1000 + 1) });
+
+/** A new request out of a new well, in an order of Study A. */
+async function newRequest(): Promise<string> {
+  const { study, sequencing } = await workIds();
+  const { submission, order } = await createOrder(study, [sequencing]);
+  return (await createRequest({ asset: wellOf(await createPlate()), requestType: sequencing, submission, order })).id;
+}
+
+const metadatum = (key: string, metadatable: { type: string; id: string }) => ({
+  type: 'poly_metadata',
+  attributes: { key, value: 'v' },
+  relationships: { metadatable: { data: metadatable } },
+});
+
+/** Sends a write, with extra headers (an `Idempotency-Key`). */
+export const send = (write: Write, headers?: Record<string, string>): Promise<CallResult> =>
+  call(write.method, write.path, { body: write.body, ...(headers ? { headers } : {}) });
+
+/** Dual tags from a template on a plate's wells. */
+const tagLayout = async (plate: { attributes: { uuid: string } }): Promise<Write> =>
+  post(
+    'tag_layouts',
+    doc('tag_layouts', {
+      plate_uuid: plate.attributes.uuid,
+      tag_layout_template_uuid: await uuidOf('tag_layout_templates', 'name', 'Test dual column'),
+      enforce_uniqueness: true,
+      user_uuid: await adminUuid(),
+    }),
+  );
+
+export const WRITES: Record<string, WriteCase> = {
+  'POST samples': {
+    changesExisting: false,
+    make: async () => post('samples', doc('samples', { name: uniqueName() }, { studies: rels('studies', [await idOf('studies', 'name', 'Study A')]) })),
+  },
+  'PATCH samples': {
+    changesExisting: true,
+    make: async () => {
+      const sample = await createSample();
+      return patch('samples', sample.id, { site_sample_id: uniqueName('site') });
+    },
+  },
+  'POST sample_metadata': { changesExisting: false, make: async () => post('sample_metadata', doc('sample_metadata', { cohort: uniqueName('cohort') })) },
+  'PATCH sample_metadata': {
+    changesExisting: true,
+    make: async () => {
+      const sample = await createSample();
+      const metadata = (await call('GET', `/api/v2/samples/${sample.id}/sample_metadata`)).body.data.id;
+      return patch('sample_metadata', metadata, { cohort: uniqueName('cohort') });
+    },
+  },
+  'POST plates': {
+    changesExisting: false,
+    make: async () => post('plates', doc('plates', {}, { purpose: rel('plate_purposes', await purposeId('plate_purposes', 'Stock Plate')) })),
+  },
+  'POST tubes': {
+    changesExisting: false,
+    make: async () => post('tubes', doc('tubes', {}, { purpose: rel('tube_purposes', await purposeId('tube_purposes', 'Stock Tube')) })),
+  },
+  'POST aliquots': {
+    changesExisting: true,
+    make: async () => {
+      const [plate, sample] = [await createPlate(), await createSample()];
+      return post('aliquots', aliquotDoc(wellOf(plate), sample.id, { study: await idOf('studies', 'name', 'Study A') }));
+    },
+  },
+  'POST tube_racks': {
+    changesExisting: true,
+    make: async () => {
+      const [a, b] = [tubeOf(await createTube()), tubeOf(await createTube())];
+      const purpose = rel('tube_rack_purposes', await purposeId('tube_rack_purposes', 'Tube Rack 96'));
+      return post('tube_racks', doc('tube_racks', { size: 96, tube_locations: { A1: { uuid: a.uuid }, B1: { uuid: b.uuid } } }, { purpose }));
+    },
+  },
+  'PATCH tube_racks': { changesExisting: true, make: async () => patch('tube_racks', (await createRack()).id, { size: 48 }) },
+  'POST custom_metadatum_collections': {
+    changesExisting: true,
+    make: async () => {
+      const [user, plate] = [await idOf('users', 'login', 'admin'), await createPlate()];
+      return post(CMC, doc(CMC, { user_id: user, asset_id: plate.id, metadata: { robot: 'bed-1' } }));
+    },
+  },
+  'PATCH custom_metadatum_collections': {
+    changesExisting: true,
+    make: async () => {
+      const collection = await create(CMC, {
+        user_id: await idOf('users', 'login', 'admin'),
+        asset_id: (await createPlate()).id,
+        metadata: { robot: 'bed-1' },
+      });
+      return patch(CMC, collection.id, { metadata: { robot: 'bed-2' } });
+    },
+  },
+  'POST qcables': {
+    changesExisting: false,
+    make: async () => {
+      const plate = await createPlate('Tag Plate');
+      return post('qcables', doc('qcables', {}, { labware: rel('plates', plate.id), lot: rel('lots', await lotId('LOT-0001')) }));
+    },
+  },
+  'PATCH qcables': {
+    changesExisting: true,
+    make: async () => {
+      const { qcable } = await createQcable('LOT-0001');
+      return patch('qcables', qcable.id, {}, { labware: rel('plates', (await createPlate('Tag Plate')).id) });
+    },
+  },
+  'POST state_changes': {
+    changesExisting: true,
+    make: async () => {
+      const { plate } = await createQcable('LOT-0001');
+      return post('state_changes', doc('state_changes', { target_state: 'pending', reason: 'faults' }, { target: rel('plates', plate.id) }));
+    },
+  },
+  'POST qc_assays': {
+    changesExisting: true,
+    make: async () => {
+      const barcode = (await createPlate()).attributes.labware_barcode.human_barcode;
+      const result = (well: string) => ({ barcode, well_location: well, key: 'concentration', value: '12.3', units: 'ng/ul', assay_type: 'ISC' });
+      return post('qc_assays', { data: { type: 'qc_assays', attributes: { lot_number: 'KIT-1', qc_results: [result('A1'), result('B1')] } } });
+    },
+  },
+  'POST submissions': { changesExisting: false, make: async () => post('submissions', doc('submissions')) },
+  'POST orders': {
+    changesExisting: false,
+    make: async () => {
+      const submission = (await create('submissions')).id;
+      const study = (await workIds()).study;
+      return post('orders', doc('orders', {}, { submission: rel('submissions', submission), study: rel('studies', study) }));
+    },
+  },
+  'POST requests': {
+    changesExisting: false,
+    make: async () => {
+      const { study, sequencing } = await workIds();
+      const { submission, order } = await createOrder(study, [sequencing]);
+      return post('requests', requestDoc({ asset: wellOf(await createPlate()), requestType: sequencing, submission, order }));
+    },
+  },
+  'PATCH requests': { changesExisting: true, make: async () => patch('requests', await newRequest(), { state: 'started' }) },
+  'POST request_metadata': {
+    changesExisting: true,
+    make: async () => post('request_metadata', doc('request_metadata', { number_of_pools: 2 }, { request: rel('requests', await newRequest()) })),
+  },
+  'PATCH request_metadata': {
+    changesExisting: true,
+    make: async () => {
+      const metadata = await create('request_metadata', { number_of_pools: 2 }, { request: rel('requests', await newRequest()) });
+      return patch('request_metadata', metadata.id, {}, { request: rel('requests', await newRequest()) });
+    },
+  },
+  'POST poly_metadata': {
+    changesExisting: false,
+    make: async () => post('poly_metadata', { data: metadatum(uniqueName('key'), { type: 'plates', id: (await createPlate()).id }) }),
+  },
+  'PATCH poly_metadata': {
+    changesExisting: true,
+    make: async () => {
+      const plate = { type: 'plates', id: (await createPlate()).id };
+      const res = await call('POST', '/api/v2/poly_metadata', { body: { data: metadatum(uniqueName('key'), plate) } });
+      return patch('poly_metadata', res.body.data.id, { value: 'new' });
+    },
+  },
+  'POST poly_metadata/bulk_create': {
+    changesExisting: false,
+    make: async () => {
+      const plate = { type: 'plates', id: (await createPlate()).id };
+      return post('poly_metadata/bulk_create', { data: [metadatum(uniqueName('key'), plate), metadatum(uniqueName('key'), plate)] });
+    },
+  },
+  'POST transfers (a stamp)': {
+    changesExisting: true,
+    make: async () => {
+      const [{ plate: source }, destination] = [await filledPlate(2), await createPlate()];
+      return post(
+        'transfers',
+        doc('transfers', {
+          transfer_template_uuid: await templateUuid('Transfer columns 1-12'),
+          source_uuid: source.attributes.uuid,
+          destination_uuid: destination.attributes.uuid,
+          user_uuid: await adminUuid(),
+        }),
+      );
+    },
+  },
+  'POST transfers (a pool into a tube)': {
+    changesExisting: true,
+    make: async () => {
+      const [{ plate: source }, tube] = [await filledPlate(2), await createTube()];
+      // Two samples share a tube only with distinct tags.
+      expect((await send(await tagLayout(source))).status).toBe(201);
+      return post(
+        'transfers',
+        doc('transfers', {
+          transfer_template_uuid: await templateUuid('Whole plate to tube'),
+          source_uuid: source.attributes.uuid,
+          destination_uuid: tube.attributes.uuid,
+          user_uuid: await adminUuid(),
+        }),
+      );
+    },
+  },
+  'POST plate_conversions': {
+    changesExisting: true,
+    make: async () => {
+      const [{ plate: parent }, target] = [await filledPlate(1), await createPlate()];
+      return post(
+        'plate_conversions',
+        doc('plate_conversions', {
+          parent_uuid: parent.attributes.uuid,
+          purpose_uuid: await uuidOf('plate_purposes', 'name', 'Library Plate'),
+          target_uuid: target.attributes.uuid,
+          user_uuid: await adminUuid(),
+        }),
+      );
+    },
+  },
+  'POST tube_from_plate_creations': {
+    changesExisting: false,
+    make: async () => {
+      const { plate } = await filledPlate(1);
+      const purpose = await uuidOf('tube_purposes', 'name', 'Library Tube');
+      return post(
+        'tube_from_plate_creations',
+        doc('tube_from_plate_creations', { child_purpose_uuid: purpose, parent_uuid: plate.attributes.uuid, user_uuid: await adminUuid() }),
+      );
+    },
+  },
+  'POST tag_layouts': {
+    changesExisting: true,
+    make: async () => tagLayout((await filledPlate(2)).plate),
+  },
+};
