@@ -22,11 +22,11 @@ function attributeSchema(attribute: AttributeDef): Json {
 }
 
 const readable = (def: ResourceDef) => Object.entries(def.attributes).filter(([, a]) => a.access !== 'W');
-const writable = (def: ResourceDef, mode: 'create' | 'update') =>
+export const writable = (def: ResourceDef, mode: 'create' | 'update') =>
   Object.entries(def.attributes).filter(([, a]) =>
     mode === 'create' ? a.access !== 'R' || a.acceptOnCreate : (a.access === 'RW' || a.access === 'W') && !a.acceptOnCreate && !a.get,
   );
-const writableRelationships = (def: ResourceDef, mode: 'create' | 'update') =>
+export const writableRelationships = (def: ResourceDef, mode: 'create' | 'update') =>
   Object.entries(def.relationships).filter(([, r]) => (mode === 'create' ? r.access !== 'R' || r.acceptOnCreate : r.access === 'RW' || r.access === 'W'));
 
 /** The resource object a type renders. */
