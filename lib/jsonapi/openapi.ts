@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#lib/jsonapi/paging.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
-import type { AttributeDef, ResourceDef } from '#lib/jsonapi/resource.ts';
+import type { AttributeDef, RelationshipDef, ResourceDef } from '#lib/jsonapi/resource.ts';
 
 /**
  * The API's OpenAPI 3.1 description, generated from the resource definitions (never written by hand):
@@ -22,12 +22,19 @@ function attributeSchema(attribute: AttributeDef): Json {
 }
 
 const readable = (def: ResourceDef) => Object.entries(def.attributes).filter(([, a]) => a.access !== 'W');
-const writable = (def: ResourceDef, mode: 'create' | 'update') =>
+export const writable = (def: ResourceDef, mode: 'create' | 'update') =>
   Object.entries(def.attributes).filter(([, a]) =>
     mode === 'create' ? a.access !== 'R' || a.acceptOnCreate : (a.access === 'RW' || a.access === 'W') && !a.acceptOnCreate && !a.get,
   );
-const writableRelationships = (def: ResourceDef, mode: 'create' | 'update') =>
+export const writableRelationships = (def: ResourceDef, mode: 'create' | 'update') =>
   Object.entries(def.relationships).filter(([, r]) => (mode === 'create' ? r.access !== 'R' || r.acceptOnCreate : r.access === 'RW' || r.access === 'W'));
+
+/**
+ * Each relationship of a rendered resource says whether it is to-one or to-many and the types it links
+ * to, so a client that needs a model per type (devour-client) can build them from this document.
+ */
+export const RELATIONSHIP_EXTENSION = 'x-jsonapi-relationship';
+const relationshipShape = (r: RelationshipDef) => ({ kind: r.kind, types: [...r.types] });
 
 /** The resource object a type renders. */
 function resourceSchema(def: ResourceDef): Json {
@@ -38,7 +45,12 @@ function resourceSchema(def: ResourceDef): Json {
       type: { const: def.type },
       id: { type: 'string', pattern: '^[1-9][0-9]*$' },
       attributes: { type: 'object', properties: Object.fromEntries(readable(def).map(([name, a]) => [name, attributeSchema(a)])) },
-      relationships: { type: 'object', properties: Object.fromEntries(Object.keys(def.relationships).map((name) => [name, ref('Relationship')])) },
+      relationships: {
+        type: 'object',
+        properties: Object.fromEntries(
+          Object.entries(def.relationships).map(([name, r]) => [name, { ...ref('Relationship'), [RELATIONSHIP_EXTENSION]: relationshipShape(r) }]),
+        ),
+      },
       links: ref('Links'),
     },
   };

@@ -35,6 +35,11 @@ export interface AttributeDef<T = unknown> {
   readsUuid?: boolean;
   /** Computes the rendered value; by default the stored attribute is rendered. */
   get?: (record: StoredRecord) => T | null;
+  /**
+   * The value (a string or a list of them) names records of this reference type by their natural key, as
+   * `request_type_keys` names request types: the reference-data loader refuses a name that resolves to none.
+   */
+  names?: string;
 }
 
 export interface RelationshipDef<K extends 'one' | 'many' = 'one' | 'many'> {

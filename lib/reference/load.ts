@@ -19,6 +19,10 @@ export interface LoadReport {
 
 export class ReferenceDataError extends Error {}
 
+/** One problem is one line (the admin command line prints it as is); several are listed a line each. */
+const refusal = (problems: string[]) =>
+  new ReferenceDataError(problems.length === 1 ? `invalid reference data: ${problems[0]}` : `invalid reference data:\n  ${problems.join('\n  ')}`);
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function naturalKey(def: ResourceDef): { index: string; field: string } {
@@ -41,6 +45,8 @@ interface Planned {
   attrs: Record<string, unknown>;
   /** The natural keys each relationship names (null clears a to-one). */
   rels: Record<string, string | string[] | null>;
+  /** The natural keys each naming attribute (`names`) gives, by the type they name. */
+  named: { name: string; target: string; keys: string[] }[];
 }
 
 /** The natural keys a relationship value names, or why it cannot name any. */
@@ -54,6 +60,8 @@ function namedKeys(registry: Registry, relationship: RelationshipDef, value: unk
   const keys = Array.isArray(value) ? value : [value];
   return keys.every((k) => typeof k === 'string') ? { keys } : { problem: `must be a list of names of ${target} records` };
 }
+
+const keysOf = (value: string | string[] | null): string[] => (value === null ? [] : Array.isArray(value) ? value : [value]);
 
 function validate(registry: Registry, document: unknown): Planned[] {
   if (!isObject(document)) throw new ReferenceDataError('reference data must be a JSON object keyed by type');
@@ -78,6 +86,7 @@ function validate(registry: Registry, document: unknown): Planned[] {
       }
       const attrs: Record<string, unknown> = {};
       const rels: Planned['rels'] = {};
+      const named: Planned['named'] = [];
       for (const [name, value] of Object.entries(record)) {
         const attribute = own(def.attributes, name);
         const relationship = own(def.relationships, name);
@@ -88,8 +97,10 @@ function validate(registry: Registry, document: unknown): Planned[] {
         } else if (!attribute || attribute.get) problems.push(`${where}.${name}: not a loadable attribute of ${type}`);
         else {
           const parsed = attribute.schema.safeParse(value);
-          if (parsed.success) attrs[name] = parsed.data;
-          else problems.push(`${where}.${name}: ${parsed.error.issues.map((issue) => issue.message).join('; ')} (got ${JSON.stringify(value)})`);
+          if (parsed.success) {
+            attrs[name] = parsed.data;
+            if (attribute.names && parsed.data !== null) named.push({ name, target: attribute.names, keys: keysOf(parsed.data as string | string[]) });
+          } else problems.push(`${where}.${name}: ${parsed.error.issues.map((issue) => issue.message).join('; ')} (got ${JSON.stringify(value)})`);
         }
       }
       for (const [name, attribute] of Object.entries(def.attributes)) {
@@ -98,14 +109,12 @@ function validate(registry: Registry, document: unknown): Planned[] {
       for (const [name, relationship] of Object.entries(def.relationships)) {
         if (relationship.required && (rels[name] === undefined || rels[name] === null)) problems.push(`${where}.${name}: required`);
       }
-      if (typeof attrs[field] === 'string') planned.push({ def, where, key: attrs[field], attrs, rels });
+      if (typeof attrs[field] === 'string') planned.push({ def, where, key: attrs[field], attrs, rels, named });
     });
   }
-  if (problems.length > 0) throw new ReferenceDataError(`invalid reference data:\n  ${problems.join('\n  ')}`);
+  if (problems.length > 0) throw refusal(problems);
   return planned;
 }
-
-const keysOf = (value: string | string[] | null): string[] => (value === null ? [] : Array.isArray(value) ? value : [value]);
 
 /** Each reference must name a record stored already or planned earlier in the document (written before it). */
 async function checkReferences(registry: Registry, planned: Planned[]): Promise<void> {
@@ -113,27 +122,29 @@ async function checkReferences(registry: Registry, planned: Planned[]): Promise<
   const plannedBefore = (i: number, def: ResourceDef, key: string) =>
     planned.slice(0, i).some((p) => registry.concreteTypes(def.type).includes(p.def.type) && normalized(p.def, p.key) === normalized(def, key));
   const problems = await Promise.all(
-    planned.flatMap(({ def, where, rels }, i) =>
-      Object.entries(rels).flatMap(([name, value]) => {
-        const target = registry.require(def.relationships[name]!.types[0]!);
-        return keysOf(value).map(async (key) =>
-          plannedBefore(i, target, key) || (await findByNaturalKey(registry, target, key))
-            ? []
-            : [`${where}.${name}: names ${JSON.stringify(key)}, which is no ${target.type} record (stored, or earlier in this document)`],
-        );
-      }),
+    planned.flatMap(({ def, where, rels, named }, i) =>
+      [...Object.entries(rels).map(([name, value]) => ({ name, target: def.relationships[name]!.types[0]!, keys: keysOf(value) })), ...named].flatMap(
+        ({ name, target: targetType, keys }) => {
+          const target = registry.require(targetType);
+          return keys.map(async (key) =>
+            plannedBefore(i, target, key) || (await findByNaturalKey(registry, target, key))
+              ? []
+              : [`${where}.${name}: names ${JSON.stringify(key)}, which is no ${target.type} record (stored, or earlier in this document)`],
+          );
+        },
+      ),
     ),
   );
-  if (problems.flat().length > 0) throw new ReferenceDataError(`invalid reference data:\n  ${problems.flat().join('\n  ')}`);
+  if (problems.flat().length > 0) throw refusal(problems.flat());
 }
 
 export async function loadReferenceData(registry: Registry, document: unknown): Promise<LoadReport> {
   const planned = validate(registry, document);
   await checkReferences(registry, planned);
   const report: LoadReport = { created: 0, updated: 0, unchanged: 0 };
-  for (const { def, key, attrs, rels: named } of planned) {
+  for (const { def, key, attrs, rels: linked } of planned) {
     const rels: Record<string, RelValue> = {};
-    for (const [name, value] of Object.entries(named)) {
+    for (const [name, value] of Object.entries(linked)) {
       const relationship = def.relationships[name]!;
       const targetDef = registry.require(relationship.types[0]!);
       const resolve = async (v: string) => {

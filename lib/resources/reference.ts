@@ -89,7 +89,7 @@ export const barcodePrinters = referenceResource(
 
 export const submissionTemplates = referenceResource(
   'submission_templates',
-  { name: attr('R', text, { required: true }), request_type_keys: attr('R', z.array(z.string().min(1))) },
+  { name: attr('R', text, { required: true }), request_type_keys: attr('R', z.array(z.string().min(1)), { names: 'request_types' }) },
   { indexes: { name: uniqueIndex('name') } },
 );
 

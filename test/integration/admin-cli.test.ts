@@ -3,19 +3,26 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { freshStore } from '../support/store.ts';
+import { tableSnapshot } from '../support/table.ts';
 
 /**
  * The admin command line answers bad files and arguments with one clear line each (never a stack trace),
- * refuses guessable keys, and resets local data. None of these cases needs a store, so none starts one.
+ * refuses guessable keys, checks the references of reference data, and resets local data. Only the
+ * reference check needs a store: the fresh table of this worker's DynamoDB Local, named to the command.
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'lts-admin-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function admin(...args: string[]) {
+  return adminWith({}, ...args);
+}
+
+function adminWith(extraEnv: Record<string, string>, ...args: string[]) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('LTS_')));
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'lib/admin/cli.ts', ...args], {
-    env: { ...env, LTS_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: { ...env, ...extraEnv, LTS_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     encoding: 'utf8',
   });
   return { code: run.status, out: run.stdout, err: run.stderr };
@@ -33,6 +40,25 @@ it('a missing or malformed reference data file: one line, exit 1', () => {
   expect(malformed.code).toBe(1);
   expect(oneLine(malformed.err)).toHaveLength(1);
   expect(malformed.err).toMatch(/^Error: .*bad\.json is not valid JSON: /);
+});
+
+it('reference data naming records that do not exist: one line naming the record, field and value, nothing written', async () => {
+  const { endpoint, tableName } = await freshStore();
+  const before = await tableSnapshot();
+  const file = join(dir, 'lab.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      studies: [{ name: 'Written only if all is well' }],
+      submission_templates: [{ name: 'Odd pooling', request_type_keys: ['library_creation', 'no_such_request'] }],
+    }),
+  );
+  const run = adminWith({ LTS_DYNAMODB_ENDPOINT: endpoint, LTS_TABLE_NAME: tableName }, 'load', file);
+  expect(run.code, run.err).toBe(1);
+  expect(oneLine(run.err)).toEqual([
+    'Error: invalid reference data: submission_templates[0].request_type_keys: names "no_such_request", which is no request_types record (stored, or earlier in this document)',
+  ]);
+  expect(await tableSnapshot()).toEqual(before);
 });
 
 it('an unknown option is a usage error, not a stack trace', () => {

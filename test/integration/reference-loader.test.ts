@@ -84,6 +84,35 @@ describe('references between reference records', () => {
     expect(message).toContain('lots[4].qcables: is not loadable');
   });
 
+  it('checks the names an attribute gives: request types of submission templates, and every default cross-reference', async () => {
+    const message = await refusedLoad({
+      request_types: [{ key: 'loader_pooling', name: 'Loader pooling' }],
+      submission_templates: [
+        { name: 'Loader template', request_type_keys: ['LOADER_POOLING', 'library_creation'] },
+        { name: 'Odd template', request_type_keys: ['loader_pooling', 'nope'] },
+      ],
+      tag_layout_templates: [{ name: 'Odd layout', direction: 'column', walking_by: 'wells of plate', tag_group: 'No Tags' }],
+      lot_types: [{ name: 'Odd lot type', target_purpose: 'No Purpose' }],
+      lots: [{ lot_number: 'LOADER-10', lot_type: 'Tag Plates', template: 'No Template' }],
+    });
+    expect(
+      message
+        .split('\n')
+        .slice(1)
+        .map((line) => line.trim()),
+    ).toEqual([
+      'submission_templates[1].request_type_keys: names "nope", which is no request_types record (stored, or earlier in this document)',
+      'tag_layout_templates[0].tag_group: names "No Tags", which is no tag_groups record (stored, or earlier in this document)',
+      'lot_types[0].target_purpose: names "No Purpose", which is no plate_purposes record (stored, or earlier in this document)',
+      'lots[0].template: names "No Template", which is no tag_layout_templates record (stored, or earlier in this document)',
+    ]);
+    expect(await loadReferenceData(registry, { submission_templates: [{ name: 'Loader template', request_type_keys: ['Library_Creation'] }] })).toEqual({
+      created: 1,
+      updated: 0,
+      unchanged: 0,
+    });
+  });
+
   it('refuses an unknown initial qcable state', async () => {
     const message = await refusedLoad({ lot_types: [{ name: 'Odd Plates', qcable_initial_state: 'ready' }] });
     expect(message).toContain('lot_types[0].qcable_initial_state');
