@@ -6,6 +6,7 @@ import { finishResponse } from '#lib/http/middleware/request-log.ts';
 import { toResult, type LtsContext } from '#lib/http/request.ts';
 import { openApiDocument } from '#lib/jsonapi/openapi.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
+import { examples } from '#lib/resources/examples.ts';
 
 /**
  * What a newcomer (or a load balancer) asks first, answered early like the CORS preflight (middy skips
@@ -53,7 +54,7 @@ export function apiDescription(registry: Registry): middy.MiddlewareObj<APIGatew
       const server = baseUrl(config().LTS_BASE_URL, headers);
       let body = descriptions.get(server);
       if (!body) {
-        body = JSON.stringify(openApiDocument(registry, server));
+        body = JSON.stringify(openApiDocument(registry, server, examples));
         descriptions.set(server, body);
       }
       return finishResponse(request, toResult({ status: 200, headers: { 'Content-Type': 'application/json' }, body }, request.context.lts.requestId));
