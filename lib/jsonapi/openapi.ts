@@ -160,6 +160,7 @@ function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples 
   if (def.methods.includes('list'))
     collection.get = {
       tags: tag,
+      operationId: `list-${def.type}`,
       summary: `List ${def.type}`,
       parameters: queryParameters(registry, def, true),
       responses: { '200': ok(`A page of ${def.type}`, { type: 'array', items: ref(def.type) }), ...errorResponses(READ_ERRORS) },
@@ -168,6 +169,7 @@ function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples 
     collection.post = withExamples(
       {
         tags: tag,
+        operationId: `create-${def.type}`,
         summary: `Create a ${def.type} record`,
         parameters: [{ name: 'Idempotency-Key', in: 'header', schema: { type: 'string', maxLength: 255 } }, ...queryParameters(registry, def, false)],
         requestBody: { required: true, content: jsonApi(ref(`${def.type}.create`)) },
@@ -180,6 +182,7 @@ function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples 
   if (def.methods.includes('read'))
     item.get = {
       tags: tag,
+      operationId: `read-${def.type}`,
       summary: `Read a ${def.type} record`,
       parameters: [idParameter, ...queryParameters(registry, def, false)],
       responses: { '200': ok('The record', ref(def.type)), ...errorResponses(READ_ERRORS) },
@@ -188,6 +191,7 @@ function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples 
     item.patch = withExamples(
       {
         tags: tag,
+        operationId: `update-${def.type}`,
         summary: `Update a ${def.type} record`,
         parameters: [idParameter, ...queryParameters(registry, def, false)],
         requestBody: { required: true, content: jsonApi(ref(`${def.type}.update`)) },
@@ -202,13 +206,20 @@ function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples 
       paths[`${base}/{id}/${name}`] = {
         get: {
           tags: tag,
+          operationId: `related-${def.type}-${name}`,
           summary: `The ${name} of a ${def.type} record`,
           parameters: [idParameter],
           responses: { '200': ok(`Related ${relationship.types.join(' or ')}`, data), ...errorResponses(READ_ERRORS) },
         },
       };
       paths[`${base}/{id}/relationships/${name}`] = {
-        get: { tags: tag, summary: `Linkage of ${name}`, parameters: [idParameter], responses: { '200': ok('Linkage', data), ...errorResponses(READ_ERRORS) } },
+        get: {
+          tags: tag,
+          operationId: `relationship-${def.type}-${name}`,
+          summary: `Linkage of ${name}`,
+          parameters: [idParameter],
+          responses: { '200': ok('Linkage', data), ...errorResponses(READ_ERRORS) },
+        },
       };
     }
   }
@@ -217,6 +228,7 @@ function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples 
       post: withExamples(
         {
           tags: tag,
+          operationId: `${name}-${def.type}`,
           summary: `${def.type} ${name}`,
           requestBody: {
             required: true,

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { SWAGGER_UI_DIR, SWAGGER_UI_PACKAGE } from '#lib/http/docs-assets.ts';
 import { finishResponse } from '#lib/http/middleware/request-log.ts';
 import { toResult, type LtsContext } from '#lib/http/request.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
@@ -14,15 +15,11 @@ import { errors } from '#lib/jsonapi/errors.ts';
  * this origin (and data: images, which Swagger UI's stylesheet embeds).
  *
  * Swagger UI's bundle (1.7 MB) would take a function bundle past its 1 MB budget, so it is read from disk:
- * on Lambda from `swagger-ui/` beside the bundle (infra/bundling.ts copies it there, DOCS_ASSETS), locally
+ * on Lambda from `swagger-ui/` beside the bundle (infra/bundling.ts, `bundleAssets`, copies them there), locally
  * from node_modules. Only the files named here are served; any other name is a 404, so no path reads a
  * file it does not name (`/api/v2/docs/../../package.json` included).
  */
 export const DOCS_PATH = '/api/v2/docs';
-
-/** The files of swagger-ui-dist the page uses, copied beside the fallback function's bundle. */
-export const SWAGGER_UI_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css'] as const;
-export const SWAGGER_UI_DIR = 'swagger-ui';
 
 const CSP = "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
@@ -43,13 +40,13 @@ const page = `<!doctype html>
 `;
 
 // An external script, since the policy allows no inline one. No validator badge: it would call swagger.io.
-const init = `window.ui = SwaggerUIBundle({ url: '/api/v2/openapi.json', dom_id: '#swagger-ui', validatorUrl: null, deepLinking: true });\n`;
+const init = `window.ui = SwaggerUIBundle({ url: '/api/v2/openapi.json', dom_id: '#swagger-ui', validatorUrl: null, deepLinking: true, docExpansion: 'none' });\n`;
 
 /** Where swagger-ui-dist's files are: beside the bundle on Lambda, else the package in node_modules. */
 export function swaggerUiDir(): string {
   const taskRoot = process.env.LAMBDA_TASK_ROOT;
   if (taskRoot) return join(taskRoot, SWAGGER_UI_DIR);
-  return dirname(createRequire(join(process.cwd(), 'noop.js')).resolve('swagger-ui-dist/package.json'));
+  return dirname(createRequire(join(process.cwd(), 'noop.js')).resolve(`${SWAGGER_UI_PACKAGE}/package.json`));
 }
 
 interface Asset {
