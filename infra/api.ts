@@ -8,6 +8,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { entryFile, FALLBACK, type Route, routes } from '#lib/routes.ts';
+import { bundleAssets } from './bundling.ts';
 import { ServiceFunction } from './function.ts';
 import type { StageSettings } from './stage.ts';
 
@@ -59,9 +60,10 @@ export class ServiceApi extends Construct {
         entry: entryFile(route),
         stage: props.stage,
         role,
+        assets: bundleAssets[route.name],
         timeout: API_FUNCTION_TIMEOUT,
         memorySize: 1024,
-        description: route.name === FALLBACK ? 'Any path no route serves (JSON:API 401/404)' : `/api/v2/${route.name}`,
+        description: route.name === FALLBACK ? 'Any path no route serves (JSON:API 401/404), the docs page' : `/api/v2/${route.name}`,
         environment: { LTS_TABLE_NAME: props.table.tableName, LTS_KEYLESS: props.keyless, LOG_LEVEL: 'info' },
       }).fn;
       this.functions[route.name] = fn;

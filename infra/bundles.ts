@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { esbuildOptions, functionEntries } from './bundling.ts';
+import { assetCommands, bundleAssets, esbuildOptions, functionEntries } from './bundling.ts';
 import { PROJECT_ROOT } from './function.ts';
 
 /** Lambda accepts larger code, but a bundle past 1 MB means something heavy slipped onto the request path. */
@@ -29,6 +30,20 @@ export async function bundleSizes(): Promise<Record<string, number>> {
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Copies each function's assets into `<outdir>/<name>/` with the commands the stack's `afterBundling` hook
+ * runs; returns the files each function's asset then holds beside its bundle, with their sizes in bytes.
+ */
+export function copyBundleAssets(outdir: string): Record<string, Record<string, number>> {
+  const copied: Record<string, Record<string, number>> = {};
+  for (const [name, assets] of Object.entries(bundleAssets)) {
+    for (const command of assetCommands(assets, PROJECT_ROOT, join(outdir, name))) execSync(command);
+    const dir = join(outdir, name, assets.to);
+    copied[name] = Object.fromEntries(readdirSync(dir).map((file) => [`${assets.to}/${file}`, statSync(join(dir, file)).size]));
+  }
+  return copied;
 }
 
 /** `npm run bundles`: one line per function, largest first, and exit 1 if any is over the limit. */

@@ -1,5 +1,6 @@
 import type { BuildOptions } from 'esbuild';
-import { entryFile, routes } from '#lib/routes.ts';
+import { SWAGGER_UI_DIR, SWAGGER_UI_FILES, SWAGGER_UI_PACKAGE } from '#lib/http/docs-assets.ts';
+import { entryFile, FALLBACK, routes } from '#lib/routes.ts';
 
 /**
  * How every function is bundled, in one place: the stack hands these options to `NodejsFunction`
@@ -41,4 +42,26 @@ export function esbuildOptions(entryPoints: Record<string, string>, outdir: stri
     external: [...bundling.externalModules],
     logLevel: 'warning',
   };
+}
+
+/** Files a function reads from disk at run time, copied beside its bundle: from a folder of the project into one of the asset. */
+export interface BundleAssets {
+  from: string;
+  to: string;
+  files: readonly string[];
+}
+
+/**
+ * Assets by function name. The fallback serves the docs page (every path no route serves reaches it), whose
+ * Swagger UI files would take its bundle past 1 MB: they go beside it and are read on first use.
+ */
+export const bundleAssets: Readonly<Record<string, BundleAssets>> = {
+  [FALLBACK]: { from: `node_modules/${SWAGGER_UI_PACKAGE}`, to: SWAGGER_UI_DIR, files: SWAGGER_UI_FILES },
+};
+
+/** The shell commands that copy a function's assets after esbuild (NodejsFunction's `afterBundling` hook; `npm run bundles` runs them too). */
+export function assetCommands(assets: BundleAssets | undefined, inputDir: string, outputDir: string): string[] {
+  if (!assets) return [];
+  const to = `${outputDir}/${assets.to}`;
+  return [`mkdir -p "${to}"`, ...assets.files.map((file) => `cp "${inputDir}/${assets.from}/${file}" "${to}/${file}"`)];
 }

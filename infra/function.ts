@@ -5,7 +5,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { bundling } from './bundling.ts';
+import { assetCommands, type BundleAssets, bundling } from './bundling.ts';
 import type { StageSettings } from './stage.ts';
 
 /** The repository root: entries, package-lock.json and node_modules are resolved from it. */
@@ -21,6 +21,8 @@ export interface ServiceFunctionProps {
   description: string;
   /** A role shared with other functions; by default the function gets its own. */
   role?: IRole;
+  /** Files copied beside the bundle (infra/bundling.ts, bundleAssets). */
+  assets?: BundleAssets;
 }
 
 /**
@@ -53,6 +55,15 @@ export class ServiceFunction extends Construct {
         sourceMap: bundling.sourceMap,
         format: bundling.format as OutputFormat,
         externalModules: [...bundling.externalModules],
+        ...(props.assets
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) => assetCommands(props.assets, inputDir, outputDir),
+              },
+            }
+          : {}),
       },
     });
   }

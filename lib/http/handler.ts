@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { config } from '#lib/config.ts';
 import { authenticate } from '#lib/http/middleware/authenticate.ts';
 import { bodyLimit } from '#lib/http/middleware/body-limit.ts';
+import { docsPage } from '#lib/http/middleware/docs-page.ts';
 import { jsonApiErrors } from '#lib/http/middleware/json-api-errors.ts';
 import { labwarePage } from '#lib/http/middleware/labware-page.ts';
 import { mediaTypes } from '#lib/http/middleware/media-types.ts';
@@ -24,9 +25,10 @@ export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) =>
 
 /**
  * The one middy chain every function shares. `before`, in the contract's order of checks: the request
- * context (request id, the ApiRequest, the parsed path), the CORS preflight, `GET /health` and the
- * OpenAPI document (answered without a key), the plate map pages at `/labware/{barcode}` (HTML, with their
- * own key check: the header or the key form's cookie), authentication (401), the `/api/v2` index, routing (404/405/403), media types (415/406) and the body limit (413); then the
+ * context (request id, the ApiRequest, the parsed path), the CORS preflight, `GET /health`, the OpenAPI
+ * document and the docs page (answered without a key), the plate map pages at `/labware/{barcode}` (HTML,
+ * with their own key check: the header or the key form's cookie), authentication (401), the `/api/v2`
+ * index, routing (404/405/403), media types (415/406) and the body limit (413); then the
  * engine. `onError`: the JSON:API error mapping (503 with Retry-After for capacity faults, a bare 500 for
  * anything unexpected). `after` and `onError`: the request log line and X-DynamoDB-Calls.
  *
@@ -41,6 +43,7 @@ function createChain(resources: Registry, served: readonly string[]) {
     .use(preflight())
     .use(health())
     .use(apiDescription(resources))
+    .use(docsPage())
     .use(labwarePage(resources))
     .use(authenticate())
     .use(serviceIndex(resources))

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#lib/jsonapi/paging.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import type { AttributeDef, RelationshipDef, ResourceDef } from '#lib/jsonapi/resource.ts';
+import type { TypeExamples, WriteExample } from '#lib/resources/examples.ts';
 
 /**
  * The API's OpenAPI 3.1 description, generated from the resource definitions (never written by hand):
@@ -13,7 +14,8 @@ import type { AttributeDef, RelationshipDef, ResourceDef } from '#lib/jsonapi/re
 type Json = Record<string, unknown>;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const jsonApi = (schema: Json) => ({ 'application/vnd.api+json': { schema } });
+const JSON_API = 'application/vnd.api+json';
+const jsonApi = (schema: Json) => ({ [JSON_API]: { schema } });
 
 /** An attribute's value as JSON Schema (2020-12, OpenAPI 3.1's dialect); null allowed unless required. */
 function attributeSchema(attribute: AttributeDef): Json {
@@ -129,7 +131,39 @@ const document = (data: Json) => ({
 });
 const ok = (description: string, data: Json) => ({ description, content: jsonApi(document(data)) });
 
-function typePaths(registry: Registry, def: ResourceDef): Record<string, Json> {
+/** Examples keyed by name, as OpenAPI's `examples` take them (`example1`, … in the order they are sent). */
+const named = <T>(list: readonly T[], value: (item: T) => Json) => Object.fromEntries(list.map((item, i) => [`example${i + 1}`, value(item)]));
+
+/**
+ * Adds a write's examples to its operation: each request body, and the same name under the response of
+ * its status (an error status gets its response inline, since a `$ref` takes no examples). A PATCH's id
+ * parameter gets each example's id, so "Try it out" fills both.
+ */
+function withExamples(operation: Json, list: readonly WriteExample[] | undefined): Json {
+  if (!list?.length) return operation;
+  const responses = { ...(operation.responses as Record<string, Json>) };
+  const byStatus = new Map<number, Json>();
+  for (const [i, example] of list.entries()) {
+    byStatus.set(example.status, { ...byStatus.get(example.status), [`example${i + 1}`]: { summary: example.summary, value: example.response } });
+  }
+  for (const [status, examples] of byStatus) {
+    const response = status < 300 ? responses[String(status)]! : { description: ERROR_TITLES[status]!, content: jsonApi(ref('Errors')) };
+    const [[mediaType, content]] = Object.entries(response.content as Record<string, Json>) as [[string, Json]];
+    responses[String(status)] = { ...response, content: { [mediaType]: { ...content, examples } } };
+  }
+  const body = operation.requestBody as { content: Record<string, Json> };
+  const parameters = (operation.parameters as Json[] | undefined)?.map((p) =>
+    p.name === 'id' && p.in === 'path' ? { ...p, examples: named(list, (e) => ({ summary: e.summary, value: (e.body.data as Json).id })) } : p,
+  );
+  return {
+    ...operation,
+    ...(parameters ? { parameters } : {}),
+    requestBody: { ...body, content: { [JSON_API]: { ...body.content[JSON_API], examples: named(list, (e) => ({ summary: e.summary, value: e.body })) } } },
+    responses,
+  };
+}
+
+function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples = {}): Record<string, Json> {
   const base = `/api/v2/${def.type}`;
   const tag = [def.type];
   const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
@@ -138,35 +172,45 @@ function typePaths(registry: Registry, def: ResourceDef): Record<string, Json> {
   if (def.methods.includes('list'))
     collection.get = {
       tags: tag,
+      operationId: `list-${def.type}`,
       summary: `List ${def.type}`,
       parameters: queryParameters(registry, def, true),
       responses: { '200': ok(`A page of ${def.type}`, { type: 'array', items: ref(def.type) }), ...errorResponses(READ_ERRORS) },
     };
   if (def.methods.includes('create'))
-    collection.post = {
-      tags: tag,
-      summary: `Create a ${def.type} record`,
-      parameters: [{ name: 'Idempotency-Key', in: 'header', schema: { type: 'string', maxLength: 255 } }, ...queryParameters(registry, def, false)],
-      requestBody: { required: true, content: jsonApi(ref(`${def.type}.create`)) },
-      responses: { '201': ok('Created', ref(def.type)), ...errorResponses(WRITE_ERRORS) },
-    };
+    collection.post = withExamples(
+      {
+        tags: tag,
+        operationId: `create-${def.type}`,
+        summary: `Create a ${def.type} record`,
+        parameters: [{ name: 'Idempotency-Key', in: 'header', schema: { type: 'string', maxLength: 255 } }, ...queryParameters(registry, def, false)],
+        requestBody: { required: true, content: jsonApi(ref(`${def.type}.create`)) },
+        responses: { '201': ok('Created', ref(def.type)), ...errorResponses(WRITE_ERRORS) },
+      },
+      examples.create,
+    );
   if (Object.keys(collection).length > 0) paths[base] = collection;
   const item: Json = {};
   if (def.methods.includes('read'))
     item.get = {
       tags: tag,
+      operationId: `read-${def.type}`,
       summary: `Read a ${def.type} record`,
       parameters: [idParameter, ...queryParameters(registry, def, false)],
       responses: { '200': ok('The record', ref(def.type)), ...errorResponses(READ_ERRORS) },
     };
   if (def.methods.includes('update'))
-    item.patch = {
-      tags: tag,
-      summary: `Update a ${def.type} record`,
-      parameters: [idParameter, ...queryParameters(registry, def, false)],
-      requestBody: { required: true, content: jsonApi(ref(`${def.type}.update`)) },
-      responses: { '200': ok('Updated', ref(def.type)), ...errorResponses(WRITE_ERRORS) },
-    };
+    item.patch = withExamples(
+      {
+        tags: tag,
+        operationId: `update-${def.type}`,
+        summary: `Update a ${def.type} record`,
+        parameters: [idParameter, ...queryParameters(registry, def, false)],
+        requestBody: { required: true, content: jsonApi(ref(`${def.type}.update`)) },
+        responses: { '200': ok('Updated', ref(def.type)), ...errorResponses(WRITE_ERRORS) },
+      },
+      examples.update,
+    );
   if (Object.keys(item).length > 0) paths[`${base}/{id}`] = item;
   if (def.methods.includes('read')) {
     for (const [name, relationship] of Object.entries(def.relationships)) {
@@ -174,27 +218,38 @@ function typePaths(registry: Registry, def: ResourceDef): Record<string, Json> {
       paths[`${base}/{id}/${name}`] = {
         get: {
           tags: tag,
+          operationId: `related-${def.type}-${name}`,
           summary: `The ${name} of a ${def.type} record`,
           parameters: [idParameter],
           responses: { '200': ok(`Related ${relationship.types.join(' or ')}`, data), ...errorResponses(READ_ERRORS) },
         },
       };
       paths[`${base}/{id}/relationships/${name}`] = {
-        get: { tags: tag, summary: `Linkage of ${name}`, parameters: [idParameter], responses: { '200': ok('Linkage', data), ...errorResponses(READ_ERRORS) } },
+        get: {
+          tags: tag,
+          operationId: `relationship-${def.type}-${name}`,
+          summary: `Linkage of ${name}`,
+          parameters: [idParameter],
+          responses: { '200': ok('Linkage', data), ...errorResponses(READ_ERRORS) },
+        },
       };
     }
   }
   for (const name of Object.keys(def.actions ?? {})) {
     paths[`${base}/${name}`] = {
-      post: {
-        tags: tag,
-        summary: `${def.type} ${name}`,
-        requestBody: {
-          required: true,
-          content: jsonApi({ type: 'object', required: ['data'], properties: { data: { type: 'array', items: ref(`${def.type}.create`) } } }),
+      post: withExamples(
+        {
+          tags: tag,
+          operationId: `${name}-${def.type}`,
+          summary: `${def.type} ${name}`,
+          requestBody: {
+            required: true,
+            content: jsonApi({ type: 'object', required: ['data'], properties: { data: { type: 'array', items: ref(`${def.type}.create`) } } }),
+          },
+          responses: { '201': ok('Created', { type: 'array', items: ref(def.type) }), ...errorResponses(WRITE_ERRORS) },
         },
-        responses: { '201': ok('Created', { type: 'array', items: ref(def.type) }), ...errorResponses(WRITE_ERRORS) },
-      },
+        examples.actions?.[name],
+      ),
     };
   }
   return paths;
@@ -214,9 +269,13 @@ const ERROR_TITLES: Record<number, string> = {
   503: 'DynamoDB is throttling or unavailable: retry after Retry-After',
 };
 
-/** The OpenAPI 3.1 document of the types a registry serves, with `serverUrl` as its server. */
-export function openApiDocument(registry: Registry, serverUrl: string): Json {
-  const defs = [...registry.types].sort().map((type) => registry.require(type));
+/**
+ * The OpenAPI 3.1 document of the types a registry serves, with `serverUrl` as its server and the
+ * examples given by type. Paths come in the registry's order, the order the examples are sent in (each
+ * may name records an earlier one made); tags are listed alphabetically.
+ */
+export function openApiDocument(registry: Registry, serverUrl: string, examples: Record<string, TypeExamples> = {}): Json {
+  const defs = registry.types.map((type) => registry.require(type));
   const schemas: Json = {
     Links: { type: 'object', additionalProperties: { type: 'string' } },
     Linkage: { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string' }, id: { type: 'string' } } },
@@ -249,8 +308,8 @@ export function openApiDocument(registry: Registry, serverUrl: string): Json {
     },
     servers: [{ url: serverUrl }],
     security: [{ clientId: [] }],
-    tags: defs.map((def) => ({ name: def.type })),
-    paths: Object.assign({}, ...defs.map((def) => typePaths(registry, def))),
+    tags: [...registry.types].sort().map((name) => ({ name })),
+    paths: Object.assign({}, ...defs.map((def) => typePaths(registry, def, examples[def.type]))),
     components: {
       securitySchemes: { clientId: { type: 'apiKey', in: 'header', name: 'X-Sequencescape-Client-Id' } },
       schemas,

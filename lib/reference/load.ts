@@ -2,6 +2,7 @@ import type { Registry } from '#lib/jsonapi/registry.ts';
 import { own, type RelationshipDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import { findTerms, getRecords, recordKey, type Ref, type RelValue } from '#lib/store/records.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
+import { referenceUuid } from '#lib/store/uuids.ts';
 
 /**
  * Loads reference data from a JSON document `{ "<type>": [ { "<attribute>": value, … }, … ], … }`.
@@ -163,7 +164,10 @@ export async function loadReferenceData(registry: Registry, document: unknown): 
       if (after === current) report.unchanged++;
       else report.updated++;
     } else {
-      await uow.create(def.type, { attrs, rels });
+      // Ids are allocated one record at a time in document order, and the uuid follows from the id and the key.
+      const family = registry.familyOf(def.type);
+      const [id] = await uow.allocateIds(family, 1);
+      await uow.create(def.type, { attrs, rels, id: id!, uuid: referenceUuid(family, id!, def.type, key) });
       report.created++;
     }
     await uow.commit();

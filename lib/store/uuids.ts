@@ -29,12 +29,11 @@ const mask = (random: string): bigint =>
       .slice(0, ID_DIGITS + CODE_DIGITS)}`,
   );
 
-export function encodeUuid(family: string, id: number): string {
+export function encodeUuid(family: string, id: number, random: string = randomBytes(6).toString('hex')): string {
   if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ENCODED_ID) throw new RangeError(`id ${id} cannot be encoded in a uuid`);
-  const random = randomBytes(6).toString('hex');
   const payload = ((BigInt(id) << BigInt(4 * CODE_DIGITS)) | BigInt(familyCode(family))) ^ mask(random);
   const p = payload.toString(16).padStart(ID_DIGITS + CODE_DIGITS, '0');
-  const variant = (8 + (randomBytes(1)[0]! & 3)).toString(16);
+  const variant = (8 + (parseInt(random.slice(-1), 16) & 3)).toString(16);
   const hex = `${random}4${p.slice(0, 3)}${variant}${p.slice(3)}0000`;
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
@@ -48,3 +47,11 @@ export function decodeUuid(uuid: string): { code: number; id: number } | undefin
   const id = Number(payload >> BigInt(4 * CODE_DIGITS));
   return id >= 1 ? { code: Number(payload & 0xffffn), id } : undefined;
 }
+
+/**
+ * The uuid of a reference record (a purpose, a transfer template, …): the same for the same type, natural
+ * key and id, so a fresh store with the default reference data gives every reference record the uuid it
+ * gave before, and the API description's examples can name them (lib/jsonapi/openapi-examples.ts).
+ */
+export const referenceUuid = (family: string, id: number, type: string, key: string): string =>
+  encodeUuid(family, id, createHash('sha256').update(`${type}\n${key}`).digest('hex').slice(0, 12));

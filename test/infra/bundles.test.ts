@@ -1,7 +1,12 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { BUNDLE_LIMIT_BYTES, bundleSizes } from '../../infra/bundles.ts';
+import { SWAGGER_UI_FILES } from '#lib/http/docs-assets.ts';
+import { swaggerUiDir } from '#lib/http/middleware/docs-page.ts';
+import { BUNDLE_LIMIT_BYTES, bundleSizes, copyBundleAssets } from '../../infra/bundles.ts';
 import { functionEntries } from '../../infra/bundling.ts';
-import { routes } from '#lib/routes.ts';
+import { FALLBACK, routes } from '#lib/routes.ts';
 
 it('bundles every function, as the stack does, under 1 MB each', async () => {
   const sizes = await bundleSizes();
@@ -16,5 +21,26 @@ it('bundles every function, as the stack does, under 1 MB each', async () => {
     // An empty bundle would pass the limit: each must hold at least its handler.
     expect(bytes, name).toBeGreaterThan(0);
     expect(bytes, name).toBeLessThan(BUNDLE_LIMIT_BYTES);
+  }
+});
+
+it('puts the docs page’s Swagger UI files beside the fallback bundle, where the page reads them on Lambda', () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'lts-assets-'));
+  const taskRoot = process.env.LAMBDA_TASK_ROOT;
+  try {
+    const copied = copyBundleAssets(outdir);
+    expect(Object.keys(copied)).toEqual([FALLBACK]);
+    expect(Object.keys(copied[FALLBACK]!).sort()).toEqual(SWAGGER_UI_FILES.map((file) => `swagger-ui/${file}`).sort());
+    // The Lambda runtime sets LAMBDA_TASK_ROOT to the unpacked asset: the page finds the very files copied there.
+    process.env.LAMBDA_TASK_ROOT = join(outdir, FALLBACK);
+    for (const file of SWAGGER_UI_FILES) {
+      const body = readFileSync(join(swaggerUiDir(), file));
+      expect(body.length, file).toBe(copied[FALLBACK]![`swagger-ui/${file}`]);
+      expect(body.length, file).toBeGreaterThan(100_000);
+    }
+  } finally {
+    if (taskRoot === undefined) delete process.env.LAMBDA_TASK_ROOT;
+    else process.env.LAMBDA_TASK_ROOT = taskRoot;
+    rmSync(outdir, { recursive: true, force: true });
   }
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { registry } from '#lib/resources/index.ts';
-import { decodeUuid, encodeUuid, familyCode, MAX_ENCODED_ID } from '#lib/store/uuids.ts';
+import { decodeUuid, encodeUuid, familyCode, MAX_ENCODED_ID, referenceUuid } from '#lib/store/uuids.ts';
 
 const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -40,4 +40,11 @@ describe('uuids that name their record', () => {
     const families = new Set(registry.types.map((t) => registry.familyOf(t)));
     for (const family of families) expect(registry.familyOfCode(familyCode(family))).toBe(family);
   });
+});
+
+it('gives a reference record the same uuid for the same type, key and id, naming that id', () => {
+  const uuid = referenceUuid('transfer_templates', 15, 'transfer_templates', 'Custom pooling');
+  expect(referenceUuid('transfer_templates', 15, 'transfer_templates', 'Custom pooling')).toBe(uuid);
+  expect(decodeUuid(uuid)).toEqual({ code: familyCode('transfer_templates'), id: 15 });
+  expect(referenceUuid('transfer_templates', 15, 'transfer_templates', 'Flip Plate')).not.toBe(uuid);
 });

@@ -42,8 +42,8 @@ export function serviceIndex(registry: Registry): middy.MiddlewareObj<APIGateway
 }
 
 /**
- * The OpenAPI document, generated once per server URL (it depends on nothing else). The generator is
- * imported on the first request for it: every function serves the document, but loading the generator
+ * The OpenAPI document, generated once per server URL (it depends on nothing else). The generator and
+ * the examples are imported on the first request for it: every function serves the document, but loading the generator
  * with each function would lengthen every cold start for a request few make (decisions.md, "Cold starts").
  */
 const descriptions = new Map<string, string>();
@@ -56,8 +56,8 @@ export function apiDescription(registry: Registry): middy.MiddlewareObj<APIGatew
       const server = baseUrl(config().LTS_BASE_URL, headers);
       let body = descriptions.get(server);
       if (!body) {
-        const { openApiDocument } = await import('#lib/jsonapi/openapi.ts');
-        body = JSON.stringify(openApiDocument(registry, server));
+        const [{ openApiDocument }, { examples }] = await Promise.all([import('#lib/jsonapi/openapi.ts'), import('#lib/resources/examples.ts')]);
+        body = JSON.stringify(openApiDocument(registry, server, examples));
         descriptions.set(server, body);
       }
       return finishResponse(request, toResult({ status: 200, headers: { 'Content-Type': 'application/json' }, body }, request.context.lts.requestId));

@@ -1,0 +1,315 @@
+import defaults from '#lib/reference/default.json' with { type: 'json' };
+import { registry } from '#lib/resources/index.ts';
+import { referenceUuid } from '#lib/store/uuids.ts';
+
+/**
+ * The examples of the API description (lib/jsonapi/openapi.ts): a request body for every POST and PATCH
+ * (and action), with the answer it gets. They work as written against a fresh store holding the default
+ * reference data (`npm start` on a new data dir), sent in the document's order, which is the registry's:
+ * reference records have the ids and uuids the loader gives them (one id per record in the order of
+ * lib/reference/default.json, a uuid from the id and the natural key), and every other id named here is
+ * one an earlier example created. test/integration/openapi-examples.test.ts replays them in that order.
+ */
+
+type Json = Record<string, unknown>;
+
+export interface WriteExample {
+  summary: string;
+  /** The request document. */
+  body: Json;
+  /** The status it is answered with. */
+  status: number;
+  /** What the answer holds: the created or updated record (type, id and some attributes), or the errors' status and code. */
+  response: Json;
+}
+
+/** A type's examples: of its POST, its PATCH (the body names the record) and each action, in the order they are sent. */
+export interface TypeExamples {
+  create?: WriteExample[];
+  update?: WriteExample[];
+  actions?: Record<string, WriteExample[]>;
+}
+
+const NATURAL_KEYS = ['login', 'key', 'lot_number', 'name'] as const;
+
+/** The id a reference record gets on a fresh store: the loader allocates them per id family, in document order. */
+function referenceId(type: string, key: string): number {
+  const family = registry.familyOf(type);
+  let id = 0;
+  for (const [t, records] of Object.entries(defaults as Record<string, Record<string, unknown>[]>)) {
+    if (registry.familyOf(t) !== family) continue;
+    for (const record of records) {
+      id++;
+      if (t === type && NATURAL_KEYS.some((k) => record[k] === key)) return id;
+    }
+  }
+  throw new Error(`the default reference data has no ${type} ${key}`);
+}
+
+const reference = (type: string, key: string) => ({ data: { type, id: String(referenceId(type, key)) } });
+const referenceUuidOf = (type: string, key: string) => referenceUuid(registry.familyOf(type), referenceId(type, key), type, key);
+const to = (type: string, id: string) => ({ data: { type, id } });
+
+/** A document of one resource object. */
+const doc = (type: string, parts: { id?: string; attributes?: Json; relationships?: Json }) => ({ data: { type, ...parts } });
+
+/** A write answered 201 (or `status`) with the record `id`, holding `attributes`. */
+const made = (
+  summary: string,
+  type: string,
+  parts: { id?: string; attributes?: Json; relationships?: Json },
+  id: string,
+  attributes: Json = {},
+  status = 201,
+) => ({
+  summary,
+  body: doc(type, parts),
+  status,
+  response: { data: { type, id, attributes } },
+});
+/** A PATCH of record `id`, answered 200. */
+const changed = (summary: string, type: string, id: string, parts: { attributes?: Json; relationships?: Json }, attributes: Json = {}) =>
+  made(summary, type, { id, ...parts }, id, attributes, 200);
+/** A write refused with `status` and `code`. */
+const refused = (summary: string, body: Json, status: number, code: string) => ({
+  summary,
+  body,
+  status,
+  response: { errors: [{ status: String(status), code }] },
+});
+
+// Records the examples make, in order (plates, tubes and racks share the labware ids; a well's id is its plate's followed by its number in column order).
+const STOCK_PLATE = '1';
+const TAG_PLATE = '2';
+const QC_PLATE = '3';
+const A1 = `${STOCK_PLATE}001`;
+const B1 = `${STOCK_PLATE}002`;
+const ADMIN = reference('users', 'admin');
+
+export const examples: Record<string, TypeExamples> = {
+  samples: {
+    create: [
+      made(
+        'A sample in a study',
+        'samples',
+        { attributes: { name: 'sample-1' }, relationships: { studies: { data: [reference('studies', 'Study A').data] } } },
+        '1',
+        {
+          name: 'sample-1',
+        },
+      ),
+      made('A second sample', 'samples', { attributes: { name: 'sample-2' } }, '2', { name: 'sample-2' }),
+      refused('An attribute samples do not have', doc('samples', { attributes: { name: 'sample-3', colour: 'red' } }), 400, 'param_not_allowed'),
+    ],
+    update: [changed('Its supplier id', 'samples', '1', { attributes: { site_sample_id: 'SITE-1' } }, { site_sample_id: 'SITE-1' })],
+  },
+  sample_metadata: {
+    create: [made('Metadata of no sample yet', 'sample_metadata', { attributes: { supplier_name: 'Supplier A' } }, '3', { supplier_name: 'Supplier A' })],
+    update: [
+      changed(
+        'The first sample’s metadata (made with it)',
+        'sample_metadata',
+        '1',
+        { attributes: { concentration: '12.5', volume: '40' } },
+        { concentration: '12.5' },
+      ),
+    ],
+  },
+  plates: {
+    create: [
+      made(
+        'A stock plate',
+        'plates',
+        { attributes: { barcode: 'EX-STOCK-1' }, relationships: { purpose: reference('plate_purposes', 'Stock Plate') } },
+        STOCK_PLATE,
+      ),
+      made('A tag plate (its barcode generated)', 'plates', { relationships: { purpose: reference('plate_purposes', 'Tag Plate') } }, TAG_PLATE),
+      made('A tag plate to QC', 'plates', { relationships: { purpose: reference('plate_purposes', 'Tag Plate') } }, QC_PLATE),
+    ],
+  },
+  tubes: {
+    create: [
+      made('A stock tube', 'tubes', { attributes: { name: 'tube-1' }, relationships: { purpose: reference('tube_purposes', 'Stock Tube') } }, '4', {
+        name: 'tube-1',
+      }),
+    ],
+  },
+  tube_racks: {
+    create: [
+      made('An empty rack', 'tube_racks', { attributes: { size: 96 }, relationships: { purpose: reference('tube_rack_purposes', 'Tube Rack 96') } }, '5', {
+        size: 96,
+      }),
+    ],
+    update: [changed('Its size, unchanged', 'tube_racks', '5', { attributes: { size: 96 } }, { size: 96 })],
+  },
+  aliquots: {
+    create: [
+      made('Sample 1 into well A1 of the stock plate', 'aliquots', { relationships: { receptacle: to('wells', A1), sample: to('samples', '1') } }, '1000001'),
+      made('Sample 2 into well B1', 'aliquots', { relationships: { receptacle: to('wells', B1), sample: to('samples', '2') } }, '1000002'),
+    ],
+  },
+  custom_metadatum_collections: {
+    create: [
+      made(
+        'Metadata of the stock plate',
+        'custom_metadatum_collections',
+        { attributes: { user_id: 1, asset_id: Number(STOCK_PLATE), metadata: { bait: 'v1' } } },
+        '1',
+        {
+          metadata: { bait: 'v1' },
+        },
+      ),
+    ],
+    update: [changed('Its metadata replaced', 'custom_metadatum_collections', '1', { attributes: { metadata: { bait: 'v2' } } }, { metadata: { bait: 'v2' } })],
+  },
+  qcables: {
+    create: [
+      made('The tag plate to QC, of lot LOT-0001', 'qcables', { relationships: { labware: to('plates', QC_PLATE), lot: reference('lots', 'LOT-0001') } }, '1', {
+        state: 'created',
+      }),
+    ],
+    update: [changed('Its lot, unchanged', 'qcables', '1', { relationships: { lot: reference('lots', 'LOT-0001') } }, { state: 'created' })],
+  },
+  state_changes: {
+    create: [
+      made(
+        'The QC plate to pending',
+        'state_changes',
+        { attributes: { target_state: 'pending', reason: 'example' }, relationships: { target: to('plates', QC_PLATE) } },
+        '1',
+        {
+          target_state: 'pending',
+        },
+      ),
+    ],
+  },
+  qc_assays: {
+    create: [
+      made(
+        'A concentration of well A1, by barcode',
+        'qc_assays',
+        {
+          attributes: {
+            lot_number: 'KIT-1',
+            qc_results: [
+              { barcode: 'EX-STOCK-1', well_location: 'A1', key: 'concentration', value: '12.3', units: 'ng/ul', assay_type: 'ISC', assay_version: 'v1.0' },
+            ],
+          },
+        },
+        '1',
+        { lot_number: 'KIT-1' },
+      ),
+    ],
+  },
+  submissions: { create: [made('A submission', 'submissions', { attributes: { name: 'submission-1' } }, '1', { name: 'submission-1' })] },
+  orders: {
+    create: [
+      made('An order of it, for Study A', 'orders', { relationships: { submission: to('submissions', '1'), study: reference('studies', 'Study A') } }, '1'),
+    ],
+  },
+  requests: {
+    create: [
+      made(
+        'Library creation out of well A1',
+        'requests',
+        { relationships: { asset: to('wells', A1), order: to('orders', '1'), request_type: reference('request_types', 'library_creation') } },
+        '1',
+      ),
+    ],
+    update: [changed('Started', 'requests', '1', { attributes: { state: 'started' } }, { state: 'started' })],
+  },
+  request_metadata: {
+    create: [made('Options of the request', 'request_metadata', { attributes: { number_of_pools: 2 }, relationships: { request: to('requests', '1') } }, '1')],
+    update: [changed('Its request, unchanged', 'request_metadata', '1', { relationships: { request: to('requests', '1') } })],
+  },
+  poly_metadata: {
+    create: [
+      made(
+        'A key and value on the request',
+        'poly_metadata',
+        { attributes: { key: 'flowcell', value: 'FC-1' }, relationships: { metadatable: to('requests', '1') } },
+        '1',
+        {
+          key: 'flowcell',
+          value: 'FC-1',
+        },
+      ),
+    ],
+    update: [changed('Its value', 'poly_metadata', '1', { attributes: { value: 'FC-2' } }, { value: 'FC-2' })],
+    actions: {
+      bulk_create: [
+        {
+          summary: 'Two at once',
+          body: {
+            data: ['lane', 'run'].map((key) => ({
+              type: 'poly_metadata',
+              attributes: { key, value: `${key}-1` },
+              relationships: { metadatable: to('requests', '1') },
+            })),
+          },
+          status: 201,
+          response: {
+            data: [
+              { type: 'poly_metadata', attributes: { key: 'lane' } },
+              { type: 'poly_metadata', attributes: { key: 'run' } },
+            ],
+          },
+        },
+      ],
+    },
+  },
+  transfers: {
+    create: [
+      made(
+        'Stamp A1 and B1 into the tag plate',
+        'transfers',
+        {
+          attributes: { transfer_template_uuid: referenceUuidOf('transfer_templates', 'Custom pooling'), transfers: { A1: 'A1', B1: 'B1' } },
+          relationships: { source: to('plates', STOCK_PLATE), destination: to('plates', TAG_PLATE), user: ADMIN },
+        },
+        '1',
+      ),
+    ],
+  },
+  plate_conversions: {
+    create: [
+      made(
+        'The tag plate becomes a library plate, a child of the stock plate',
+        'plate_conversions',
+        {
+          relationships: {
+            parent: to('plates', STOCK_PLATE),
+            target: to('plates', TAG_PLATE),
+            purpose: reference('plate_purposes', 'Library Plate'),
+            user: ADMIN,
+          },
+        },
+        '1',
+      ),
+    ],
+  },
+  tube_from_plate_creations: {
+    create: [
+      made(
+        'An MX tube from the library plate',
+        'tube_from_plate_creations',
+        { relationships: { parent: to('plates', TAG_PLATE), child_purpose: reference('tube_purposes', 'MX Tube'), user: ADMIN } },
+        '1',
+      ),
+    ],
+  },
+  tag_layouts: {
+    create: [
+      made(
+        'Tags of a group, by column',
+        'tag_layouts',
+        {
+          attributes: { direction: 'column', walking_by: 'wells of plate' },
+          relationships: { plate: to('plates', TAG_PLATE), tag_group: reference('tag_groups', 'Test Tags i7'), user: ADMIN },
+        },
+        '1',
+        { direction: 'column' },
+      ),
+    ],
+  },
+};
