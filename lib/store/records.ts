@@ -188,7 +188,11 @@ export async function readRange(
   const { query, term } = rangeQuery(range, byUpdated);
   const after = options.after;
   const go = {
+    // `count` alone lets DynamoDB read a whole 1 MB page per call (thousands of entries, all parsed) to
+    // return `limit` of them; `limit` asks each Query for no more than that, and `count` still reads on when
+    // a page comes back short.
     count: options.limit,
+    limit: options.limit,
     order: options.descending ? ('desc' as const) : ('asc' as const),
     attributes: term ? ['ref', 'family', 'type', 'id'] : byUpdated ? ['family', 'id', 'type', 'updatedAt'] : ['family', 'id', 'type'],
     // Term entries live in the table itself, so they can be read consistently; GSIs cannot.
