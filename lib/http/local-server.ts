@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { MAX_BODY_BYTES } from '#lib/jsonapi/request-checks.ts';
 import type { LambdaHandler } from '#lib/http/handler.ts';
 import { JSON_API } from '#lib/http/request.ts';
-import { internalError } from '#lib/jsonapi/errors.ts';
+import { errors, internalError } from '#lib/jsonapi/errors.ts';
 
 /**
  * Serves the route table over node:http through the very same Lambda handlers: each request becomes
@@ -62,6 +63,25 @@ export function toEvent(req: IncomingMessage, body: string | undefined): APIGate
   };
 }
 
+/**
+ * A request node:http cannot parse never reaches a handler (a method outside its list, such as `FOO`;
+ * headers over its limit; a malformed request line). Node would answer a bare 400 with no body: answer
+ * a JSON:API error document like every other error, then close the connection, which cannot be reused.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const detail =
+    status === 431 ? 'The request headers are too large' : status === 408 ? 'The request took too long to arrive' : 'The request is not valid HTTP/1.1';
+  const body = JSON.stringify({ errors: errors.invalidHttp(status, detail).errors });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_API}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 export function createLocalServer(handlerForPath: (path: string) => LambdaHandler): Server {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
@@ -82,5 +102,6 @@ export function createLocalServer(handlerForPath: (path: string) => LambdaHandle
       }
     })();
   });
+  server.on('clientError', answerClientError);
   return server;
 }

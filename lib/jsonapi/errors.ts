@@ -98,6 +98,8 @@ export const errors = {
     error(409, 'concurrent_update', 'Concurrent update', 'the record was changed by another request while this one ran; retry with the current state'),
 
   badRequest: (detail: string, source?: ErrorSource) => error(400, 'bad_request', 'Bad request', detail, source),
+  /** A request the HTTP server could not parse (the local server; API Gateway answers these itself on AWS). */
+  invalidHttp: (status: 400 | 408 | 431, detail: string) => error(status, 'invalid_http_request', 'Invalid HTTP request', detail),
   invalidJson: (message: string) => error(400, 'invalid_json', 'Invalid JSON', `the request body is not valid JSON: ${message}`),
   missingMember: (pointer: string, member: string) => error(400, 'missing_member', 'Missing member', `${member} is required`, { pointer }),
   invalidMember: (pointer: string, detail: string) => error(400, 'invalid_member', 'Invalid member', detail, { pointer }),
