@@ -83,7 +83,22 @@ function pathOf(type: string): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.tuple(idOf(type), fc.string({ maxLength: 6 })).map(([id, s]) => `${base}/${id}/relationships/x/${encoded(s)}`) },
   );
 }
-const OTHER_PATHS = ['/health', '/api/v2', '/api/v2/', '/api/v2/openapi.json', '/', '/api', '/api/v1/samples', '/api/v2//samples', '/api/v2/docs', '/health/x'];
+const OTHER_PATHS = [
+  '/health',
+  '/api/v2',
+  '/api/v2/',
+  '/api/v2/openapi.json',
+  '/',
+  '/api',
+  '/api/v1/samples',
+  '/api/v2//samples',
+  '/api/v2/docs',
+  '/api/v2/docs/swagger-ui.css',
+  '/api/v2/docs/nothing.js',
+  '/labware/DN1S',
+  '/labware/%3Cx%3E',
+  '/health/x',
+];
 const path = fc.oneof(
   { weight: 12, arbitrary: fc.constantFrom(...routes.filter((r) => r.name !== FALLBACK).flatMap((r) => r.types)).chain(pathOf) },
   { weight: 2, arbitrary: fc.constantFrom(...OTHER_PATHS) },
@@ -313,6 +328,11 @@ const send = (r: Request): Promise<HttpResult> =>
     ...(r.body !== undefined ? { body: r.body } : {}),
   });
 
+/** The docs page and its files: HTML, JavaScript or CSS when found; a missing file or method is a JSON:API error. */
+const isDocs = (path: string) => path === '/api/v2/docs' || path.startsWith('/api/v2/docs/');
+/** The plate maps (`/labware/{barcode}`) are pages for people: every answer, errors too, is HTML. */
+const isMap = (path: string) => path.startsWith('/labware/');
+
 /** What every response must satisfy, whatever was sent. */
 function expectWellBehaved(r: Request, res: HttpResult): void {
   const what = `${r.method} ${r.path}?${r.query} → ${res.status} ${res.text.slice(0, 300)}`;
@@ -324,6 +344,15 @@ function expectWellBehaved(r: Request, res: HttpResult): void {
     expect(res.status, what).toBe(204);
     expect(res.text, what).toBe('');
     expect(res.headers.get('access-control-allow-methods'), what).toBeTruthy();
+    return;
+  }
+  if (isMap(r.path)) {
+    expect(contentType, what).toBe('text/html; charset=utf-8');
+    return;
+  }
+  if (isDocs(r.path) && res.status < 400) {
+    expect(res.status, what).toBe(200);
+    expect(contentType, what).toMatch(/^text\/(html|javascript|css); charset=utf-8$/);
     return;
   }
   if (r.method === 'HEAD') {
