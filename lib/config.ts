@@ -1,4 +1,4 @@
-import { z } from '#lib/zod.ts';
+import * as z from '#lib/zod.ts';
 
 const timeoutMs = z.coerce.number().check(z.int(), z.gte(100), z.lte(60_000));
 

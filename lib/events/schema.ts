@@ -1,4 +1,4 @@
-import { z } from '#lib/zod.ts';
+import * as z from '#lib/zod.ts';
 import { OUTCOME_EVENTS } from '#lib/events/inbound.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import type { ResourceDef } from '#lib/jsonapi/resource.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from '#lib/zod.ts';
+import * as z from '#lib/zod.ts';
 import { newRequestContext, type ApiKeyIdentity } from '#lib/jsonapi/context.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, parsePath, serve, type ApiRequest, type ApiResponse } from '#lib/jsonapi/engine.ts';
 import { errorResponse } from '#lib/jsonapi/error-response.ts';

@@ -1,4 +1,4 @@
-import { z } from '#lib/zod.ts';
+import * as z from '#lib/zod.ts';
 import type { JsonApiError } from '#lib/jsonapi/errors.ts';
 import type { RequestContext, WriteContext } from '#lib/jsonapi/context.ts';
 import type { RelValue, StoredRecord, TermHit } from '#lib/store/records.ts';

@@ -1,4 +1,4 @@
-import { z } from '#lib/zod.ts';
+import * as z from '#lib/zod.ts';
 import { canonicalBarcode, externalBarcode, generatedBarcode } from '#lib/domain/barcode.ts';
 import { emptyReceptacles, labwareState, type Labware } from '#lib/domain/labware.ts';
 import { linkParents } from '#lib/domain/lineage.ts';

@@ -1,4 +1,4 @@
-import { z } from '#lib/zod.ts';
+import * as z from '#lib/zod.ts';
 import { MAX_POLY_METADATA_PER_WRITE, POLY_METADATUM_ITEMS, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
 import {
   keyOfRecord,

@@ -1,4 +1,4 @@
-import { z } from '#lib/zod.ts';
+import * as z from '#lib/zod.ts';
 import { canonicalBarcode } from '#lib/domain/barcode.ts';
 import { MAX_LABWARE_PER_QC_ASSAY, MAX_QC_RESULTS_PER_ASSAY, QC_TEXT_MAX } from '#lib/domain/budgets.ts';
 import { labwareOfQcResult, qcResultId } from '#lib/domain/labware-ids.ts';

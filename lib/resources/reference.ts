@@ -1,4 +1,4 @@
-import { z } from '#lib/zod.ts';
+import * as z from '#lib/zod.ts';
 import { PLATE_SIZES, RACK_SIZES } from '#lib/domain/budgets.ts';
 import { TAG_DIRECTIONS, TAG_WALKERS } from '#lib/domain/tag-layout.ts';
 import { TRANSFER_TYPES } from '#lib/domain/transfers.ts';

@@ -1,4 +1,4 @@
-import { z } from '#lib/zod.ts';
+import * as z from '#lib/zod.ts';
 import { initialRequestState, REQUEST_PRIORITIES, requestLinkProblems, requestStateChange } from '#lib/domain/requests.ts';
 import { refOf } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';

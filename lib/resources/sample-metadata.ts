@@ -1,4 +1,4 @@
-import { z } from '#lib/zod.ts';
+import * as z from '#lib/zod.ts';
 import { refOf } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, indexFilters, toOne, type AttributeDef } from '#lib/jsonapi/resource.ts';

@@ -1,4 +1,4 @@
-import { z } from '#lib/zod.ts';
+import * as z from '#lib/zod.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, type JsonApiError, show } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, indexFilters, lowerCase, reverse, toMany, toOne, uuidAttribute, uuidFilter } from '#lib/jsonapi/resource.ts';

@@ -1,4 +1,4 @@
-import { z } from '#lib/zod.ts';
+import * as z from '#lib/zod.ts';
 import { positionAt, layoutForSize } from '#lib/domain/geometry.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import type { Tag } from '#lib/domain/labware.ts';

@@ -1,4 +1,4 @@
-import { z } from '#lib/zod.ts';
+import * as z from '#lib/zod.ts';
 import { decodeBarcode } from '#lib/domain/barcode.ts';
 import { MAX_TUBES_PER_POOLING } from '#lib/domain/budgets.ts';
 import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';

@@ -1,4 +1,4 @@
-import { z } from '#lib/zod.ts';
+import * as z from '#lib/zod.ts';
 import { RACK_SIZES } from '#lib/domain/budgets.ts';
 import { layoutForSize, type Layout } from '#lib/domain/geometry.ts';
 import { labwareOfSlot, slotId } from '#lib/domain/labware-ids.ts';
