@@ -1,7 +1,7 @@
 import { execSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { build } from 'esbuild';
 import { assetCommands, bundleAssets, esbuildOptions, functionEntries } from './bundling.ts';
 import { PROJECT_ROOT } from './function.ts';
@@ -9,24 +9,41 @@ import { PROJECT_ROOT } from './function.ts';
 /** Lambda accepts larger code, but a bundle past 1 MB means something heavy slipped onto the request path. */
 export const BUNDLE_LIMIT_BYTES = 1_048_576;
 
+/** A built bundle: its size in bytes (its index.js, without the source map) and the source files esbuild put in it. */
+export interface Bundle {
+  bytes: number;
+  /** Paths as esbuild's metafile gives them, relative to the project root (symlinks resolved). */
+  inputs: string[];
+}
+
+async function bundleAll(outdir: string, extra: Record<string, string>) {
+  const all = { ...functionEntries(), ...extra };
+  const entries = Object.fromEntries(Object.entries(all).map(([name, entry]) => [`${name}/index`, join(PROJECT_ROOT, entry)]));
+  const { metafile } = await build({ ...esbuildOptions(entries, outdir), absWorkingDir: PROJECT_ROOT, metafile: true });
+  const files = Object.fromEntries(Object.keys(all).map((name) => [name, join(outdir, name, 'index.js')]));
+  return { files, metafile };
+}
+
 /**
  * Bundles every function (the route entries and the event entries), and any `extra` entries, with the
  * options the stack gives NodejsFunction, in one esbuild call, into `outdir`; returns each bundle's file
  * (`<outdir>/<name>/index.js`) by name.
  */
 export async function buildBundles(outdir: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {
-  const all = { ...functionEntries(), ...extra };
-  const entries = Object.fromEntries(Object.entries(all).map(([name, entry]) => [`${name}/index`, join(PROJECT_ROOT, entry)]));
-  await build({ ...esbuildOptions(entries, outdir), absWorkingDir: PROJECT_ROOT });
-  return Object.fromEntries(Object.keys(all).map((name) => [name, join(outdir, name, 'index.js')]));
+  return (await bundleAll(outdir, extra)).files;
 }
 
-/** Each function's bundle size in bytes (its index.js, without the source map) by name, built in a temporary directory removed afterwards. */
-export async function bundleSizes(): Promise<Record<string, number>> {
+/** Every function's bundle by name, built in a temporary directory removed afterwards. */
+export async function bundles(): Promise<Record<string, Bundle>> {
   const outdir = mkdtempSync(join(tmpdir(), 'lts-bundles-'));
   try {
-    const files = await buildBundles(outdir);
-    return Object.fromEntries(Object.entries(files).map(([name, file]) => [name, statSync(file).size]));
+    const { files, metafile } = await bundleAll(outdir, {});
+    return Object.fromEntries(
+      Object.entries(files).map(([name, file]) => [
+        name,
+        { bytes: statSync(file).size, inputs: Object.keys(metafile.outputs[relative(PROJECT_ROOT, file)]?.inputs ?? {}) },
+      ]),
+    );
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
@@ -48,7 +65,9 @@ export function copyBundleAssets(outdir: string): Record<string, Record<string, 
 
 /** `npm run bundles`: one line per function, largest first, and exit 1 if any is over the limit. */
 async function main(): Promise<void> {
-  const sizes = Object.entries(await bundleSizes()).sort(([, a], [, b]) => b - a);
+  const sizes = Object.entries(await bundles())
+    .map(([name, { bytes }]) => [name, bytes] as const)
+    .sort(([, a], [, b]) => b - a);
   for (const [name, bytes] of sizes) console.log(`${(bytes / 1024).toFixed(1).padStart(8)} KB  ${name}`);
   const over = sizes.filter(([, bytes]) => bytes > BUNDLE_LIMIT_BYTES);
   if (over.length > 0) {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { OUTCOME_EVENTS } from '#lib/events/inbound.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import type { ResourceDef } from '#lib/jsonapi/resource.ts';
@@ -16,7 +16,7 @@ import type { ResourceDef } from '#lib/jsonapi/resource.ts';
 type JsonSchema = Record<string, unknown>;
 
 /** The schema of a value, without its own `$schema` (it sits inside this document). */
-function schemaOf(schema: z.ZodType): JsonSchema {
+function schemaOf(schema: z.core.$ZodType): JsonSchema {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
   return rest;
 }

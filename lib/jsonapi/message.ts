@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { newRequestContext, type ApiKeyIdentity } from '#lib/jsonapi/context.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, parsePath, serve, type ApiRequest, type ApiResponse } from '#lib/jsonapi/engine.ts';
 import { errorResponse } from '#lib/jsonapi/error-response.ts';
@@ -16,16 +16,19 @@ const messageSchema = z.strictObject(
   {
     method: z.enum(['POST', 'PATCH'], { error: 'must be POST or PATCH: messages only write' }),
     /** As over HTTP, with an optional query string (e.g. `?include=…`). */
-    path: z.string({ error: 'must be a string' }).startsWith('/', 'must be a path such as /api/v2/samples'),
+    path: z.string({ error: 'must be a string' }).check(z.startsWith('/', 'must be a path such as /api/v2/samples')),
     /** The JSON:API document an HTTP client would send as the body. */
     body: z.record(z.string(), z.unknown(), { error: 'must be a JSON:API document (an object)' }),
     /** Plays the Idempotency-Key header's part, with the same stored request item. */
-    idempotency_key: z
-      .string({ error: 'must be a string' })
-      .min(1, 'must not be empty')
-      .max(MAX_IDEMPOTENCY_KEY_LENGTH, `may be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`)
-      .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters')
-      .optional(),
+    idempotency_key: z.optional(
+      z
+        .string({ error: 'must be a string' })
+        .check(
+          z.minLength(1, 'must not be empty'),
+          z.maxLength(MAX_IDEMPOTENCY_KEY_LENGTH, `may be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`),
+          z.regex(/^[^\p{Cc}]*$/u, 'must not contain control characters'),
+        ),
+    ),
   },
   { error: 'a message must be an object {method, path, body, idempotency_key}' },
 );

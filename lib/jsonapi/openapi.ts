@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#lib/jsonapi/paging.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import type { AttributeDef, RelationshipDef, ResourceDef } from '#lib/jsonapi/resource.ts';

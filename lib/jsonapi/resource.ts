@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import type { JsonApiError } from '#lib/jsonapi/errors.ts';
 import type { RequestContext, WriteContext } from '#lib/jsonapi/context.ts';
 import type { RelValue, StoredRecord, TermHit } from '#lib/store/records.ts';
@@ -19,7 +19,7 @@ export interface AttributeDef<T = unknown> {
    * reference data (a failure is a 422) and describes the rendered value, read-only ones included, so
    * the API's description can be generated for requests and responses alike.
    */
-  schema: z.ZodType<T>;
+  schema: z.ZodMiniType<T>;
   /** Must be present and not null on create. */
   required?: boolean;
   /**
@@ -228,7 +228,7 @@ export function own<T>(entries: Readonly<Record<string, T>> | undefined, name: s
 }
 
 /** Helpers that keep resource files short. */
-export const attr = <T>(access: Access, schema: z.ZodType<T>, options: Omit<AttributeDef<T>, 'access' | 'schema'> = {}): AttributeDef<T> => ({
+export const attr = <T>(access: Access, schema: z.ZodMiniType<T>, options: Omit<AttributeDef<T>, 'access' | 'schema'> = {}): AttributeDef<T> => ({
   access,
   schema,
   ...options,

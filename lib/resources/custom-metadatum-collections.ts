@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { refOf } from '#lib/jsonapi/context.ts';
 import { errors, show, type JsonApiError } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, type ResourceDef, toOne, uuidAttribute, uuidFilter, type WriteInput } from '#lib/jsonapi/resource.ts';
@@ -10,11 +10,8 @@ import type { StoredRecord } from '#lib/store/records.ts';
  * whole on PATCH (clients merge and resend it).
  */
 const integerId = z.union([
-  z.number().int().positive(),
-  z
-    .string()
-    .regex(/^[1-9]\d*$/, 'must be a positive integer')
-    .transform(Number),
+  z.number().check(z.int(), z.positive()),
+  z.pipe(z.string().check(z.regex(/^[1-9]\d*$/, 'must be a positive integer')), z.transform(Number)),
 ]);
 /**
  * Keys that cannot be stored and read back as ordinary keys, so they are refused (422) rather than lost
@@ -26,17 +23,20 @@ const integerId = z.union([
 export const RESERVED_METADATA_KEYS: readonly string[] = ['__proto__', 'constructor'];
 
 /** Checks the keys as sent, before zod builds its copy (which silently leaves `__proto__` out). */
-const noReservedKeys = z.unknown().superRefine((value, ctx) => {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
-  for (const key of RESERVED_METADATA_KEYS) {
-    if (Object.hasOwn(value, key)) ctx.addIssue({ code: 'custom', path: [key], message: `${JSON.stringify(key)} is reserved and cannot be used as a key` });
-  }
-});
+const noReservedKeys = z.unknown().check(
+  z.superRefine((value, ctx) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+    for (const key of RESERVED_METADATA_KEYS) {
+      if (Object.hasOwn(value, key)) ctx.addIssue({ code: 'custom', path: [key], message: `${JSON.stringify(key)} is reserved and cannot be used as a key` });
+    }
+  }),
+);
 // Keys are kept as sent: trimming them here would merge `" a "` and `"a"` into one key, silently dropping a value.
-const metadata = noReservedKeys.pipe(
+const metadata = z.pipe(
+  noReservedKeys,
   z.record(
-    z.string().refine((k) => k.trim() !== '', 'keys must not be empty'),
-    z.string().refine((v) => v.trim() !== '', 'values must not be empty'),
+    z.string().check(z.refine((k) => k.trim() !== '', 'keys must not be empty')),
+    z.string().check(z.refine((v) => v.trim() !== '', 'values must not be empty')),
   ),
 );
 

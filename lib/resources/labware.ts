@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { canonicalBarcode, externalBarcode, generatedBarcode } from '#lib/domain/barcode.ts';
 import { emptyReceptacles, labwareState, type Labware } from '#lib/domain/labware.ts';
 import { linkParents } from '#lib/domain/lineage.ts';
@@ -82,8 +82,8 @@ export const labwareFilters: Record<string, FilterDef> = {
 };
 
 /** A labware's barcode in its three forms, as rendered (contract §2). */
-export const labwareBarcodeSchema = z.object({ ean13_barcode: z.string().nullable(), machine_barcode: z.string().nullable(), human_barcode: z.string() });
-const count = z.number().int().positive();
+export const labwareBarcodeSchema = z.object({ ean13_barcode: z.nullable(z.string()), machine_barcode: z.nullable(z.string()), human_barcode: z.string() });
+const count = z.number().check(z.int(), z.positive());
 
 export const labwareAttributes = {
   ...uuidAttribute,
@@ -104,10 +104,7 @@ export const labwareRelationships = (purposeType: string) => ({
 /** A barcode given on create: any text of these characters; in this service's own format (migrated labware) in any of its forms. */
 export const barcodeInput = z
   .string()
-  .trim()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z0-9._:-]+$/, 'may contain letters, digits, ".", "_", ":" and "-"');
+  .check(z.trim(), z.minLength(1), z.maxLength(64), z.regex(/^[A-Za-z0-9._:-]+$/, 'may contain letters, digits, ".", "_", ":" and "-"'));
 
 /** Barcode numbers come from their own sequence (labware ids may have gaps and racks share them). */
 const BARCODE_SEQUENCE = 'barcodes';
@@ -209,7 +206,7 @@ export const tubes = defineResource({
   attributes: {
     ...labwareAttributes,
     ...retentionInstruction,
-    name: attr('R', z.string().min(1), { acceptOnCreate: true }),
+    name: attr('R', z.string().check(z.minLength(1)), { acceptOnCreate: true }),
     barcode: attr('W', barcodeInput, { transient: true, acceptOnCreate: true }),
   },
   relationships: {

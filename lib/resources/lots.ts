@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { QCABLE_STATES } from '#lib/domain/machines.ts';
 import { attr, toMany, toOne } from '#lib/jsonapi/resource.ts';
 import { computed } from '#lib/resources/labware.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { MAX_POLY_METADATA_PER_WRITE, POLY_METADATUM_ITEMS, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
 import {
   keyOfRecord,
@@ -113,8 +113,10 @@ export const polyMetadata: ResourceDef = {
   methods: ['list', 'read', 'create', 'update'],
   attributes: {
     ...uuidAttribute,
-    key: attr('RW', z.string().max(MAX_KEY_LENGTH, `must be at most ${MAX_KEY_LENGTH} characters`).refine(notBlank, 'must not be blank'), { required: true }),
-    value: attr('RW', z.string().refine(notBlank, 'must not be blank'), { required: true }),
+    key: attr('RW', z.string().check(z.maxLength(MAX_KEY_LENGTH, `must be at most ${MAX_KEY_LENGTH} characters`), z.refine(notBlank, 'must not be blank')), {
+      required: true,
+    }),
+    value: attr('RW', z.string().check(z.refine(notBlank, 'must not be blank')), { required: true }),
     ...timestamps,
   },
   relationships: { metadatable: toOne(METADATABLE_TYPES, 'RW', { required: true }) },

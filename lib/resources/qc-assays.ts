@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { canonicalBarcode } from '#lib/domain/barcode.ts';
 import { MAX_LABWARE_PER_QC_ASSAY, MAX_QC_RESULTS_PER_ASSAY, QC_TEXT_MAX } from '#lib/domain/budgets.ts';
 import { labwareOfQcResult, qcResultId } from '#lib/domain/labware-ids.ts';
@@ -17,21 +17,21 @@ import { problemErrors, type Locate } from '#lib/resources/problems.ts';
  * assay plus one update per labware, all or nothing.
  */
 
-const text = z.string().trim().min(1).max(QC_TEXT_MAX);
+const text = z.string().check(z.trim(), z.minLength(1), z.maxLength(QC_TEXT_MAX));
 /** Plate readers send measurements as strings, limber's calculators as numbers: stored as text. */
-const measurement = z.union([z.string().trim().min(1).max(QC_TEXT_MAX), z.number()]).transform(String);
+const measurement = z.pipe(z.union([z.string().check(z.trim(), z.minLength(1), z.maxLength(QC_TEXT_MAX)), z.number()]), z.transform(String));
 
 /** One entry of `qc_results` as clients send it; other members (the reference's `id`) are dropped. */
 const qcResultEntry = z.object({
-  uuid: z.string().optional(),
-  barcode: z.string().optional(),
-  well_location: z.string().optional(),
+  uuid: z.optional(z.string()),
+  barcode: z.optional(z.string()),
+  well_location: z.optional(z.string()),
   key: text,
   value: measurement,
   units: text,
-  cv: measurement.nullable().optional(),
-  assay_type: text.nullable().optional(),
-  assay_version: text.nullable().optional(),
+  cv: z.optional(z.nullable(measurement)),
+  assay_type: z.optional(z.nullable(text)),
+  assay_version: z.optional(z.nullable(text)),
 });
 type QcResultEntry = z.infer<typeof qcResultEntry>;
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { QCABLE_STATES } from '#lib/domain/machines.ts';
 import { initialQcableState } from '#lib/domain/qcables.ts';
 import { refOf, type RequestContext } from '#lib/jsonapi/context.ts';

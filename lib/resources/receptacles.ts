@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { aliquotId, labwareOfAliquot, labwareOfSlot, parseSlotUuid, slotId, slotOf } from '#lib/domain/labware-ids.ts';
 import { RECEPTACLE_STATES } from '#lib/domain/labware.ts';
 import { addAliquot } from '#lib/domain/receptacles.ts';
@@ -28,7 +28,7 @@ const receptacleUuidFilter: FilterDef = {
 
 const receptacleState = attr('R', z.enum(RECEPTACLE_STATES));
 const oligo = z.string();
-const tagIndex = z.number().int().positive();
+const tagIndex = z.number().check(z.int(), z.positive());
 
 export const wells = defineResource({
   type: 'wells',
@@ -75,7 +75,7 @@ export const aliquots = defineResource({
     tag_index: attr('R', tagIndex),
     tag2_oligo: attr('R', oligo),
     tag2_index: attr('R', tagIndex),
-    library_type: attr('WO', z.string().min(1)),
+    library_type: attr('WO', z.string().check(z.minLength(1))),
   },
   relationships: {
     receptacle: toOne('receptacles', 'WO', { required: true }),

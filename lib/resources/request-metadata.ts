@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { requestOptions } from '#lib/domain/requests.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, type JsonApiError } from '#lib/jsonapi/errors.ts';
@@ -12,7 +12,7 @@ import type { Ref, StoredRecord } from '#lib/store/records.ts';
  * `options`, so reading them through `wells.aliquots.request.request_metadata` costs no query.
  */
 const REQUEST = '/data/relationships/request';
-const positiveInteger = z.number().refine((n) => Number.isSafeInteger(n) && n > 0, 'must be a positive integer');
+const positiveInteger = z.number().check(z.refine((n) => Number.isSafeInteger(n) && n > 0, 'must be a positive integer'));
 
 const requestOf = (metadata: StoredRecord) => metadata.rels.request as Ref | null;
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { initialRequestState, REQUEST_PRIORITIES, requestLinkProblems, requestStateChange } from '#lib/domain/requests.ts';
 import { refOf } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
@@ -38,7 +38,7 @@ export const requests = defineResource({
     state: attr('RW', z.string()),
     priority: attr('WO', z.enum(REQUEST_PRIORITIES)),
     // The values of the request's metadata, copied onto the request when the metadata is linked (request_metadata.ts).
-    options: attr('R', z.object({ number_of_pools: z.number().int().optional(), cells_per_chip_well: z.number().int().optional() })),
+    options: attr('R', z.object({ number_of_pools: z.optional(z.number().check(z.int())), cells_per_chip_well: z.optional(z.number().check(z.int())) })),
     // Request types carry no library type in this service, so it is null; clients ask for it in fields[requests].
     library_type: attr('R', z.string()),
     ...timestamps,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { refOf } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, indexFilters, toOne, type AttributeDef } from '#lib/jsonapi/resource.ts';
@@ -8,14 +8,20 @@ import type { StoredRecord } from '#lib/store/records.ts';
 const GENDERS = ['Male', 'Female', 'Mixed', 'Hermaphrodite', 'Unknown', 'Not Applicable'];
 
 /** Blank strings are stored as null, as in the reference system. */
-const text = z.string().transform((s) => (s.trim() === '' ? null : s));
+const text = z.pipe(
+  z.string(),
+  z.transform((s: string) => (s.trim() === '' ? null : s)),
+);
 
-const gender = z.string().transform((value, ctx) => {
-  if (value.trim() === '') return null;
-  const match = GENDERS.find((g) => g.toLowerCase() === value.trim().toLowerCase());
-  if (!match) ctx.addIssue({ code: 'custom', message: `must be one of ${GENDERS.join(', ')}` });
-  return match ?? value;
-});
+const gender = z.pipe(
+  z.string(),
+  z.transform((value: string, ctx) => {
+    if (value.trim() === '') return null;
+    const match = GENDERS.find((g) => g.toLowerCase() === value.trim().toLowerCase());
+    if (!match) ctx.issues.push({ code: 'custom', input: value, message: `must be one of ${GENDERS.join(', ')}` });
+    return match ?? value;
+  }),
+);
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 /** Date.parse rolls impossible days over (2024-02-30 → 1 March), so the calendar date is checked itself. */
@@ -23,12 +29,15 @@ const realCalendarDate = (value: string): boolean => {
   const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
   return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
 };
-const isoDate = z.string().transform((value, ctx) => {
-  if (value.trim() === '') return null;
-  if (!ISO_8601.test(value) || !realCalendarDate(value) || Number.isNaN(Date.parse(value)))
-    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or date-time (e.g. 2024-05-01 or 2024-05-01T10:30:00Z)' });
-  return value;
-});
+const isoDate = z.pipe(
+  z.string(),
+  z.transform((value: string, ctx) => {
+    if (value.trim() === '') return null;
+    if (!ISO_8601.test(value) || !realCalendarDate(value) || Number.isNaN(Date.parse(value)))
+      ctx.issues.push({ code: 'custom', input: value, message: 'must be an ISO 8601 date or date-time (e.g. 2024-05-01 or 2024-05-01T10:30:00Z)' });
+    return value;
+  }),
+);
 
 const FIELDS: Record<string, AttributeDef> = {
   cohort: attr('RW', text),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, type JsonApiError, show } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, indexFilters, lowerCase, reverse, toMany, toOne, uuidAttribute, uuidFilter } from '#lib/jsonapi/resource.ts';
@@ -24,7 +24,7 @@ export const samples = defineResource({
   methods: ['list', 'read', 'create', 'update'],
   attributes: {
     ...uuidAttribute,
-    name: attr('RW', z.string().regex(/^[A-Za-z0-9_-]+$/, 'can only contain letters, numbers, _ or -')),
+    name: attr('RW', z.string().check(z.regex(/^[A-Za-z0-9_-]+$/, 'can only contain letters, numbers, _ or -'))),
     site_sample_id: attr('RW', z.string()),
     control: attr('RW', z.boolean()),
     control_type: attr('RW', z.enum(CONTROL_TYPES)),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { QCABLE_STATES } from '#lib/domain/machines.ts';
 import { qcableStateChange } from '#lib/domain/qcables.ts';
 import { refOf } from '#lib/jsonapi/context.ts';
@@ -17,7 +17,7 @@ export const stateChanges = defineResource({
   attributes: {
     ...uuidAttribute,
     previous_state: attr('R', z.enum(QCABLE_STATES)),
-    target_state: attr('WO', z.string().min(1), { required: true }),
+    target_state: attr('WO', z.string().check(z.minLength(1)), { required: true }),
     reason: attr('WO', z.string()),
     target_uuid: uuidOfAttribute('target'),
     user_uuid: uuidOfAttribute('user'),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { positionAt, layoutForSize } from '#lib/domain/geometry.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import type { Tag } from '#lib/domain/labware.ts';
@@ -40,10 +40,13 @@ const attributes = {
   ...uuidAttribute,
   direction: attr('RW', z.enum(TAG_DIRECTIONS)),
   walking_by: attr('RW', z.enum(TAG_WALKERS)),
-  initial_tag: attr('RW', z.number().int().min(0)),
+  initial_tag: attr('RW', z.number().check(z.int(), z.gte(0))),
   // Stored and rendered for the group walkers, which use it; null otherwise (contract §2).
-  tags_per_well: attr('RW', z.number().int().positive()),
-  substitutions: attr('RW', z.record(z.string().regex(/^[1-9][0-9]*$/, 'keys must be tag indexes'), z.string().regex(/^[1-9][0-9]*$/, 'must be a tag index'))),
+  tags_per_well: attr('RW', z.number().check(z.int(), z.positive())),
+  substitutions: attr(
+    'RW',
+    z.record(z.string().check(z.regex(/^[1-9][0-9]*$/, 'keys must be tag indexes')), z.string().check(z.regex(/^[1-9][0-9]*$/, 'must be a tag index'))),
+  ),
   replace_tags: attr('W', z.boolean(), { transient: true }),
   enforce_uniqueness: attr('W', z.boolean(), { transient: true }),
   tag_layout_template_uuid: attr('W', z.string({ error: 'must be a uuid string' }), { transient: true, readsUuid: true }),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { decodeBarcode } from '#lib/domain/barcode.ts';
 import { MAX_TUBES_PER_POOLING } from '#lib/domain/budgets.ts';
 import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
@@ -31,10 +31,10 @@ import { findHolders, findTerms, type Ref, type StoredRecord } from '#lib/store/
 /** A tube a plate's wells were pooled into, as the reference summarises it in `transfers`. */
 const tubeSummary = z.object({
   uuid: z.uuid(),
-  name: z.string().nullable(),
+  name: z.nullable(z.string()),
   state: z.string(),
   label: z.object({ text: z.string() }),
-  barcode: z.object({ number: z.string(), prefix: z.string(), two_dimensional: z.null(), ean13: z.string().nullable(), type: z.number() }),
+  barcode: z.object({ number: z.string(), prefix: z.string(), two_dimensional: z.null(), ean13: z.nullable(z.string()), type: z.number() }),
 });
 const recordedSchema = z.union([transferMapSchema, z.record(z.string(), tubeSummary)]);
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '#lib/zod.ts';
 import { RACK_SIZES } from '#lib/domain/budgets.ts';
 import { layoutForSize, type Layout } from '#lib/domain/geometry.ts';
 import { labwareOfSlot, slotId } from '#lib/domain/labware-ids.ts';
@@ -18,16 +18,10 @@ import { accepted, attributeAt, problemErrors } from '#lib/resources/problems.ts
  * (RACK_OF_96_ITEMS in lib/domain/budgets.ts).
  */
 const size = z
-  .union([
-    z.number(),
-    z
-      .string()
-      .regex(/^\s*\d+\s*$/, 'must be a number')
-      .transform(Number),
-  ])
-  .refine((n): n is (typeof RACK_SIZES)[number] => (RACK_SIZES as readonly number[]).includes(n), 'must be 48 or 96');
+  .union([z.number(), z.pipe(z.string().check(z.regex(/^\s*\d+\s*$/, 'must be a number')), z.transform(Number))])
+  .check(z.refine((n) => (RACK_SIZES as readonly number[]).includes(n), 'must be 48 or 96'));
 
-const tubeLocations = z.record(z.string(), z.object({ uuid: z.string().min(1) }).strict());
+const tubeLocations = z.record(z.string(), z.strictObject({ uuid: z.string().check(z.minLength(1)) }));
 
 const rackedTubesOf = (rack: StoredRecord) => labwareAttrs(rack).racked ?? [];
 
@@ -70,10 +64,10 @@ export const tubeRacks = defineResource({
   methods: ['list', 'read', 'create', 'update'],
   attributes: {
     ...labwareAttributes,
-    name: attr('WO', z.string().trim().min(1)),
+    name: attr('WO', z.string().check(z.trim(), z.minLength(1))),
     size: attr('RW', size, { required: true }),
-    number_of_rows: attr('R', z.number().int(), { get: (r) => layoutForSize(Number(r.attrs.size))!.rows }),
-    number_of_columns: attr('R', z.number().int(), { get: (r) => layoutForSize(Number(r.attrs.size))!.columns }),
+    number_of_rows: attr('R', z.number().check(z.int()), { get: (r) => layoutForSize(Number(r.attrs.size))!.rows }),
+    number_of_columns: attr('R', z.number().check(z.int()), { get: (r) => layoutForSize(Number(r.attrs.size))!.columns }),
     tube_locations: attr('W', tubeLocations, { transient: true, acceptOnCreate: true }),
   },
   relationships: {
