@@ -1,9 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallResult } from '../support/api.ts';
 import { uniqueName } from '../support/fixtures.ts';
-import { injectFaults, type FaultInjector, type FaultKind } from '../support/faults.ts';
+import { storeWithFaults, type FaultKind } from '../support/faults.ts';
 import { expectError, header } from '../support/responses.ts';
-import { freshStore } from '../support/store.ts';
 import { tableSnapshot } from '../support/table.ts';
 import { routeWrites, send, writeOf, WRITES, type Write } from '../support/writes.ts';
 
@@ -31,15 +30,7 @@ const COMMIT_FAULTS: FaultKind[] = ['TimeoutError', 'TransactionCanceled:Throttl
 /** The write that gets every kind of fault in every operation: a stamp reads, reserves ids and commits most kinds of item. */
 const REPRESENTATIVE = 'POST transfers (a stamp)';
 
-let faults: FaultInjector;
-
-beforeAll(async () => {
-  await freshStore();
-  faults = injectFaults();
-});
-
-afterEach(() => faults.disarm());
-afterAll(() => faults.remove());
+const faults = storeWithFaults();
 
 it('covers every POST, PATCH and action of the route table', () => {
   expect([...new Set(Object.keys(WRITES).map(writeOf))].sort()).toEqual(routeWrites().sort());

@@ -1,12 +1,11 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createInboundConsumer } from '../../functions/events/inbound.ts';
 import { submitMessages } from '#lib/admin/submit.ts';
 import { registry } from '#lib/resources/index.ts';
 import { call, doc } from '../support/api.ts';
 import { uniqueName } from '../support/fixtures.ts';
-import { injectFaults, type FaultInjector } from '../support/faults.ts';
-import { freshStore } from '../support/store.ts';
+import { storeWithFaults } from '../support/faults.ts';
 import { outboxEvents } from '../support/table.ts';
 
 /**
@@ -17,12 +16,7 @@ import { outboxEvents } from '../support/table.ts';
 
 const context = { registry, identity: { name: 'inbound-queue', scope: 'write' as const }, baseUrl: 'https://lts.test' };
 const consume = createInboundConsumer(() => context);
-let faults: FaultInjector;
-beforeAll(async () => {
-  await freshStore();
-  faults = injectFaults();
-});
-afterAll(() => faults.remove());
+const faults = storeWithFaults();
 
 let deliveries = 0;
 /** An SQS record as Lambda hands it over; the same messageId is a redelivery. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApiKeyIdentity } from '#lib/jsonapi/context.ts';
 import type { ApiResponse } from '#lib/jsonapi/engine.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
@@ -6,21 +6,15 @@ import { serveMessage } from '#lib/jsonapi/message.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { registry } from '#lib/resources/index.ts';
 import { call, doc } from '../support/api.ts';
-import { injectFaults, type FaultInjector } from '../support/faults.ts';
+import { storeWithFaults } from '../support/faults.ts';
 import { uniqueName } from '../support/fixtures.ts';
 import { assertJsonApiDocument } from '../support/jsonapi-schema.ts';
-import { freshStore } from '../support/store.ts';
 import { requestItems, tableSnapshot } from '../support/table.ts';
 import { countersRegistry } from '../support/counters-registry.ts';
 
 /** The engine's message entry (lib/jsonapi/message.ts): the same checks, atomicity and idempotency as HTTP. */
 
-let faults: FaultInjector;
-beforeAll(async () => {
-  await freshStore();
-  faults = injectFaults();
-});
-afterAll(() => faults.remove());
+const faults = storeWithFaults();
 
 const ADMIN: ApiKeyIdentity = { name: 'test-admin', scope: 'write' };
 

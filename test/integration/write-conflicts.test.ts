@@ -1,9 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, type CallResult } from '../support/api.ts';
 import { inBatches, uniqueName } from '../support/fixtures.ts';
-import { injectFaults, type FaultInjector, type FaultKind } from '../support/faults.ts';
+import { storeWithFaults, type FaultKind } from '../support/faults.ts';
 import { expectError, header, pathOf } from '../support/responses.ts';
-import { freshStore } from '../support/store.ts';
 import { tableSnapshot } from '../support/table.ts';
 import { send, WRITES, type Write } from '../support/writes.ts';
 
@@ -32,15 +31,7 @@ const REPRESENTATIVE = 'POST transfers (a stamp)';
 const conflictOf = (name: string): FaultKind => (WRITES[name]!.changesExisting ? CHANGED : CONFLICT);
 const conflictsOf = (name: string): FaultKind[] => (name === REPRESENTATIVE ? [CONFLICT, CHANGED] : [conflictOf(name)]);
 
-let faults: FaultInjector;
-
-beforeAll(async () => {
-  await freshStore();
-  faults = injectFaults();
-});
-
-afterEach(() => faults.disarm());
-afterAll(() => faults.remove());
+const faults = storeWithFaults();
 
 const answer = (res: CallResult) => ({ status: res.status, body: res.body, location: header(res, 'Location') });
 

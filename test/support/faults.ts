@@ -1,5 +1,7 @@
 import { ProvisionedThroughputExceededException, ThrottlingException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { dynamo } from '#lib/store/client.ts';
+import { freshStore } from './store.ts';
 
 /**
  * Injects DynamoDB faults into the shared client, for the faults DynamoDB Local cannot produce: it never
@@ -147,4 +149,25 @@ export function injectFaults(): FaultInjector {
       client.middlewareStack.remove(NAME);
     },
   };
+}
+
+/**
+ * A test file's fresh store with the injector on its client: made before the file's tests, disarmed after
+ * each test, removed after the file. The injector exists only once beforeAll has run, so what is returned
+ * forwards to it (tests use it like the injector itself).
+ */
+export function storeWithFaults(): FaultInjector {
+  let injector: FaultInjector | undefined;
+  beforeAll(async () => {
+    await freshStore();
+    injector = injectFaults();
+  });
+  afterEach(() => injector?.disarm());
+  afterAll(() => injector?.remove());
+  return new Proxy({} as FaultInjector, {
+    get: (_, name) => {
+      const value = Reflect.get(injector!, name);
+      return typeof value === 'function' ? value.bind(injector) : value;
+    },
+  });
 }
