@@ -346,7 +346,8 @@ function expectWellBehaved(r: Request, res: HttpResult): void {
     expect(res.headers.get('access-control-allow-methods'), what).toBeTruthy();
     return;
   }
-  if (isMap(r.path)) {
+  // A method node:http cannot parse (FOO) never reaches a route: the transport answers it as JSON:API, below.
+  if (isMap(r.path) && res.body?.errors?.[0]?.code !== 'invalid_http_request') {
     expect(contentType, what).toBe('text/html; charset=utf-8');
     return;
   }
