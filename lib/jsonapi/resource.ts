@@ -227,12 +227,27 @@ export function own<T>(entries: Readonly<Record<string, T>> | undefined, name: s
   return entries && Object.hasOwn(entries, name) ? entries[name] : undefined;
 }
 
-/** Helpers that keep resource files short. */
-export const attr = <T>(access: Access, schema: z.ZodMiniType<T>, options: Omit<AttributeDef<T>, 'access' | 'schema'> = {}): AttributeDef<T> => ({
-  access,
-  schema,
-  ...options,
-});
+/**
+ * A schema built on its first use, then kept. Every function loads every definition (an include can reach
+ * any type), but validates the writes of its own types only: building the others' schemas at load would
+ * be most of a function's own start-up work (docs/decisions.md, "Cold starts").
+ */
+export function lazySchema<S>(build: () => S): () => S {
+  let built: S | undefined;
+  return () => (built ??= build());
+}
+
+/** Helpers that keep resource files short. An attribute's schema is given as a function, built on first use (`lazySchema`). */
+export const attr = <T>(access: Access, schema: () => z.ZodMiniType<T>, options: Omit<AttributeDef<T>, 'access' | 'schema'> = {}): AttributeDef<T> => {
+  const built = lazySchema(schema);
+  return {
+    access,
+    get schema() {
+      return built();
+    },
+    ...options,
+  };
+};
 export const toOne = (
   types: string | readonly string[],
   access: Access,
@@ -270,16 +285,16 @@ export const reverse = (type: string, relationship: string, options: { max?: num
 export const aggregateIndex = (relationship: string): IndexDef => ({ aggregatesOf: relationship });
 
 /** A time as the service writes it (UTC, milliseconds). */
-export const timestamp = z.iso.datetime();
+export const timestamp = lazySchema(() => z.iso.datetime());
 
 /** The standard read-only timestamps, rendered from the record's own. */
 export const timestamps = {
   created_at: attr('R', timestamp, { get: (r) => r.createdAt }),
   updated_at: attr('R', timestamp, { get: (r) => r.updatedAt }),
 };
-export const uuidAttribute = { uuid: attr('R', z.uuid(), { get: (r) => r.uuid }) };
+export const uuidAttribute = { uuid: attr('R', () => z.uuid(), { get: (r) => r.uuid }) };
 /** A deprecated `<relationship>_uuid` attribute naming that relationship's record by uuid (the relationship wins). */
-export const uuidOfAttribute = (relationship: string) => attr('W', z.string({ error: 'must be a uuid string' }), { uuidOf: relationship });
+export const uuidOfAttribute = (relationship: string) => attr('W', () => z.string({ error: 'must be a uuid string' }), { uuidOf: relationship });
 
 /** Filters on an index of the same name. */
 export const indexFilters = (...names: string[]): Record<string, FilterDef> => Object.fromEntries(names.map((name) => [name, { index: name }]));

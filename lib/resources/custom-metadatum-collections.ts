@@ -1,7 +1,7 @@
 import * as z from '#lib/zod.ts';
 import { refOf } from '#lib/jsonapi/context.ts';
 import { errors, show, type JsonApiError } from '#lib/jsonapi/errors.ts';
-import { attr, defineResource, type ResourceDef, toOne, uuidAttribute, uuidFilter, type WriteInput } from '#lib/jsonapi/resource.ts';
+import { attr, lazySchema, defineResource, type ResourceDef, toOne, uuidAttribute, uuidFilter, type WriteInput } from '#lib/jsonapi/resource.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 
 /**
@@ -9,10 +9,9 @@ import type { StoredRecord } from '#lib/store/records.ts';
  * barcode). `user_id` and `asset_id` are the integer ids of a user and a labware; `metadata` is replaced
  * whole on PATCH (clients merge and resend it).
  */
-const integerId = z.union([
-  z.number().check(z.int(), z.positive()),
-  z.pipe(z.string().check(z.regex(/^[1-9]\d*$/, 'must be a positive integer')), z.transform(Number)),
-]);
+const integerId = lazySchema(() =>
+  z.union([z.number().check(z.int(), z.positive()), z.pipe(z.string().check(z.regex(/^[1-9]\d*$/, 'must be a positive integer')), z.transform(Number))]),
+);
 /**
  * Keys that cannot be stored and read back as ordinary keys, so they are refused (422) rather than lost
  * or mangled: `__proto__` is dropped by every JavaScript object built by assignment (zod's records, the
@@ -23,20 +22,24 @@ const integerId = z.union([
 export const RESERVED_METADATA_KEYS: readonly string[] = ['__proto__', 'constructor'];
 
 /** Checks the keys as sent, before zod builds its copy (which silently leaves `__proto__` out). */
-const noReservedKeys = z.unknown().check(
-  z.superRefine((value, ctx) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
-    for (const key of RESERVED_METADATA_KEYS) {
-      if (Object.hasOwn(value, key)) ctx.addIssue({ code: 'custom', path: [key], message: `${JSON.stringify(key)} is reserved and cannot be used as a key` });
-    }
-  }),
+const noReservedKeys = lazySchema(() =>
+  z.unknown().check(
+    z.superRefine((value, ctx) => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+      for (const key of RESERVED_METADATA_KEYS) {
+        if (Object.hasOwn(value, key)) ctx.addIssue({ code: 'custom', path: [key], message: `${JSON.stringify(key)} is reserved and cannot be used as a key` });
+      }
+    }),
+  ),
 );
 // Keys are kept as sent: trimming them here would merge `" a "` and `"a"` into one key, silently dropping a value.
-const metadata = z.pipe(
-  noReservedKeys,
-  z.record(
-    z.string().check(z.refine((k) => k.trim() !== '', 'keys must not be empty')),
-    z.string().check(z.refine((v) => v.trim() !== '', 'values must not be empty')),
+const metadata = lazySchema(() =>
+  z.pipe(
+    noReservedKeys(),
+    z.record(
+      z.string().check(z.refine((k) => k.trim() !== '', 'keys must not be empty')),
+      z.string().check(z.refine((v) => v.trim() !== '', 'values must not be empty')),
+    ),
   ),
 );
 
@@ -47,7 +50,7 @@ function duplicateKeys(values: Record<string, string>): JsonApiError[] {
     const folded = key.toLowerCase();
     if (seen.has(folded))
       problems.push(
-        errors.invalidValue(`/data/attributes/metadata/${key}`, `metadata - keys must be unique ignoring case: ${show(seen.get(folded))} and ${show(key)}`),
+        errors.invalidValue(`/data/attributes/metadata()/${key}`, `metadata() - keys must be unique ignoring case: ${show(seen.get(folded))} and ${show(key)}`),
       );
     seen.set(folded, key);
   }

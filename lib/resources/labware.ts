@@ -20,6 +20,7 @@ import {
   type IndexDef,
   type RelationshipDef,
   type WriteInput,
+  lazySchema,
 } from '#lib/jsonapi/resource.ts';
 import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 import { aliquotRefs, labwareAttrs, qcResultRefs, receptacleRefs, renderBarcode } from '#lib/resources/labware-views.ts';
@@ -82,15 +83,17 @@ export const labwareFilters: Record<string, FilterDef> = {
 };
 
 /** A labware's barcode in its three forms, as rendered (contract §2). */
-export const labwareBarcodeSchema = z.object({ ean13_barcode: z.nullable(z.string()), machine_barcode: z.nullable(z.string()), human_barcode: z.string() });
-const count = z.number().check(z.int(), z.positive());
+export const labwareBarcodeSchema = lazySchema(() =>
+  z.object({ ean13_barcode: z.nullable(z.string()), machine_barcode: z.nullable(z.string()), human_barcode: z.string() }),
+);
+const count = lazySchema(() => z.number().check(z.int(), z.positive()));
 
 export const labwareAttributes = {
   ...uuidAttribute,
-  name: attr('R', z.string()),
+  name: attr('R', () => z.string()),
   labware_barcode: attr('R', labwareBarcodeSchema, { get: renderBarcode }),
   // Plates and tubes: the common state of the transfer requests into them (lib/domain/labware.ts); racks: their tubes' (or empty, or mixed).
-  state: attr('R', z.string(), { get: (r) => labwareState(labwareAttrs(r)) }),
+  state: attr('R', () => z.string(), { get: (r) => labwareState(labwareAttrs(r)) }),
   ...timestamps,
 };
 
@@ -175,14 +178,19 @@ const gridAttributes = {
 const qcResultsOfLabware = computed('many', 'qc_results', (r) => qcResultRefs(r));
 
 /** traction-ui asks for this field; retention is not tracked yet, so it is always null. */
-const retentionInstruction = { retention_instruction: attr('R', z.null(), { get: () => null }) };
+const retentionInstruction = { retention_instruction: attr('R', () => z.null(), { get: () => null }) };
 
 export const plates = defineResource({
   type: 'plates',
   family: 'labware',
   supertypes: ['labware'],
   methods: ['list', 'read', 'create'],
-  attributes: { ...labwareAttributes, ...gridAttributes, ...retentionInstruction, barcode: attr('W', barcodeInput, { transient: true, acceptOnCreate: true }) },
+  attributes: {
+    ...labwareAttributes,
+    ...gridAttributes,
+    ...retentionInstruction,
+    barcode: attr('W', () => barcodeInput, { transient: true, acceptOnCreate: true }),
+  },
   relationships: {
     ...labwareRelationships('plate_purposes'),
     wells: computed('many', 'wells', receptacleRefs),
@@ -206,8 +214,8 @@ export const tubes = defineResource({
   attributes: {
     ...labwareAttributes,
     ...retentionInstruction,
-    name: attr('R', z.string().check(z.minLength(1)), { acceptOnCreate: true }),
-    barcode: attr('W', barcodeInput, { transient: true, acceptOnCreate: true }),
+    name: attr('R', () => z.string().check(z.minLength(1)), { acceptOnCreate: true }),
+    barcode: attr('W', () => barcodeInput, { transient: true, acceptOnCreate: true }),
   },
   relationships: {
     ...labwareRelationships('tube_purposes'),

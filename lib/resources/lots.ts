@@ -16,7 +16,7 @@ export const lotTypes = referenceResource(
     name: attr('R', text, { required: true }),
     // The reference takes this from the target purpose's default state (reference-behaviour §3.1); here
     // the lot type says it, since QC plates have no target purpose. Absent: qcables start `created`.
-    qcable_initial_state: attr('R', z.enum(QCABLE_STATES)),
+    qcable_initial_state: attr('R', () => z.enum(QCABLE_STATES)),
   },
   { indexes: { name: uniqueIndex('name') }, relationships: { target_purpose: toOne('plate_purposes', 'R') } },
 );

@@ -113,10 +113,14 @@ export const polyMetadata: ResourceDef = {
   methods: ['list', 'read', 'create', 'update'],
   attributes: {
     ...uuidAttribute,
-    key: attr('RW', z.string().check(z.maxLength(MAX_KEY_LENGTH, `must be at most ${MAX_KEY_LENGTH} characters`), z.refine(notBlank, 'must not be blank')), {
-      required: true,
-    }),
-    value: attr('RW', z.string().check(z.refine(notBlank, 'must not be blank')), { required: true }),
+    key: attr(
+      'RW',
+      () => z.string().check(z.maxLength(MAX_KEY_LENGTH, `must be at most ${MAX_KEY_LENGTH} characters`), z.refine(notBlank, 'must not be blank')),
+      {
+        required: true,
+      },
+    ),
+    value: attr('RW', () => z.string().check(z.refine(notBlank, 'must not be blank')), { required: true }),
     ...timestamps,
   },
   relationships: { metadatable: toOne(METADATABLE_TYPES, 'RW', { required: true }) },

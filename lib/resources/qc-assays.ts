@@ -5,7 +5,7 @@ import { labwareOfQcResult, qcResultId } from '#lib/domain/labware-ids.ts';
 import { addQcResults, qcSlot, type QcHolderKind, type QcResultContent, type QcSlot } from '#lib/domain/qc-results.ts';
 import type { WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
-import { attr, defineResource, timestamp, timestamps, toMany, toOne } from '#lib/jsonapi/resource.ts';
+import { attr, lazySchema, defineResource, timestamp, timestamps, toMany, toOne } from '#lib/jsonapi/resource.ts';
 import { findHolders, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { LABWARE_TYPES, plates } from '#lib/resources/labware.ts';
 import { labwareAttrs, qcResultViews } from '#lib/resources/labware-views.ts';
@@ -17,23 +17,25 @@ import { problemErrors, type Locate } from '#lib/resources/problems.ts';
  * assay plus one update per labware, all or nothing.
  */
 
-const text = z.string().check(z.trim(), z.minLength(1), z.maxLength(QC_TEXT_MAX));
+const text = lazySchema(() => z.string().check(z.trim(), z.minLength(1), z.maxLength(QC_TEXT_MAX)));
 /** Plate readers send measurements as strings, limber's calculators as numbers: stored as text. */
-const measurement = z.pipe(z.union([z.string().check(z.trim(), z.minLength(1), z.maxLength(QC_TEXT_MAX)), z.number()]), z.transform(String));
+const measurement = lazySchema(() => z.pipe(z.union([z.string().check(z.trim(), z.minLength(1), z.maxLength(QC_TEXT_MAX)), z.number()]), z.transform(String)));
 
 /** One entry of `qc_results` as clients send it; other members (the reference's `id`) are dropped. */
-const qcResultEntry = z.object({
-  uuid: z.optional(z.string()),
-  barcode: z.optional(z.string()),
-  well_location: z.optional(z.string()),
-  key: text,
-  value: measurement,
-  units: text,
-  cv: z.optional(z.nullable(measurement)),
-  assay_type: z.optional(z.nullable(text)),
-  assay_version: z.optional(z.nullable(text)),
-});
-type QcResultEntry = z.infer<typeof qcResultEntry>;
+const qcResultEntry = lazySchema(() =>
+  z.object({
+    uuid: z.optional(z.string()),
+    barcode: z.optional(z.string()),
+    well_location: z.optional(z.string()),
+    key: text(),
+    value: measurement(),
+    units: text(),
+    cv: z.optional(z.nullable(measurement())),
+    assay_type: z.optional(z.nullable(text())),
+    assay_version: z.optional(z.nullable(text())),
+  }),
+);
+type QcResultEntry = z.infer<ReturnType<typeof qcResultEntry>>;
 
 const KINDS: Record<string, QcHolderKind> = { plates: 'plate', tubes: 'tube', tube_racks: 'rack' };
 
@@ -118,7 +120,7 @@ export const qcAssays = defineResource({
   acceptedTypes: ['', 'qc_assay'],
   attributes: {
     lot_number: attr('WO', text),
-    qc_results: attr('W', z.array(qcResultEntry), { transient: true }),
+    qc_results: attr('W', () => z.array(qcResultEntry()), { transient: true }),
     ...timestamps,
   },
   relationships: { qc_results: toMany('qc_results', 'R') },
@@ -163,12 +165,12 @@ export const qcResults = defineResource({
   methods: ['list', 'read'],
   embedded: { parentTypes: ['plates', 'tubes'], parentId: labwareOfQcResult, extract: qcResultViews },
   attributes: {
-    key: attr('R', z.string()),
-    value: attr('R', z.string()),
-    units: attr('R', z.string()),
-    cv: attr('R', z.string()),
-    assay_type: attr('R', z.string()),
-    assay_version: attr('R', z.string()),
+    key: attr('R', () => z.string()),
+    value: attr('R', () => z.string()),
+    units: attr('R', () => z.string()),
+    cv: attr('R', () => z.string()),
+    assay_type: attr('R', () => z.string()),
+    assay_version: attr('R', () => z.string()),
     created_at: attr('R', timestamp),
   },
   relationships: {

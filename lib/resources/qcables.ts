@@ -52,7 +52,7 @@ export const qcables = defineResource({
   methods: ['list', 'read', 'create', 'update'],
   attributes: {
     ...uuidAttribute,
-    state: attr('R', z.enum(QCABLE_STATES)),
+    state: attr('R', () => z.enum(QCABLE_STATES)),
     labware_barcode: attr('R', labwareBarcodeSchema),
     ...timestamps,
   },

@@ -2,7 +2,7 @@ import * as z from '#lib/zod.ts';
 import { aliquotId, labwareOfAliquot, labwareOfSlot, parseSlotUuid, slotId, slotOf } from '#lib/domain/labware-ids.ts';
 import { RECEPTACLE_STATES } from '#lib/domain/labware.ts';
 import { addAliquot } from '#lib/domain/receptacles.ts';
-import { attr, defineResource, reverse, toMany, toOne, uuidAttribute, type FilterDef } from '#lib/jsonapi/resource.ts';
+import { attr, lazySchema, defineResource, reverse, toMany, toOne, uuidAttribute, type FilterDef } from '#lib/jsonapi/resource.ts';
 import type { Ref, TermHit } from '#lib/store/records.ts';
 import { computed } from '#lib/resources/labware.ts';
 import { aliquotViews, labwareAttrs, receptacleType, receptacleViews } from '#lib/resources/labware-views.ts';
@@ -26,9 +26,9 @@ const receptacleUuidFilter: FilterDef = {
   matches: (record, values) => values.some((v) => v.toLowerCase() === record.uuid),
 };
 
-const receptacleState = attr('R', z.enum(RECEPTACLE_STATES));
-const oligo = z.string();
-const tagIndex = z.number().check(z.int(), z.positive());
+const receptacleState = attr('R', () => z.enum(RECEPTACLE_STATES));
+const oligo = lazySchema(() => z.string());
+const tagIndex = lazySchema(() => z.number().check(z.int(), z.positive()));
 
 export const wells = defineResource({
   type: 'wells',
@@ -36,7 +36,7 @@ export const wells = defineResource({
   supertypes: ['receptacles'],
   methods: ['list', 'read'],
   embedded: { parentTypes: ['plates'], parentId: labwareOfSlot, extract: receptacleViews },
-  attributes: { ...uuidAttribute, position: attr('R', z.object({ name: z.string() })), state: receptacleState },
+  attributes: { ...uuidAttribute, position: attr('R', () => z.object({ name: z.string() })), state: receptacleState },
   relationships: {
     plate: toOne('plates', 'R'),
     aliquots: toMany('aliquots', 'R'),
@@ -75,7 +75,7 @@ export const aliquots = defineResource({
     tag_index: attr('R', tagIndex),
     tag2_oligo: attr('R', oligo),
     tag2_index: attr('R', tagIndex),
-    library_type: attr('WO', z.string().check(z.minLength(1))),
+    library_type: attr('WO', () => z.string().check(z.minLength(1))),
   },
   relationships: {
     receptacle: toOne('receptacles', 'WO', { required: true }),

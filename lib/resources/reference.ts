@@ -2,14 +2,25 @@ import * as z from '#lib/zod.ts';
 import { PLATE_SIZES, RACK_SIZES } from '#lib/domain/budgets.ts';
 import { TAG_DIRECTIONS, TAG_WALKERS } from '#lib/domain/tag-layout.ts';
 import { TRANSFER_TYPES } from '#lib/domain/transfers.ts';
-import { attr, indexFilters, lowerCase, toOne, uuidAttribute, uuidFilter, type AttributeDef, type IndexDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
+import {
+  attr,
+  lazySchema,
+  indexFilters,
+  lowerCase,
+  toOne,
+  uuidAttribute,
+  uuidFilter,
+  type AttributeDef,
+  type IndexDef,
+  type ResourceDef,
+} from '#lib/jsonapi/resource.ts';
 
 /**
  * Reference data: records labs configure rather than create in daily work. They are read-only through
  * the API and loaded by the admin command line (lib/reference/); the attribute schemas below validate
  * those files.
  */
-export const text = z.string().check(z.minLength(1), z.maxLength(4096));
+export const text = lazySchema(() => z.string().check(z.minLength(1), z.maxLength(4096)));
 
 /** A unique, case-insensitive name-like index, also used by the filter of the same name. */
 export const uniqueIndex = (field: string, scope?: string): IndexDef => ({
@@ -53,11 +64,15 @@ export const studies = referenceResource('studies', { name: attr('R', text, { re
 const purpose = (type: string, extra: Record<string, AttributeDef>) =>
   referenceResource(
     type,
-    { name: attr('R', text, { required: true }), barcode_prefix: attr('R', z.string().check(z.regex(/^[A-Z]{2}$/, 'must be two capital letters'))), ...extra },
+    {
+      name: attr('R', text, { required: true }),
+      barcode_prefix: attr('R', () => z.string().check(z.regex(/^[A-Z]{2}$/, 'must be two capital letters'))),
+      ...extra,
+    },
     { family: 'purposes', indexes: { name: uniqueIndex('name', 'purposes.name') } },
   );
 /** A size of a list of sizes (a 1536-well plate purpose does not load: lib/domain/budgets.ts). */
-const sizeOf = (sizes: readonly number[]) => attr('R', z.number().check(z.refine((n) => sizes.includes(n), `must be one of ${sizes.join(', ')}`)));
+const sizeOf = (sizes: readonly number[]) => attr('R', () => z.number().check(z.refine((n) => sizes.includes(n), `must be one of ${sizes.join(', ')}`)));
 export const platePurposes = purpose('plate_purposes', { size: sizeOf(PLATE_SIZES) });
 export const tubePurposes = purpose('tube_purposes', {});
 export const tubeRackPurposes = purpose('tube_rack_purposes', { size: sizeOf(RACK_SIZES) });
@@ -66,8 +81,8 @@ export const requestTypes = referenceResource(
   'request_types',
   {
     name: attr('R', text),
-    key: attr('R', z.string().check(z.regex(/^[a-z0-9_]+$/, 'must be lower-case letters, digits and _')), { required: true }),
-    for_multiplexing: attr('R', z.boolean()),
+    key: attr('R', () => z.string().check(z.regex(/^[a-z0-9_]+$/, 'must be lower-case letters, digits and _')), { required: true }),
+    for_multiplexing: attr('R', () => z.boolean()),
   },
   { indexes: { key: uniqueIndex('key') } },
 );
@@ -76,24 +91,26 @@ export const barcodePrinters = referenceResource(
   'barcode_printers',
   {
     name: attr('R', text, { required: true }),
-    active: attr('R', z.boolean()),
-    barcode_type: attr('R', z.enum(['1D Tube', '96 Well Plate', '384 Well Plate', '384 Well Plate Double'])),
-    print_service: attr('R', z.enum(['PMB', 'SPrint'])),
+    active: attr('R', () => z.boolean()),
+    barcode_type: attr('R', () => z.enum(['1D Tube', '96 Well Plate', '384 Well Plate', '384 Well Plate Double'])),
+    print_service: attr('R', () => z.enum(['PMB', 'SPrint'])),
   },
   { indexes: { name: uniqueIndex('name') } },
 );
 
 export const submissionTemplates = referenceResource(
   'submission_templates',
-  { name: attr('R', text, { required: true }), request_type_keys: attr('R', z.array(z.string().check(z.minLength(1))), { names: 'request_types' }) },
+  { name: attr('R', text, { required: true }), request_type_keys: attr('R', () => z.array(z.string().check(z.minLength(1))), { names: 'request_types' }) },
   { indexes: { name: uniqueIndex('name') } },
 );
 
 /** A tag of a group: its index (the reference's map_id, 1-based) and its oligo. */
-const tagSchema = z.object({
-  index: z.number().check(z.int(), z.positive()),
-  oligo: z.string().check(z.regex(/^[ACGTN]+$/, 'must be a DNA sequence (A, C, G, T, N)')),
-});
+const tagSchema = lazySchema(() =>
+  z.object({
+    index: z.number().check(z.int(), z.positive()),
+    oligo: z.string().check(z.regex(/^[ACGTN]+$/, 'must be a DNA sequence (A, C, G, T, N)')),
+  }),
+);
 
 /** Tag groups: the tags, rendered as the reference renders them (`[{index, oligo}]`, by index); each index once. */
 export const tagGroups = referenceResource(
@@ -102,13 +119,14 @@ export const tagGroups = referenceResource(
     name: attr('R', text, { required: true }),
     tags: attr(
       'R',
-      z.pipe(
-        z.array(tagSchema).check(
-          z.minLength(1),
-          z.refine((tags) => new Set(tags.map((t) => t.index)).size === tags.length, 'each tag index may appear once'),
+      () =>
+        z.pipe(
+          z.array(tagSchema()).check(
+            z.minLength(1),
+            z.refine((tags) => new Set(tags.map((t) => t.index)).size === tags.length, 'each tag index may appear once'),
+          ),
+          z.transform((tags) => [...tags].sort((a, b) => a.index - b.index)),
         ),
-        z.transform((tags) => [...tags].sort((a, b) => a.index - b.index)),
-      ),
       { required: true },
     ),
   },
@@ -120,8 +138,8 @@ export const tagLayoutTemplates = referenceResource(
   'tag_layout_templates',
   {
     name: attr('R', text, { required: true }),
-    direction: attr('R', z.enum(TAG_DIRECTIONS), { required: true }),
-    walking_by: attr('R', z.enum(TAG_WALKERS), { required: true }),
+    direction: attr('R', () => z.enum(TAG_DIRECTIONS), { required: true }),
+    walking_by: attr('R', () => z.enum(TAG_WALKERS), { required: true }),
   },
   {
     indexes: { name: uniqueIndex('name') },
@@ -130,15 +148,17 @@ export const tagLayoutTemplates = referenceResource(
 );
 
 /** A template's map: plate to plate (well → well or wells), or the wells a plate gives to a tube. */
-const nonEmpty = z.string().check(z.minLength(1));
-export const transferMapSchema = z.union([z.record(nonEmpty, z.union([nonEmpty, z.array(nonEmpty).check(z.minLength(1))])), z.array(nonEmpty)]);
+const nonEmpty = lazySchema(() => z.string().check(z.minLength(1)));
+export const transferMapSchema = lazySchema(() =>
+  z.union([z.record(nonEmpty(), z.union([nonEmpty(), z.array(nonEmpty()).check(z.minLength(1))])), z.array(nonEmpty())]),
+);
 
 /** Transfer templates: the type of transfer they make and, for most, its map (reference-behaviour.md §4.1). */
 export const transferTemplates = referenceResource(
   'transfer_templates',
   {
     name: attr('R', text, { required: true }),
-    transfer_type: attr('R', z.enum(TRANSFER_TYPES), { required: true }),
+    transfer_type: attr('R', () => z.enum(TRANSFER_TYPES), { required: true }),
     transfers: attr('R', transferMapSchema),
   },
   { indexes: { name: uniqueIndex('name') } },

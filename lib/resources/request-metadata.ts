@@ -2,7 +2,7 @@ import * as z from '#lib/zod.ts';
 import { requestOptions } from '#lib/domain/requests.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, type JsonApiError } from '#lib/jsonapi/errors.ts';
-import { attr, defineResource, timestamps, toOne, uuidAttribute } from '#lib/jsonapi/resource.ts';
+import { attr, lazySchema, defineResource, timestamps, toOne, uuidAttribute } from '#lib/jsonapi/resource.ts';
 import { defaultCreate, defaultUpdate } from '#lib/jsonapi/write.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
 
@@ -12,7 +12,7 @@ import type { Ref, StoredRecord } from '#lib/store/records.ts';
  * `options`, so reading them through `wells.aliquots.request.request_metadata` costs no query.
  */
 const REQUEST = '/data/relationships/request';
-const positiveInteger = z.number().check(z.refine((n) => Number.isSafeInteger(n) && n > 0, 'must be a positive integer'));
+const positiveInteger = lazySchema(() => z.number().check(z.refine((n) => Number.isSafeInteger(n) && n > 0, 'must be a positive integer')));
 
 const requestOf = (metadata: StoredRecord) => metadata.rels.request as Ref | null;
 
@@ -28,7 +28,7 @@ export const requestMetadata = defineResource({
     number_of_pools: attr('WO', positiveInteger),
     cells_per_chip_well: attr('WO', positiveInteger),
     // Set in the submission in the reference; nothing in this service sets it yet.
-    allowance_band: attr('R', z.string()),
+    allowance_band: attr('R', () => z.string()),
     ...timestamps,
   },
   relationships: { request: toOne('requests', 'RW', { required: true }) },

@@ -35,12 +35,12 @@ export const requests = defineResource({
   attributes: {
     ...uuidAttribute,
     role: attr('WO', text),
-    state: attr('RW', z.string()),
-    priority: attr('WO', z.enum(REQUEST_PRIORITIES)),
+    state: attr('RW', () => z.string()),
+    priority: attr('WO', () => z.enum(REQUEST_PRIORITIES)),
     // The values of the request's metadata, copied onto the request when the metadata is linked (request_metadata.ts).
-    options: attr('R', z.object({ number_of_pools: z.optional(z.number().check(z.int())), cells_per_chip_well: z.optional(z.number().check(z.int())) })),
+    options: attr('R', () => z.object({ number_of_pools: z.optional(z.number().check(z.int())), cells_per_chip_well: z.optional(z.number().check(z.int())) })),
     // Request types carry no library type in this service, so it is null; clients ask for it in fields[requests].
-    library_type: attr('R', z.string()),
+    library_type: attr('R', () => z.string()),
     ...timestamps,
   },
   relationships: {

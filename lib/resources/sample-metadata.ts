@@ -1,26 +1,30 @@
 import * as z from '#lib/zod.ts';
 import { refOf } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
-import { attr, defineResource, indexFilters, toOne, type AttributeDef } from '#lib/jsonapi/resource.ts';
+import { attr, lazySchema, defineResource, indexFilters, toOne, type AttributeDef } from '#lib/jsonapi/resource.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 
 const GENDERS = ['Male', 'Female', 'Mixed', 'Hermaphrodite', 'Unknown', 'Not Applicable'];
 
 /** Blank strings are stored as null, as in the reference system. */
-const text = z.pipe(
-  z.string(),
-  z.transform((s: string) => (s.trim() === '' ? null : s)),
+const text = lazySchema(() =>
+  z.pipe(
+    z.string(),
+    z.transform((s: string) => (s.trim() === '' ? null : s)),
+  ),
 );
 
-const gender = z.pipe(
-  z.string(),
-  z.transform((value: string, ctx) => {
-    if (value.trim() === '') return null;
-    const match = GENDERS.find((g) => g.toLowerCase() === value.trim().toLowerCase());
-    if (!match) ctx.issues.push({ code: 'custom', input: value, message: `must be one of ${GENDERS.join(', ')}` });
-    return match ?? value;
-  }),
+const gender = lazySchema(() =>
+  z.pipe(
+    z.string(),
+    z.transform((value: string, ctx) => {
+      if (value.trim() === '') return null;
+      const match = GENDERS.find((g) => g.toLowerCase() === value.trim().toLowerCase());
+      if (!match) ctx.issues.push({ code: 'custom', input: value, message: `must be one of ${GENDERS.join(', ')}` });
+      return match ?? value;
+    }),
+  ),
 );
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -29,14 +33,16 @@ const realCalendarDate = (value: string): boolean => {
   const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
   return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
 };
-const isoDate = z.pipe(
-  z.string(),
-  z.transform((value: string, ctx) => {
-    if (value.trim() === '') return null;
-    if (!ISO_8601.test(value) || !realCalendarDate(value) || Number.isNaN(Date.parse(value)))
-      ctx.issues.push({ code: 'custom', input: value, message: 'must be an ISO 8601 date or date-time (e.g. 2024-05-01 or 2024-05-01T10:30:00Z)' });
-    return value;
-  }),
+const isoDate = lazySchema(() =>
+  z.pipe(
+    z.string(),
+    z.transform((value: string, ctx) => {
+      if (value.trim() === '') return null;
+      if (!ISO_8601.test(value) || !realCalendarDate(value) || Number.isNaN(Date.parse(value)))
+        ctx.issues.push({ code: 'custom', input: value, message: 'must be an ISO 8601 date or date-time (e.g. 2024-05-01 or 2024-05-01T10:30:00Z)' });
+      return value;
+    }),
+  ),
 );
 
 const FIELDS: Record<string, AttributeDef> = {

@@ -24,10 +24,10 @@ export const samples = defineResource({
   methods: ['list', 'read', 'create', 'update'],
   attributes: {
     ...uuidAttribute,
-    name: attr('RW', z.string().check(z.regex(/^[A-Za-z0-9_-]+$/, 'can only contain letters, numbers, _ or -'))),
-    site_sample_id: attr('RW', z.string()),
-    control: attr('RW', z.boolean()),
-    control_type: attr('RW', z.enum(CONTROL_TYPES)),
+    name: attr('RW', () => z.string().check(z.regex(/^[A-Za-z0-9_-]+$/, 'can only contain letters, numbers, _ or -'))),
+    site_sample_id: attr('RW', () => z.string()),
+    control: attr('RW', () => z.boolean()),
+    control_type: attr('RW', () => z.enum(CONTROL_TYPES)),
   },
   relationships: {
     sample_metadata: toOne('sample_metadata', 'RW'),

@@ -16,9 +16,9 @@ export const stateChanges = defineResource({
   methods: ['list', 'read', 'create'],
   attributes: {
     ...uuidAttribute,
-    previous_state: attr('R', z.enum(QCABLE_STATES)),
-    target_state: attr('WO', z.string().check(z.minLength(1)), { required: true }),
-    reason: attr('WO', z.string()),
+    previous_state: attr('R', () => z.enum(QCABLE_STATES)),
+    target_state: attr('WO', () => z.string().check(z.minLength(1)), { required: true }),
+    reason: attr('WO', () => z.string()),
     target_uuid: uuidOfAttribute('target'),
     user_uuid: uuidOfAttribute('user'),
     ...timestamps,

@@ -17,7 +17,7 @@ const SUBMISSION_INITIAL_STATE = 'pending';
 export const submissions = defineResource({
   type: 'submissions',
   methods: ['list', 'read', 'create'],
-  attributes: { ...uuidAttribute, name: attr('WO', text), state: attr('R', z.enum(SUBMISSION_STATES)), ...timestamps },
+  attributes: { ...uuidAttribute, name: attr('WO', text), state: attr('R', () => z.enum(SUBMISSION_STATES)), ...timestamps },
   relationships: { user: toOne('users', 'WO'), orders: reverse('orders', 'submission'), requests: reverse('requests', 'submission') },
   filters: { uuid: uuidFilter },
   create: (ctx, input): Promise<StoredRecord> =>

@@ -38,18 +38,17 @@ const TEMPLATE = '/data/attributes/tag_layout_template_uuid';
 
 const attributes = {
   ...uuidAttribute,
-  direction: attr('RW', z.enum(TAG_DIRECTIONS)),
-  walking_by: attr('RW', z.enum(TAG_WALKERS)),
-  initial_tag: attr('RW', z.number().check(z.int(), z.gte(0))),
+  direction: attr('RW', () => z.enum(TAG_DIRECTIONS)),
+  walking_by: attr('RW', () => z.enum(TAG_WALKERS)),
+  initial_tag: attr('RW', () => z.number().check(z.int(), z.gte(0))),
   // Stored and rendered for the group walkers, which use it; null otherwise (contract §2).
-  tags_per_well: attr('RW', z.number().check(z.int(), z.positive())),
-  substitutions: attr(
-    'RW',
+  tags_per_well: attr('RW', () => z.number().check(z.int(), z.positive())),
+  substitutions: attr('RW', () =>
     z.record(z.string().check(z.regex(/^[1-9][0-9]*$/, 'keys must be tag indexes')), z.string().check(z.regex(/^[1-9][0-9]*$/, 'must be a tag index'))),
   ),
-  replace_tags: attr('W', z.boolean(), { transient: true }),
-  enforce_uniqueness: attr('W', z.boolean(), { transient: true }),
-  tag_layout_template_uuid: attr('W', z.string({ error: 'must be a uuid string' }), { transient: true, readsUuid: true }),
+  replace_tags: attr('W', () => z.boolean(), { transient: true }),
+  enforce_uniqueness: attr('W', () => z.boolean(), { transient: true }),
+  tag_layout_template_uuid: attr('W', () => z.string({ error: 'must be a uuid string' }), { transient: true, readsUuid: true }),
   plate_uuid: uuidOfAttribute('plate'),
   tag_group_uuid: uuidOfAttribute('tag_group'),
   tag2_group_uuid: uuidOfAttribute('tag2_group'),

@@ -10,7 +10,7 @@ import { receiveTransfer } from '#lib/domain/receptacles.ts';
 import { needsDestination, planTransfer, poolTubeName, TRANSFER_TYPES, type LabwareAt, type Move, type TransferType } from '#lib/domain/transfers.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, show } from '#lib/jsonapi/errors.ts';
-import { attr, defineResource, lowerCase, own, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
+import { attr, lazySchema, defineResource, lowerCase, own, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
 import { createLabware, reserveLabware, tubes } from '#lib/resources/labware.ts';
 import { labwareAttrs, receptacleType } from '#lib/resources/labware-views.ts';
 import { parentsOf } from '#lib/resources/lineage.ts';
@@ -29,14 +29,16 @@ import { findHolders, findTerms, type Ref, type StoredRecord } from '#lib/store/
  */
 
 /** A tube a plate's wells were pooled into, as the reference summarises it in `transfers`. */
-const tubeSummary = z.object({
-  uuid: z.uuid(),
-  name: z.nullable(z.string()),
-  state: z.string(),
-  label: z.object({ text: z.string() }),
-  barcode: z.object({ number: z.string(), prefix: z.string(), two_dimensional: z.null(), ean13: z.nullable(z.string()), type: z.number() }),
-});
-const recordedSchema = z.union([transferMapSchema, z.record(z.string(), tubeSummary)]);
+const tubeSummary = lazySchema(() =>
+  z.object({
+    uuid: z.uuid(),
+    name: z.nullable(z.string()),
+    state: z.string(),
+    label: z.object({ text: z.string() }),
+    barcode: z.object({ number: z.string(), prefix: z.string(), two_dimensional: z.null(), ean13: z.nullable(z.string()), type: z.number() }),
+  }),
+);
+const recordedSchema = lazySchema(() => z.union([transferMapSchema(), z.record(z.string(), tubeSummary())]));
 
 /** The purpose of the tubes a "by submission" transfer makes (contract §2). */
 const POOL_TUBE_PURPOSE = 'MX Tube';
@@ -93,7 +95,7 @@ async function poolTubePurpose(ctx: WriteContext): Promise<StoredRecord> {
 }
 
 /** The reference's summary of a pool tube in `transfers`: what limber reads to find the tubes. */
-function summarise(tube: StoredRecord, purposeName: string): z.infer<typeof tubeSummary> {
+function summarise(tube: StoredRecord, purposeName: string): z.infer<ReturnType<typeof tubeSummary>> {
   const attrs = labwareAttrs(tube);
   const decoded = decodeBarcode(attrs.barcode.human_barcode);
   return {
@@ -112,8 +114,8 @@ export const transfers = defineResource({
     ...uuidAttribute,
     // Read-only, but a client may send a map for a template that has none ("Custom pooling"; contract §2).
     transfers: attr('R', recordedSchema, { acceptOnCreate: true, transient: true }),
-    transfer_type: attr('R', z.enum(TRANSFER_TYPES)),
-    transfer_template_uuid: attr('W', z.string({ error: 'must be a uuid string' }), { required: true, transient: true, readsUuid: true }),
+    transfer_type: attr('R', () => z.enum(TRANSFER_TYPES)),
+    transfer_template_uuid: attr('W', () => z.string({ error: 'must be a uuid string' }), { required: true, transient: true, readsUuid: true }),
     source_uuid: uuidOfAttribute('source'),
     destination_uuid: uuidOfAttribute('destination'),
     user_uuid: uuidOfAttribute('user'),
@@ -270,7 +272,7 @@ async function writeTargets(
 
 /** `transfers` of the plate-to-tubes types: each well's pool id replaced by the summary of its pool's tube. */
 async function withTubeSummaries(ctx: WriteContext, recorded: Record<string, unknown>, written: Map<string, StoredRecord>) {
-  const summaries = new Map<number, z.infer<typeof tubeSummary>>();
+  const summaries = new Map<number, z.infer<ReturnType<typeof tubeSummary>>>();
   for (const [key, tube] of written) {
     if (!key.startsWith('pool:')) continue;
     const purpose = await ctx.loader.one(tube.rels.purpose as Ref);

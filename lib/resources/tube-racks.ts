@@ -6,7 +6,7 @@ import type { RackedTube } from '#lib/domain/labware.ts';
 import { placeTubes, planPlacements, rackSlot, rackState, resizeRack } from '#lib/domain/racks.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
-import { attr, defineResource, toOne } from '#lib/jsonapi/resource.ts';
+import { attr, lazySchema, defineResource, toOne } from '#lib/jsonapi/resource.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
 import { computed, createLabware, labwareAttributes, labwareFilters, labwareIndexes, labwareRelationships } from '#lib/resources/labware.ts';
 import { labwareAttrs, viewOf } from '#lib/resources/labware-views.ts';
@@ -21,7 +21,7 @@ const size = z
   .union([z.number(), z.pipe(z.string().check(z.regex(/^\s*\d+\s*$/, 'must be a number')), z.transform(Number))])
   .check(z.refine((n) => (RACK_SIZES as readonly number[]).includes(n), 'must be 48 or 96'));
 
-const tubeLocations = z.record(z.string(), z.strictObject({ uuid: z.string().check(z.minLength(1)) }));
+const tubeLocations = lazySchema(() => z.record(z.string(), z.strictObject({ uuid: z.string().check(z.minLength(1)) })));
 
 const rackedTubesOf = (rack: StoredRecord) => labwareAttrs(rack).racked ?? [];
 
@@ -64,10 +64,10 @@ export const tubeRacks = defineResource({
   methods: ['list', 'read', 'create', 'update'],
   attributes: {
     ...labwareAttributes,
-    name: attr('WO', z.string().check(z.trim(), z.minLength(1))),
-    size: attr('RW', size, { required: true }),
-    number_of_rows: attr('R', z.number().check(z.int()), { get: (r) => layoutForSize(Number(r.attrs.size))!.rows }),
-    number_of_columns: attr('R', z.number().check(z.int()), { get: (r) => layoutForSize(Number(r.attrs.size))!.columns }),
+    name: attr('WO', () => z.string().check(z.trim(), z.minLength(1))),
+    size: attr('RW', () => size, { required: true }),
+    number_of_rows: attr('R', () => z.number().check(z.int()), { get: (r) => layoutForSize(Number(r.attrs.size))!.rows }),
+    number_of_columns: attr('R', () => z.number().check(z.int()), { get: (r) => layoutForSize(Number(r.attrs.size))!.columns }),
     tube_locations: attr('W', tubeLocations, { transient: true, acceptOnCreate: true }),
   },
   relationships: {
@@ -130,7 +130,7 @@ export const rackedTubes = defineResource({
         )
         .sort((a, b) => a.id - b.id),
   },
-  attributes: { coordinate: attr('R', z.string()) },
+  attributes: { coordinate: attr('R', () => z.string()) },
   relationships: { tube: toOne('tubes', 'R'), tube_rack: toOne('tube_racks', 'R') },
   filters: {},
 });

@@ -41,8 +41,8 @@ export const testCounters: ResourceDef = {
   methods: ['list', 'read', 'create'],
   attributes: {
     ...uuidAttribute,
-    label: attr('RW', z.string().min(1), { required: true }),
-    count: attr('R', z.number().int()),
+    label: attr('RW', () => z.string().min(1), { required: true }),
+    count: attr('R', () => z.number().int()),
     ...timestamps,
   },
   relationships: {},

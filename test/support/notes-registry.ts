@@ -11,7 +11,7 @@ import { wells } from '#lib/resources/receptacles.ts';
 export const testNotes: ResourceDef = {
   type: 'test_notes',
   methods: ['read', 'create', 'update'],
-  attributes: { text: attr('RW', z.string().min(1), { required: true }), ...timestamps },
+  attributes: { text: attr('RW', () => z.string().min(1), { required: true }), ...timestamps },
   relationships: { well: toOne('wells', 'RW', { required: true }) },
   indexes: { well: aggregateIndex('well') },
   filters: {},

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import * as z from '#lib/zod.ts';
+import { attr, lazySchema } from '#lib/jsonapi/resource.ts';
 import { registry } from '#lib/resources/index.ts';
 
 describe('resource definitions', () => {
@@ -11,5 +13,29 @@ describe('resource definitions', () => {
         expect(typeof attribute.schema?.safeParse, `${type}.${name}`).toBe('function');
       }
     }
+  });
+
+  it('build every attribute schema on first use, not at load (a function validates only its own types: docs/decisions.md, "Cold starts")', () => {
+    for (const type of types) {
+      for (const [name, attribute] of Object.entries(registry.require(type).attributes)) {
+        expect(typeof Object.getOwnPropertyDescriptor(attribute, 'schema')?.get, `${type}.${name} is made with attr()`).toBe('function');
+      }
+    }
+  });
+});
+
+describe('lazySchema and attr', () => {
+  it('build the schema once, when it is first read', () => {
+    let builds = 0;
+    const schema = lazySchema(() => {
+      builds++;
+      return z.string();
+    });
+    const attribute = attr('RW', schema, { required: true });
+    expect(builds).toBe(0);
+    expect(attribute.schema.safeParse('x').success).toBe(true);
+    expect(attribute.schema).toBe(schema());
+    expect(builds).toBe(1);
+    expect(attribute).toMatchObject({ access: 'RW', required: true });
   });
 });
