@@ -26,8 +26,9 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * One Lambda function of the service: Node.js 22 on ARM64, bundled by esbuild as `bundling` says (source
- * maps on, so stack traces name the TypeScript lines), X-Ray tracing, and its own log group with the
+ * One Lambda function of the service: Node.js 22 on ARM64, bundled by esbuild as `bundling` says (its
+ * source map beside the bundle, read only when an unexpected error's stack is logged: lib/stack-trace.ts;
+ * `--enable-source-maps` would parse it at every cold start), X-Ray tracing, and its own log group with the
  * stage's retention (a log group the stack owns goes with the stack, instead of outliving it).
  */
 export class ServiceFunction extends Construct {
@@ -48,7 +49,7 @@ export class ServiceFunction extends Construct {
       logGroup,
       description: props.description,
       role: props.role,
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      environment: props.environment,
       bundling: {
         target: bundling.target,
         minify: bundling.minify,

@@ -2,8 +2,10 @@ import type { ApiResponse } from '#lib/jsonapi/engine.ts';
 import { internalError, JsonApiError } from '#lib/jsonapi/errors.ts';
 import { storeErrorToJsonApi } from '#lib/jsonapi/store-errors.ts';
 import { log } from '#lib/log.ts';
+import { sourceMappedStack } from '#lib/stack-trace.ts';
 
-const errorDetails = (error: unknown) => (error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error));
+const errorDetails = (error: unknown) =>
+  error instanceof Error ? { name: error.name, message: error.message, stack: error.stack && sourceMappedStack(error.stack) } : String(error);
 
 /**
  * Whatever a request or a message failed with, as the response to give: JSON:API errors as they are, the
