@@ -2,7 +2,7 @@ import { execSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { assetCommands, bundleAssets, esbuildOptions, functionEntries } from './bundling.ts';
 import { PROJECT_ROOT } from './function.ts';
 
@@ -14,6 +14,22 @@ export interface Bundle {
   bytes: number;
   /** Paths as esbuild's metafile gives them, relative to the project root (symlinks resolved). */
   inputs: string[];
+  /** The inputs the bundle runs when it loads; the others only after a dynamic `import()`, on first use. */
+  atStart: string[];
+}
+
+/** The inputs reachable from `entry` without crossing a dynamic `import()`: what loading the bundle runs. */
+function loadedAtStart(metafile: Metafile, entry: string): string[] {
+  const seen = new Set([entry]);
+  const queue = [entry];
+  for (let input = queue.pop(); input !== undefined; input = queue.pop()) {
+    for (const { path, kind, external } of metafile.inputs[input]?.imports ?? []) {
+      if (kind === 'dynamic-import' || external || seen.has(path)) continue;
+      seen.add(path);
+      queue.push(path);
+    }
+  }
+  return [...seen];
 }
 
 async function bundleAll(outdir: string, extra: Record<string, string>) {
@@ -38,10 +54,15 @@ export async function bundles(): Promise<Record<string, Bundle>> {
   const outdir = mkdtempSync(join(tmpdir(), 'lts-bundles-'));
   try {
     const { files, metafile } = await bundleAll(outdir, {});
+    const entries = functionEntries();
     return Object.fromEntries(
       Object.entries(files).map(([name, file]) => [
         name,
-        { bytes: statSync(file).size, inputs: Object.keys(metafile.outputs[relative(PROJECT_ROOT, file)]?.inputs ?? {}) },
+        {
+          bytes: statSync(file).size,
+          inputs: Object.keys(metafile.outputs[relative(PROJECT_ROOT, file)]?.inputs ?? {}),
+          atStart: loadedAtStart(metafile, entries[name]!),
+        },
       ]),
     );
   } finally {

@@ -5,6 +5,7 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH, parsePath, serve, type ApiRequest, type Api
 import { errorResponse } from '#lib/jsonapi/error-response.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
+import { lazySchema } from '#lib/jsonapi/resource.ts';
 import { checkBodySize, routeRequest } from '#lib/jsonapi/request-checks.ts';
 
 /**
@@ -12,28 +13,30 @@ import { checkBodySize, routeRequest } from '#lib/jsonapi/request-checks.ts';
  * command line and the inbound queue's consumer, both through lib/events/inbound.ts). A message is the write an HTTP client would send:
  * `{method, path, body, idempotency_key}`.
  */
-const messageSchema = z.strictObject(
-  {
-    method: z.enum(['POST', 'PATCH'], { error: 'must be POST or PATCH: messages only write' }),
-    /** As over HTTP, with an optional query string (e.g. `?include=…`). */
-    path: z.string({ error: 'must be a string' }).check(z.startsWith('/', 'must be a path such as /api/v2/samples')),
-    /** The JSON:API document an HTTP client would send as the body. */
-    body: z.record(z.string(), z.unknown(), { error: 'must be a JSON:API document (an object)' }),
-    /** Plays the Idempotency-Key header's part, with the same stored request item. */
-    idempotency_key: z.optional(
-      z
-        .string({ error: 'must be a string' })
-        .check(
-          z.minLength(1, 'must not be empty'),
-          z.maxLength(MAX_IDEMPOTENCY_KEY_LENGTH, `may be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`),
-          z.regex(/^[^\p{Cc}]*$/u, 'must not contain control characters'),
-        ),
-    ),
-  },
-  { error: 'a message must be an object {method, path, body, idempotency_key}' },
+const messageSchema = lazySchema(() =>
+  z.strictObject(
+    {
+      method: z.enum(['POST', 'PATCH'], { error: 'must be POST or PATCH: messages only write' }),
+      /** As over HTTP, with an optional query string (e.g. `?include=…`). */
+      path: z.string({ error: 'must be a string' }).check(z.startsWith('/', 'must be a path such as /api/v2/samples')),
+      /** The JSON:API document an HTTP client would send as the body. */
+      body: z.record(z.string(), z.unknown(), { error: 'must be a JSON:API document (an object)' }),
+      /** Plays the Idempotency-Key header's part, with the same stored request item. */
+      idempotency_key: z.optional(
+        z
+          .string({ error: 'must be a string' })
+          .check(
+            z.minLength(1, 'must not be empty'),
+            z.maxLength(MAX_IDEMPOTENCY_KEY_LENGTH, `may be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`),
+            z.regex(/^[^\p{Cc}]*$/u, 'must not contain control characters'),
+          ),
+      ),
+    },
+    { error: 'a message must be an object {method, path, body, idempotency_key}' },
+  ),
 );
 
-export type Message = z.infer<typeof messageSchema>;
+export type Message = z.infer<ReturnType<typeof messageSchema>>;
 
 export interface MessageContext {
   registry: Registry;
@@ -51,7 +54,7 @@ export interface MessageContext {
 
 /** The message as a checked Message; each problem a 400 `invalid_message` pointing into the message. */
 function parseMessage(message: unknown): Message {
-  const result = messageSchema.safeParse(message);
+  const result = messageSchema().safeParse(message);
   if (result.success) return result.data;
   const problems = result.error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {

@@ -105,9 +105,9 @@ export const labwareRelationships = (purposeType: string) => ({
 });
 
 /** A barcode given on create: any text of these characters; in this service's own format (migrated labware) in any of its forms. */
-export const barcodeInput = z
-  .string()
-  .check(z.trim(), z.minLength(1), z.maxLength(64), z.regex(/^[A-Za-z0-9._:-]+$/, 'may contain letters, digits, ".", "_", ":" and "-"'));
+export const barcodeInput = lazySchema(() =>
+  z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.regex(/^[A-Za-z0-9._:-]+$/, 'may contain letters, digits, ".", "_", ":" and "-"')),
+);
 
 /** Barcode numbers come from their own sequence (labware ids may have gaps and racks share them). */
 const BARCODE_SEQUENCE = 'barcodes';
@@ -189,7 +189,7 @@ export const plates = defineResource({
     ...labwareAttributes,
     ...gridAttributes,
     ...retentionInstruction,
-    barcode: attr('W', () => barcodeInput, { transient: true, acceptOnCreate: true }),
+    barcode: attr('W', barcodeInput, { transient: true, acceptOnCreate: true }),
   },
   relationships: {
     ...labwareRelationships('plate_purposes'),
@@ -215,7 +215,7 @@ export const tubes = defineResource({
     ...labwareAttributes,
     ...retentionInstruction,
     name: attr('R', () => z.string().check(z.minLength(1)), { acceptOnCreate: true }),
-    barcode: attr('W', () => barcodeInput, { transient: true, acceptOnCreate: true }),
+    barcode: attr('W', barcodeInput, { transient: true, acceptOnCreate: true }),
   },
   relationships: {
     ...labwareRelationships('tube_purposes'),

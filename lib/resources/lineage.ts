@@ -1,7 +1,8 @@
 import { refKey, refOf, type RequestContext } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import { toMany, type IndexDef, type RelationshipDef } from '#lib/jsonapi/resource.ts';
-import { bounded, readRange, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { bounded } from '#lib/store/bounded.ts';
+import { readRange, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Family links of labware (lib/domain/lineage.ts): a child stores its `parents`; its parents find it

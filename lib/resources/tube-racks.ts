@@ -17,9 +17,11 @@ import { accepted, attributeAt, problemErrors } from '#lib/resources/problems.ts
  * its rack, in one transaction: a rack of 96 tubes is exactly the 100 items a transaction allows
  * (RACK_OF_96_ITEMS in lib/domain/budgets.ts).
  */
-const size = z
-  .union([z.number(), z.pipe(z.string().check(z.regex(/^\s*\d+\s*$/, 'must be a number')), z.transform(Number))])
-  .check(z.refine((n) => (RACK_SIZES as readonly number[]).includes(n), 'must be 48 or 96'));
+const size = lazySchema(() =>
+  z
+    .union([z.number(), z.pipe(z.string().check(z.regex(/^\s*\d+\s*$/, 'must be a number')), z.transform(Number))])
+    .check(z.refine((n) => (RACK_SIZES as readonly number[]).includes(n), 'must be 48 or 96')),
+);
 
 const tubeLocations = lazySchema(() => z.record(z.string(), z.strictObject({ uuid: z.string().check(z.minLength(1)) })));
 
@@ -65,7 +67,7 @@ export const tubeRacks = defineResource({
   attributes: {
     ...labwareAttributes,
     name: attr('WO', () => z.string().check(z.trim(), z.minLength(1))),
-    size: attr('RW', () => size, { required: true }),
+    size: attr('RW', size, { required: true }),
     number_of_rows: attr('R', () => z.number().check(z.int()), { get: (r) => layoutForSize(Number(r.attrs.size))!.rows }),
     number_of_columns: attr('R', () => z.number().check(z.int()), { get: (r) => layoutForSize(Number(r.attrs.size))!.columns }),
     tube_locations: attr('W', tubeLocations, { transient: true, acceptOnCreate: true }),

@@ -3,6 +3,7 @@ import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '#lib/config.ts';
 import { dynamo } from '#lib/store/client.ts';
 import { store } from '#lib/store/entities.ts';
+import { bounded } from '#lib/store/bounded.ts';
 import { CapacityError, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
 
 /** A pointer to a record: its JSON:API type and integer id. */
@@ -45,15 +46,6 @@ const MAX_PARALLEL_READS = 4;
 export const ID_WIDTH = 12;
 export const padId = (id: number): string => String(id).padStart(ID_WIDTH, '0');
 export const recordKey = (family: string, id: number): string => `${family}:${id}`;
-
-/** Runs `work` over `items` with at most `limit` running at once. */
-export async function bounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 /**
  * The table key of a record item, as ElectroDB writes it (`lib/store/entities.ts`; a unit test holds the

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ITEM_SIZE_LIMIT, REQUEST_PAYLOAD_INLINE_BYTES } from '#lib/domain/budgets.ts';
-import { store } from '#lib/store/entities.ts';
-import { bounded } from '#lib/store/records.ts';
+import { bounded } from '#lib/store/bounded.ts';
 
 /**
  * What a write records about itself in its request item: its events (the outbox) and, under an
@@ -60,6 +59,13 @@ export interface PackedPayload {
   chunks: { set: string; n: number; data: Uint8Array }[];
 }
 
+/**
+ * The store's entities, imported when a payload's items are first read or written. The stream publisher
+ * reads this module for every event, but chunk items only for the rare payload past the inline budget: it
+ * then loads ElectroDB (a third of its bundle's load: docs/decisions.md, "Cold starts") only when one comes.
+ */
+const entities = async () => (await import('#lib/store/entities.ts')).store().entities;
+
 /** Chunk bytes: each chunk is one item, within DynamoDB's 400 KB. */
 const CHUNK_BYTES = ITEM_SIZE_LIMIT;
 /** Chunk writes (and deletes) one request runs at once. */
@@ -81,7 +87,7 @@ export function packPayload(payload: RequestPayload): PackedPayload {
 
 /** Writes a payload's chunk items (before the transaction that writes its request item); `ttl` as the request item's. */
 export async function putChunks(key: string, ttl: number, chunks: PackedPayload['chunks']): Promise<void> {
-  const { requestChunk } = store().entities;
+  const { requestChunk } = await entities();
   await bounded(chunks, PARALLEL_CHUNK_WRITES, async (chunk) => {
     await requestChunk.put({ key, ttl, ...chunk }).go();
   });
@@ -89,7 +95,7 @@ export async function putChunks(key: string, ttl: number, chunks: PackedPayload[
 
 /** Deletes the chunk items of a payload whose transaction did not commit. */
 export async function deleteChunks(key: string, chunks: PackedPayload['chunks']): Promise<void> {
-  const { requestChunk } = store().entities;
+  const { requestChunk } = await entities();
   await bounded(chunks, PARALLEL_CHUNK_WRITES, async ({ set, n }) => {
     await requestChunk.delete({ key, set, n }).go();
   });
@@ -100,7 +106,7 @@ export async function readPayload(item: { key: string } & Partial<Record<'events
   if (item.payload instanceof Uint8Array) return JSON.parse(gunzipSync(item.payload).toString('utf8'));
   if (item.chunks) {
     const { set, count } = item.chunks as ChunkSet;
-    const { data } = await store().entities.requestChunk.query.byKey({ key: item.key, set }).go({ consistent: true, pages: 'all' });
+    const { data } = await (await entities()).requestChunk.query.byKey({ key: item.key, set }).go({ consistent: true, pages: 'all' });
     const parts = data.sort((a, b) => a.n - b.n).map((chunk) => chunk.data as Uint8Array);
     if (parts.length !== count) throw new Error(`request ${item.key} names ${count} payload chunks; ${parts.length} were found`);
     return JSON.parse(gunzipSync(Buffer.concat(parts)).toString('utf8'));
@@ -110,7 +116,7 @@ export async function readPayload(item: { key: string } & Partial<Record<'events
 
 /** A committed write's request item, its payload decoded (strongly consistent); undefined if there is none. */
 export async function readRequest(key: string): Promise<(RequestPayload & { committedAt: string; requestHash?: string }) | undefined> {
-  const { data } = await store().entities.request.get({ key }).go({ consistent: true });
+  const { data } = await (await entities()).request.get({ key }).go({ consistent: true });
   if (!data) return undefined;
   return { committedAt: data.committedAt, ...(data.requestHash ? { requestHash: data.requestHash } : {}), ...(await readPayload(data)) };
 }

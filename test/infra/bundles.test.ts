@@ -34,6 +34,21 @@ it('bundles every function, as the stack does, under 1 MB each and without zod c
   }
 });
 
+it('runs at load only what the function needs for every request: ElectroDB not in the stream publisher, the OpenAPI generator nowhere', async () => {
+  const built = await bundles();
+  const atStart = (name: string, part: string) => built[name]!.atStart.filter((input) => input.includes(part));
+  // The publisher reads chunk items (through ElectroDB) only for payloads past the inline budget (lib/store/request-payload.ts).
+  expect(built.publisher!.inputs.some((input) => input.includes('node_modules/electrodb/'))).toBe(true);
+  expect(atStart('publisher', 'node_modules/electrodb/')).toEqual([]);
+  // Functions that write load it at once: nearly every request they serve reads or writes through it.
+  expect(atStart('samples', 'node_modules/electrodb/').length).toBeGreaterThan(0);
+  expect(atStart('inbound', 'node_modules/electrodb/').length).toBeGreaterThan(0);
+  for (const name of Object.keys(built)) {
+    expect(atStart(name, 'lib/jsonapi/openapi.ts'), name).toEqual([]);
+    expect(atStart(name, 'lib/resources/examples.ts'), name).toEqual([]);
+  }
+});
+
 it('puts the docs page’s Swagger UI files beside the fallback bundle, where the page reads them on Lambda', () => {
   const outdir = mkdtempSync(join(tmpdir(), 'lts-assets-'));
   const taskRoot = process.env.LAMBDA_TASK_ROOT;
