@@ -14,7 +14,7 @@ export const options = {
    */
   iterations: positiveInteger('BENCH_ITERATIONS', 24),
   /** Loads of each function's bundle (and of the minimal handler, every few functions) in the cold-start measurement. */
-  coldRuns: positiveInteger('BENCH_COLD_RUNS', 5),
+  coldRuns: positiveInteger('BENCH_COLD_RUNS', 7),
   /** Where to write the results as JSON, if anywhere. */
   jsonPath: process.env.BENCH_JSON || undefined,
   /** Where the published results go (committed: the README's Performance section shows them). */

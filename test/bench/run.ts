@@ -8,7 +8,7 @@
  * ratios are what to compare across runs. The issue's targets are marked PASS/FAIL for information only.
  *
  * BENCH_ITERATIONS (default 24): measured requests per side per read scenario, at least (create windows scale with it).
- * BENCH_COLD_RUNS (default 5): loads of each function's bundle in the cold-start measurement (./cold/).
+ * BENCH_COLD_RUNS (default 7): loads of each function's bundle in the cold-start measurement (./cold/).
  * BENCH_JSON=path: also write the results as JSON there. BENCH_OUT (default `bench`): where the published
  * results go (results.json, results.md, ratios.svg; see ./publish.ts).
  */

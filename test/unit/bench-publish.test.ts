@@ -72,19 +72,21 @@ it('draws one bar per scenario, coloured by its result, with the floor marked an
 const cold: ColdStarts = {
   runs: 9,
   minimal: { bytes: 2048, loadMs: 100 },
+  stackFloor: { bytes: 204_800, loadMs: 125 },
   functions: [
-    { name: 'samples', bytes: 409_600, loadMs: 120, ratio: 1.2, verdict: 'PASS' },
-    { name: 'plates', bytes: 512_000, loadMs: 150, ratio: 1.5, verdict: 'FAIL' },
-    { name: 'wells', bytes: 409_600, loadMs: 110, ratio: 1.1, verdict: 'PASS' },
-    { name: 'publisher', bytes: 102_400, loadMs: 105, ratio: 1.05, verdict: 'PASS' },
+    { name: 'samples', bytes: 409_600, loadMs: 120, ratio: 1.2, stackRatio: 0.96, verdict: 'PASS' },
+    { name: 'plates', bytes: 512_000, loadMs: 150, ratio: 1.5, stackRatio: 1.2, verdict: 'FAIL' },
+    { name: 'wells', bytes: 409_600, loadMs: 110, ratio: 1.1, stackRatio: 0.88, verdict: 'PASS' },
+    { name: 'publisher', bytes: 102_400, loadMs: 105, ratio: 1.05, stackRatio: 0.84, verdict: 'PASS' },
   ],
 };
 
-it("tabulates every function's cold start against the minimal handler", () => {
+it("tabulates every function's cold start against the minimal handler and the stack floor", () => {
   const lines = coldStartTable(cold).split('\n');
-  expect(lines).toHaveLength(3 + cold.functions.length);
-  expect(lines[2]).toBe('| minimal-handler (the floor) | 2.0 KB | 100.0 ms | 1.00× | | |');
-  expect(lines[4]).toBe('| plates | 500.0 KB | 150.0 ms | 1.50× | ≤ 1.3×, < 1 MB | FAIL |');
+  expect(lines).toHaveLength(4 + cold.functions.length);
+  expect(lines[2]).toBe('| minimal-handler (the floor) | 2.0 KB | 100.0 ms | 1.00× | | | |');
+  expect(lines[3]).toBe('| stack-floor (document client + ElectroDB model) | 200.0 KB | 125.0 ms | 1.25× | 1.00× | | |');
+  expect(lines[5]).toBe('| plates | 500.0 KB | 150.0 ms | 1.50× | 1.20× | ≤ 1.3×, < 1 MB | FAIL |');
 });
 
 it('charts the slowest and the median route function and each event function', () => {
