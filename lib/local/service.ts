@@ -3,7 +3,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { resetConfig } from '#lib/config.ts';
-import { createHandler, type LambdaHandler } from '#lib/http/handler.ts';
+import type { LambdaHandler } from '#lib/http/handler.ts';
+import { handlerForRoute } from '#lib/http/route-handlers.ts';
 import { createLocalServer } from '#lib/http/local-server.ts';
 import { ensureTable, LOOPBACK, startDynamoLocal, type LocalDynamo } from '#lib/local/dynamodb.ts';
 import { startLocalEvents, type LocalEvents, type LocalEventsOptions } from '#lib/local/event-publishing.ts';
@@ -88,7 +89,7 @@ export async function startLocalService(
       const route = routeForPath(path);
       let handler = handlers.get(route.name);
       if (!handler) {
-        handler = createHandler(route.name);
+        handler = handlerForRoute(route.name);
         handlers.set(route.name, handler);
       }
       return handler;

@@ -11,8 +11,12 @@ import { FALLBACK, routes } from '#lib/routes.ts';
 /** zod's classic API: ~440 KB and most of a cold start's own load (docs/decisions.md, "Cold starts"); functions use zod/mini. */
 const ZOD_CLASSIC = 'node_modules/zod/v4/classic/';
 
+/** Every function's bundle, built once for the tests of this file. */
+let building: ReturnType<typeof bundles> | undefined;
+const allBundles = () => (building ??= bundles());
+
 it('bundles every function, as the stack does, under 1 MB each and without zod classic', async () => {
-  const built = await bundles();
+  const built = await allBundles();
   console.log(
     Object.entries(built)
       .map(([name, { bytes }]) => `${name} ${(bytes / 1024).toFixed(1)} KB`)
@@ -35,7 +39,7 @@ it('bundles every function, as the stack does, under 1 MB each and without zod c
 });
 
 it('runs at load only what the function needs for every request: ElectroDB not in the stream publisher, the OpenAPI generator nowhere', async () => {
-  const built = await bundles();
+  const built = await allBundles();
   const atStart = (name: string, part: string) => built[name]!.atStart.filter((input) => input.includes(part));
   // The publisher reads chunk items (through ElectroDB) only for payloads past the inline budget (lib/store/request-payload.ts).
   expect(built.publisher!.inputs.some((input) => input.includes('node_modules/electrodb/'))).toBe(true);
@@ -47,6 +51,15 @@ it('runs at load only what the function needs for every request: ElectroDB not i
     expect(atStart(name, 'lib/jsonapi/openapi.ts'), name).toEqual([]);
     expect(atStart(name, 'lib/resources/examples.ts'), name).toEqual([]);
   }
+});
+
+it('bundles the root pages with the fallback only and the plate maps with the labware function only', async () => {
+  const built = await allBundles();
+  const holding = (part: string) => Object.keys(built).filter((name) => built[name]!.inputs.some((input) => input.includes(part)));
+  expect(holding('lib/http/middleware/service-root.ts')).toEqual([FALLBACK]);
+  expect(holding('lib/http/middleware/docs-page.ts')).toEqual([FALLBACK]);
+  expect(holding('lib/jsonapi/openapi.ts')).toEqual([FALLBACK]);
+  expect(holding('lib/pages/labware-map.ts')).toEqual(['labware']);
 });
 
 it('puts the docs page’s Swagger UI files beside the fallback bundle, where the page reads them on Lambda', () => {

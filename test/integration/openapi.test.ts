@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Context } from 'aws-lambda';
 import { beforeAll, expect, it } from 'vitest';
-import { createHandler } from '#lib/http/handler.ts';
+import { handlerForRoute } from '#lib/http/route-handlers.ts';
 import { registry } from '#lib/resources/index.ts';
 import { routes } from '#lib/routes.ts';
 import { freshStore } from '../support/store.ts';
@@ -17,7 +17,7 @@ beforeAll(freshStore);
 
 let document: any;
 beforeAll(async () => {
-  const result = await createHandler('not-found')(
+  const result = await handlerForRoute('not-found')(
     {
       version: '2.0',
       routeKey: '$default',

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '#lib/config.ts';
-import { createHandler } from '#lib/http/handler.ts';
+import { handlerForRoute } from '#lib/http/route-handlers.ts';
 import { FALLBACK } from '#lib/routes.ts';
 import { call, doc, type CallResult } from '../support/api.ts';
 import { recordCount } from '../support/fixtures.ts';
@@ -97,7 +97,7 @@ describe('authentication (§1.2)', () => {
   });
 
   it('matches the header name case-insensitively', async () => {
-    const handler = createHandler('samples');
+    const handler = handlerForRoute('samples');
     for (const name of [HEADER, HEADER.toUpperCase(), 'x-sequencescape-client-id']) {
       const result = await handler(rawEvent('GET', '/api/v2/samples', { [name]: WRITE_KEY, Accept: JSON_API }), {} as Context);
       expect(result.statusCode, name).toBe(200);
@@ -119,9 +119,9 @@ describe('keyless routes (LTS_KEYLESS)', () => {
   function keylessHandlers(setting: string) {
     process.env.LTS_KEYLESS = setting;
     resetConfig();
-    return { printers: createHandler('barcode_printers'), users: createHandler('users'), fallback: createHandler(FALLBACK) };
+    return { printers: handlerForRoute('barcode_printers'), users: handlerForRoute('users'), fallback: handlerForRoute(FALLBACK) };
   }
-  const send = (handler: ReturnType<typeof createHandler>, method: string, path: string, body?: string) =>
+  const send = (handler: ReturnType<typeof handlerForRoute>, method: string, path: string, body?: string) =>
     handler(rawEvent(method, path, { accept: JSON_API, ...(body ? { 'content-type': JSON_API } : {}) }, body), {} as Context);
 
   it('serves exactly the configured METHOD:type pairs without a key', async () => {

@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
-import { createHandler, type LambdaHandler } from '#lib/http/handler.ts';
+import type { LambdaHandler } from '#lib/http/handler.ts';
+import { handlerForRoute } from '#lib/http/route-handlers.ts';
 import { routeForPath } from '#lib/routes.ts';
 import { authenticateKey, clearApiKeyCache } from '#lib/store/api-keys.ts';
 import { assertAttributesMatchSchemas } from './attribute-schemas.ts';
@@ -40,7 +41,7 @@ export async function call(method: string, pathAndQuery: string, options: CallOp
   const route = routeForPath(path);
   let handler = handlers.get(route.name);
   if (!handler) {
-    handler = createHandler(route.name);
+    handler = handlerForRoute(route.name);
     handlers.set(route.name, handler);
   }
   const result = await handler(

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { expect, it } from 'vitest';
+import { routePages } from '#lib/http/route-handlers.ts';
 import { allowedMethods } from '#lib/jsonapi/engine.ts';
 import { registry } from '#lib/resources/index.ts';
 import { entryFile, FALLBACK, LABWARE_PAGE, routeForPath, routes } from '#lib/routes.ts';
@@ -31,11 +32,12 @@ it("lists each route's actions as its resource declares them, so the CDK app can
   expect(routes.find((r) => r.name === FALLBACK)?.actions).toEqual([]);
 });
 
-it('has an entry file for every route, wiring exactly that route, and no other entry files', () => {
+it('has an entry file for every route, wiring exactly that route and its pages, and no other entry files', () => {
   for (const route of routes) {
     const file = entryFile(route);
     expect(existsSync(file), file).toBe(true);
-    expect(readFileSync(file, 'utf8')).toContain(`createHandler('${route.name}')`);
+    const pages = routePages[route.name];
+    expect(readFileSync(file, 'utf8')).toContain(`createHandler('${route.name}'${pages ? `, ${pages.name}` : ''})`);
   }
   // Beside the route entries only the events folder (the stream publisher and the inbound queue consumer).
   expect(readdirSync('functions').sort()).toEqual([...routes.map((r) => entryFile(r).replace('functions/', '')), 'events'].sort());

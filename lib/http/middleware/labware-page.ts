@@ -1,4 +1,5 @@
 import type middy from '@middy/core';
+import type { Pages } from '#lib/http/handler.ts';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { config } from '#lib/config.ts';
 import { baseUrl } from '#lib/http/base-url.ts';
@@ -166,3 +167,6 @@ export function labwarePage(resources: Registry): middy.MiddlewareObj<APIGateway
     },
   };
 }
+
+/** The labware function's pages (functions/labware.ts): the plate maps at LABWARE_PAGE. */
+export const labwarePages = (resources: Registry): Pages => ({ open: [labwarePage(resources)] });

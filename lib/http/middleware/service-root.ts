@@ -2,6 +2,8 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { config } from '#lib/config.ts';
 import { baseUrl } from '#lib/http/base-url.ts';
+import type { Pages } from '#lib/http/handler.ts';
+import { docsPage } from '#lib/http/middleware/docs-page.ts';
 import { finishResponse } from '#lib/http/middleware/request-log.ts';
 import { toResult, type LtsContext } from '#lib/http/request.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
@@ -64,3 +66,6 @@ export function apiDescription(registry: Registry): middy.MiddlewareObj<APIGatew
     },
   };
 }
+
+/** The fallback function's pages (functions/not-found.ts): every path outside `/api/v2/<type>` reaches it. */
+export const serviceRootPages = (registry: Registry): Pages => ({ open: [health(), apiDescription(registry), docsPage()], keyed: [serviceIndex(registry)] });
