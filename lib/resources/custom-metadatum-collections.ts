@@ -50,7 +50,7 @@ function duplicateKeys(values: Record<string, string>): JsonApiError[] {
     const folded = key.toLowerCase();
     if (seen.has(folded))
       problems.push(
-        errors.invalidValue(`/data/attributes/metadata()/${key}`, `metadata() - keys must be unique ignoring case: ${show(seen.get(folded))} and ${show(key)}`),
+        errors.invalidValue(`/data/attributes/metadata/${key}`, `metadata - keys must be unique ignoring case: ${show(seen.get(folded))} and ${show(key)}`),
       );
     seen.set(folded, key);
   }

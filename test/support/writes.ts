@@ -82,6 +82,18 @@ const tagLayout = async (plate: { attributes: { uuid: string } }): Promise<Write
     }),
   );
 
+/** A transfer by a template's name from one labware into another. */
+const transfer = async (template: string, source: { attributes: { uuid: string } }, destination: { attributes: { uuid: string } }): Promise<Write> =>
+  post(
+    'transfers',
+    doc('transfers', {
+      transfer_template_uuid: await templateUuid(template),
+      source_uuid: source.attributes.uuid,
+      destination_uuid: destination.attributes.uuid,
+      user_uuid: await adminUuid(),
+    }),
+  );
+
 export const WRITES: Record<string, WriteCase> = {
   'POST samples': {
     changesExisting: false,
@@ -226,15 +238,7 @@ export const WRITES: Record<string, WriteCase> = {
     changesExisting: true,
     make: async () => {
       const [{ plate: source }, destination] = [await filledPlate(2), await createPlate()];
-      return post(
-        'transfers',
-        doc('transfers', {
-          transfer_template_uuid: await templateUuid('Transfer columns 1-12'),
-          source_uuid: source.attributes.uuid,
-          destination_uuid: destination.attributes.uuid,
-          user_uuid: await adminUuid(),
-        }),
-      );
+      return transfer('Transfer columns 1-12', source, destination);
     },
   },
   'POST transfers (a pool into a tube)': {
@@ -243,15 +247,7 @@ export const WRITES: Record<string, WriteCase> = {
       const [{ plate: source }, tube] = [await filledPlate(2), await createTube()];
       // Two samples share a tube only with distinct tags.
       expect((await send(await tagLayout(source))).status).toBe(201);
-      return post(
-        'transfers',
-        doc('transfers', {
-          transfer_template_uuid: await templateUuid('Whole plate to tube'),
-          source_uuid: source.attributes.uuid,
-          destination_uuid: tube.attributes.uuid,
-          user_uuid: await adminUuid(),
-        }),
-      );
+      return transfer('Whole plate to tube', source, tube);
     },
   },
   'POST plate_conversions': {
