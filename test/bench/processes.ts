@@ -14,7 +14,6 @@ export type Role = 'service' | 'floor';
 export interface ServerEnv {
   BENCH_DYNAMODB_ENDPOINT: string;
   BENCH_SERVICE_TABLE: string;
-  BENCH_FLOOR_TABLE: string;
   BENCH_API_KEY: string;
 }
 

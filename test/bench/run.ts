@@ -48,8 +48,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void shutdown().finally(() => process.exit(130)));
 }
 try {
-  const env: ServerEnv = { BENCH_DYNAMODB_ENDPOINT: dynamo.endpoint, BENCH_SERVICE_TABLE: 'lts', BENCH_FLOOR_TABLE: 'lts-floor', BENCH_API_KEY: API_KEY };
-  // The service first: it creates its table, which the floor reads.
+  const env: ServerEnv = { BENCH_DYNAMODB_ENDPOINT: dynamo.endpoint, BENCH_SERVICE_TABLE: 'lts', BENCH_API_KEY: API_KEY };
+  // The service first: it creates its table, which the floor reads and writes too.
   servers.push(await startServerProcess('service', env));
   servers.push(await startServerProcess('floor', env));
   const headers = { 'X-Sequencescape-Client-Id': API_KEY, 'Content-Type': 'application/vnd.api+json', Accept: 'application/vnd.api+json' };

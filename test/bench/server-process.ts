@@ -22,12 +22,10 @@ if (role === 'service') {
   stop = service.stop;
   send({ kind: 'ready', port: Number(new URL(service.url).port) });
 } else if (role === 'floor') {
-  const { ensureTable } = await import('#lib/local/dynamodb.ts');
   const { documentClient } = await import('./floor/db.ts');
   const { createFloorServer } = await import('./floor/server.ts');
-  await ensureTable(env.BENCH_DYNAMODB_ENDPOINT, env.BENCH_FLOOR_TABLE);
   const doc = documentClient(env.BENCH_DYNAMODB_ENDPOINT);
-  const server = createFloorServer({ doc, readTable: env.BENCH_SERVICE_TABLE, writeTable: env.BENCH_FLOOR_TABLE });
+  const server = createFloorServer({ doc, table: env.BENCH_SERVICE_TABLE });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   stop = async () => {

@@ -109,10 +109,10 @@ async function commit(
 }
 
 /** POST /api/v2/transfers by a plate-to-plate template with a map: each good listed well's aliquots copied, with a transfer request. */
-export async function stamp(db: Db, readTable: string, writeTable: string, base: string, body: string | undefined): Promise<Answer> {
+export async function stamp(db: Db, table: string, base: string, body: string | undefined): Promise<Answer> {
   const input = parse(body, 'transfers');
   if (!input) return problem(400, 'a transfers document is needed');
-  const found = await load(db, readTable, [input.transfer_template_uuid, input.source_uuid, input.destination_uuid, input.user_uuid]);
+  const found = await load(db, table, [input.transfer_template_uuid, input.source_uuid, input.destination_uuid, input.user_uuid]);
   if (!found || found.some((item) => !item)) return problem(404, 'a record named is missing');
   const [template, source, destination, user] = found as Item[];
   const map = (template!.attrs as { transfers: Record<string, string> }).transfers;
@@ -134,8 +134,8 @@ export async function stamp(db: Db, readTable: string, writeTable: string, base:
     };
     used[sourceWell] = destinationWell;
   }
-  const id = await nextId(db, writeTable, 'transfers');
-  return commit(db, writeTable, base, {
+  const id = await nextId(db, table, 'transfers');
+  return commit(db, table, base, {
     plate: destination!,
     plateAttrs: { ...to, receptacles, aliquotCount },
     type: 'transfers',
@@ -148,10 +148,10 @@ export async function stamp(db: Db, readTable: string, writeTable: string, base:
 }
 
 /** POST /api/v2/tag_layouts, `column` / `wells of plate` with `replace_tags`: well n of the column order takes tag n + initial_tag. */
-export async function tagLayout(db: Db, readTable: string, writeTable: string, base: string, body: string | undefined): Promise<Answer> {
+export async function tagLayout(db: Db, table: string, base: string, body: string | undefined): Promise<Answer> {
   const input = parse(body, 'tag_layouts');
   if (input?.direction !== 'column' || input.walking_by !== 'wells of plate') return problem(400, 'only column / wells of plate');
-  const found = await load(db, readTable, [input.plate_uuid, input.tag_group_uuid, input.user_uuid]);
+  const found = await load(db, table, [input.plate_uuid, input.tag_group_uuid, input.user_uuid]);
   if (!found || found.some((item) => !item)) return problem(404, 'a record named is missing');
   const [plate, group, user] = found as Item[];
   const tags = [...((group!.attrs as { tags: Tag[] }).tags ?? [])].sort((a, b) => a.index - b.index);
@@ -161,8 +161,8 @@ export async function tagLayout(db: Db, readTable: string, writeTable: string, b
     const tag = tags[(i + initial) % tags.length]!;
     return well.aliquots.length === 0 ? well : { ...well, aliquots: well.aliquots.map((a) => ({ ...a, tag, tag2: null })) };
   });
-  const id = await nextId(db, writeTable, 'tag_layouts');
-  return commit(db, writeTable, base, {
+  const id = await nextId(db, table, 'tag_layouts');
+  return commit(db, table, base, {
     plate: plate!,
     plateAttrs: { ...attrs, receptacles },
     type: 'tag_layouts',

@@ -8,14 +8,15 @@ import { getPlate, getSample, listSamples, type Answer, type SamplesPage } from 
 /**
  * The floor: a bare node:http server answering the bench's requests with the least DynamoDB work
  * that gives the same answer — no middy, no ElectroDB, no zod, no authentication, no validation beyond
- * what the answer needs. Reads go to the service's table (the same items); creates to a table of their own.
+ * what the answer needs. It reads and writes the service's table, items as the service writes them: ids
+ * come from the same sequences, so the two never collide. (A table of the floor's own made every floor
+ * write ~10× slower: once the service's table holds the seeded samples, DynamoDB Local answers writes to
+ * any other table far slower than to that one, ~14 ms against ~2 ms an UpdateItem; docs/decisions.md.)
  */
 export interface FloorOptions {
   doc: DynamoDBDocumentClient;
-  /** The service's table, read by the GETs. */
-  readTable: string;
-  /** The floor's own table (same key schema), written by the creates. */
-  writeTable: string;
+  /** The service's table. */
+  table: string;
 }
 
 const PLATE_INCLUDE = 'wells.aliquots.sample.sample_metadata';
@@ -47,20 +48,19 @@ async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: 
   const [, api, v2, type, rawId, ...rest] = url.pathname.split('/');
   const id = rawId === undefined ? undefined : positiveId(rawId);
   if (api !== 'api' || v2 !== 'v2' || rest.length > 0 || (rawId !== undefined && id === undefined)) return { status: 404 };
-  if (req.method === 'GET' && type === 'samples' && id !== undefined) return getSample(db, options.readTable, base, id);
+  if (req.method === 'GET' && type === 'samples' && id !== undefined) return getSample(db, options.table, base, id);
   if (req.method === 'GET' && type === 'samples' && rawId === undefined) {
     const page = samplesPage(url.searchParams);
-    return page ? listSamples(db, options.readTable, base, page) : { status: 400 };
+    return page ? listSamples(db, options.table, base, page) : { status: 400 };
   }
   if (req.method === 'GET' && type === 'plates' && id !== undefined) {
     const include = url.searchParams.get('include');
     if (include !== null && include !== PLATE_INCLUDE) return { status: 400 };
-    return getPlate(db, options.readTable, base, id, include === PLATE_INCLUDE);
+    return getPlate(db, options.table, base, id, include === PLATE_INCLUDE);
   }
-  if (req.method === 'POST' && type === 'samples' && rawId === undefined) return createSample(db, options.writeTable, base, await readBody(req));
-  if (req.method === 'POST' && type === 'transfers' && rawId === undefined) return stamp(db, options.readTable, options.writeTable, base, await readBody(req));
-  if (req.method === 'POST' && type === 'tag_layouts' && rawId === undefined)
-    return tagLayout(db, options.readTable, options.writeTable, base, await readBody(req));
+  if (req.method === 'POST' && type === 'samples' && rawId === undefined) return createSample(db, options.table, base, await readBody(req));
+  if (req.method === 'POST' && type === 'transfers' && rawId === undefined) return stamp(db, options.table, base, await readBody(req));
+  if (req.method === 'POST' && type === 'tag_layouts' && rawId === undefined) return tagLayout(db, options.table, base, await readBody(req));
   return { status: 404 };
 }
 
