@@ -27,12 +27,7 @@ const stagedOf = (ctx: RequestContext, type: string): StoredRecord[] =>
  * (at most four at once, each read to its end), one batched read of the pointing records found, each then
  * matched to the records it points at. Linkage is in id order.
  */
-export async function resolveReverse(
-  ctx: RequestContext,
-  name: string,
-  reverse: ReverseDef,
-  records: readonly StoredRecord[],
-): Promise<Map<StoredRecord, RelValue>> {
+export async function resolveReverse<R extends Ref>(ctx: RequestContext, name: string, reverse: ReverseDef, records: readonly R[]): Promise<Map<R, RelValue>> {
   const { registry } = ctx;
   const aggregates = [...new Set(records.map((r) => registry.aggregateKey(r)))];
   const max = reverse.max ?? MAX_REVERSE_RECORDS;
@@ -51,5 +46,5 @@ export async function resolveReverse(
       else byTarget.set(key, [source]);
     }
   }
-  return new Map(records.map((r) => [r, (byTarget.get(recordKey(r.family, r.id)) ?? []).sort((a, b) => a.id - b.id).map(refOf)]));
+  return new Map(records.map((r) => [r, (byTarget.get(recordKey(registry.familyOf(r.type), r.id)) ?? []).sort((a, b) => a.id - b.id).map(refOf)]));
 }

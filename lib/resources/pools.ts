@@ -2,7 +2,7 @@ import { isOpenRequest } from '#lib/domain/requests.ts';
 import { poolOf } from '#lib/domain/receptacles.ts';
 import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
-import { labwareAttrs, receptacleType, receptacleViews } from '#lib/resources/labware-views.ts';
+import { labwareAttrs, receptacleRefs, receptacleType } from '#lib/resources/labware-views.ts';
 import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**
@@ -11,13 +11,14 @@ import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
  * indexed by their labware), however many wells it has.
  */
 export async function poolsOf(ctx: RequestContext, labware: StoredRecord): Promise<(number | null)[]> {
-  const views = receptacleViews(labware);
+  // The receptacles by reference: the lookup needs no more, and a 384-well plate's full views cost a stamp about a millisecond.
+  const slots = receptacleRefs(labware);
   const reverse = ctx.registry.require(receptacleType(labware.type)).relationships.requests_as_source!.reverse!;
-  const requestsOut = await resolveReverse(ctx, 'requests_as_source', reverse, views);
+  const requestsOut = await resolveReverse(ctx, 'requests_as_source', reverse, slots);
   const requests = await ctx.loader.load([...requestsOut.values()].flatMap(refsOf));
   const receptacles = labwareAttrs(labware).receptacles;
-  return views.map((view, i) => {
-    const open = refsOf(requestsOut.get(view))
+  return slots.map((slot, i) => {
+    const open = refsOf(requestsOut.get(slot))
       .map((ref) => requests.get(refKey(ref)))
       .filter((request) => request && isOpenRequest(request.attrs.state) && request.rels.submission);
     return poolOf(
