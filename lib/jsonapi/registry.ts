@@ -108,9 +108,9 @@ export class Registry implements RecordModel {
       for (const value of this.indexValues(index, record)) for (const type of types) counts[Registry.countKey(type, this.indexScope(def, name), value)] = 1;
     }
     for (const def of this.embeddedIn(record.type)) {
-      for (const child of def.embedded!.extract(record)) {
-        for (const type of new Set([child.type, ...(this.defs.get(child.type)?.supertypes ?? [])])) counts[type] = (counts[type] ?? 0) + 1;
-      }
+      const held = def.embedded!.count(record);
+      if (held === 0) continue;
+      for (const type of new Set([def.type, ...(def.supertypes ?? [])])) counts[type] = (counts[type] ?? 0) + held;
     }
     return counts;
   }

@@ -127,6 +127,8 @@ export interface EmbeddedDef {
   parentId: (id: number) => number;
   /** The embedded records of this type in a parent, in id order. */
   extract: (parent: StoredRecord) => StoredRecord[];
+  /** How many `extract` would give, without building them (every write of a parent counts them twice). */
+  count: (parent: StoredRecord) => number;
 }
 
 export type FilterDef =

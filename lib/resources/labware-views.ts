@@ -61,6 +61,10 @@ export function receptacleViews(labware: StoredRecord): StoredRecord[] {
   });
 }
 
+export const receptacleCount = (labware: StoredRecord): number => labwareAttrs(labware).receptacles.length;
+
+export const aliquotCount = (labware: StoredRecord): number => labwareAttrs(labware).receptacles.reduce((n, r) => n + r.aliquots.length, 0);
+
 /** Aliquot records. */
 export function aliquotViews(labware: StoredRecord): StoredRecord[] {
   const type = receptacleType(labware.type);
@@ -99,6 +103,11 @@ function qcResultsIn(labware: StoredRecord): { result: QcResult; asset: Ref }[] 
     ),
   ].sort((a, b) => a.result.n - b.result.n);
 }
+
+export const qcResultCount = (labware: StoredRecord): number => {
+  const attrs = labwareAttrs(labware);
+  return (attrs.qc_results?.length ?? 0) + attrs.receptacles.reduce((n, r) => n + (r.qc_results?.length ?? 0), 0);
+};
 
 /** The QC results of one receptacle, or (no slot) every result in the labware: on it and on its receptacles. */
 export function qcResultRefs(labware: StoredRecord, slot?: number): Ref[] {

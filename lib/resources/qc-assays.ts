@@ -8,7 +8,7 @@ import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, lazySchema, defineResource, timestamp, timestamps, toMany, toOne } from '#lib/jsonapi/resource.ts';
 import { findHolders, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { LABWARE_TYPES, plates } from '#lib/resources/labware.ts';
-import { labwareAttrs, qcResultViews } from '#lib/resources/labware-views.ts';
+import { labwareAttrs, qcResultCount, qcResultViews } from '#lib/resources/labware-views.ts';
 import { problemErrors, type Locate } from '#lib/resources/problems.ts';
 
 /**
@@ -163,7 +163,7 @@ export const qcResults = defineResource({
   type: 'qc_results',
   family: 'qc_results',
   methods: ['list', 'read'],
-  embedded: { parentTypes: ['plates', 'tubes'], parentId: labwareOfQcResult, extract: qcResultViews },
+  embedded: { parentTypes: ['plates', 'tubes'], parentId: labwareOfQcResult, extract: qcResultViews, count: qcResultCount },
   attributes: {
     key: attr('R', () => z.string()),
     value: attr('R', () => z.string()),

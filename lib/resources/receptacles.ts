@@ -5,7 +5,7 @@ import { addAliquot } from '#lib/domain/receptacles.ts';
 import { attr, lazySchema, defineResource, reverse, toMany, toOne, uuidAttribute, type FilterDef } from '#lib/jsonapi/resource.ts';
 import type { Ref, TermHit } from '#lib/store/records.ts';
 import { computed } from '#lib/resources/labware.ts';
-import { aliquotViews, labwareAttrs, receptacleType, receptacleViews } from '#lib/resources/labware-views.ts';
+import { aliquotCount, aliquotViews, labwareAttrs, receptacleCount, receptacleType, receptacleViews } from '#lib/resources/labware-views.ts';
 import { accepted, relationshipAt } from '#lib/resources/problems.ts';
 
 /** Receptacle uuids name their labware's uuid and their slot (lib/domain/labware-ids.ts). */
@@ -35,7 +35,7 @@ export const wells = defineResource({
   family: 'receptacles',
   supertypes: ['receptacles'],
   methods: ['list', 'read'],
-  embedded: { parentTypes: ['plates'], parentId: labwareOfSlot, extract: receptacleViews },
+  embedded: { parentTypes: ['plates'], parentId: labwareOfSlot, extract: receptacleViews, count: receptacleCount },
   attributes: { ...uuidAttribute, position: attr('R', () => z.object({ name: z.string() })), state: receptacleState },
   relationships: {
     plate: toOne('plates', 'R'),
@@ -54,7 +54,7 @@ export const receptacles = defineResource({
   family: 'receptacles',
   members: ['receptacles', 'wells'],
   methods: ['list', 'read'],
-  embedded: { parentTypes: ['tubes'], parentId: labwareOfSlot, extract: receptacleViews },
+  embedded: { parentTypes: ['tubes'], parentId: labwareOfSlot, extract: receptacleViews, count: receptacleCount },
   attributes: { ...uuidAttribute, state: receptacleState },
   relationships: {
     labware: toOne('labware', 'R'),
@@ -69,7 +69,7 @@ export const aliquots = defineResource({
   type: 'aliquots',
   family: 'aliquots',
   methods: ['list', 'read', 'create'],
-  embedded: { parentTypes: ['plates', 'tubes'], parentId: labwareOfAliquot, extract: aliquotViews },
+  embedded: { parentTypes: ['plates', 'tubes'], parentId: labwareOfAliquot, extract: aliquotViews, count: aliquotCount },
   attributes: {
     tag_oligo: attr('R', oligo),
     tag_index: attr('R', tagIndex),

@@ -131,6 +131,7 @@ export const rackedTubes = defineResource({
           }),
         )
         .sort((a, b) => a.id - b.id),
+    count: (rack) => rackedTubesOf(rack).length,
   },
   attributes: { coordinate: attr('R', () => z.string()) },
   relationships: { tube: toOne('tubes', 'R'), tube_rack: toOne('tube_racks', 'R') },
