@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 
 /**
@@ -13,9 +13,9 @@ function mapOf(file: string): SourceMap | undefined {
   if (!maps.has(file)) {
     let map: SourceMap | undefined;
     try {
-      if (existsSync(`${file}.map`)) map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')));
+      map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')));
     } catch {
-      // An unreadable map leaves the stack as it is: the log line matters more than its mapping.
+      // No map beside the file (a dependency's), or an unreadable one: the stack stays as it is.
     }
     maps.set(file, map);
   }

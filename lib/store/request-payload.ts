@@ -87,6 +87,8 @@ export function packPayload(payload: RequestPayload): PackedPayload {
 
 /** Writes a payload's chunk items (before the transaction that writes its request item); `ttl` as the request item's. */
 export async function putChunks(key: string, ttl: number, chunks: PackedPayload['chunks']): Promise<void> {
+  // Most payloads are inline: they need neither the entities nor a write.
+  if (chunks.length === 0) return;
   const { requestChunk } = await entities();
   await bounded(chunks, PARALLEL_CHUNK_WRITES, async (chunk) => {
     await requestChunk.put({ key, ttl, ...chunk }).go();
@@ -95,6 +97,7 @@ export async function putChunks(key: string, ttl: number, chunks: PackedPayload[
 
 /** Deletes the chunk items of a payload whose transaction did not commit. */
 export async function deleteChunks(key: string, chunks: PackedPayload['chunks']): Promise<void> {
+  if (chunks.length === 0) return;
   const { requestChunk } = await entities();
   await bounded(chunks, PARALLEL_CHUNK_WRITES, async ({ set, n }) => {
     await requestChunk.delete({ key, set, n }).go();
