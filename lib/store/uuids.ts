@@ -51,7 +51,7 @@ export function decodeUuid(uuid: string): { code: number; id: number } | undefin
 /**
  * The uuid of a reference record (a purpose, a transfer template, …): the same for the same type, natural
  * key and id, so a fresh store with the default reference data gives every reference record the uuid it
- * gave before, and the API description's examples can name them (lib/jsonapi/openapi-examples.ts).
+ * gave before, and the API description's examples can name them (lib/resources/examples.ts).
  */
 export const referenceUuid = (family: string, id: number, type: string, key: string): string =>
   encodeUuid(family, id, createHash('sha256').update(`${type}\n${key}`).digest('hex').slice(0, 12));

@@ -20,8 +20,9 @@ export function keylessRoutes(setting: string): Set<string> {
 }
 
 /**
- * Runs first (contract §1.2): a missing or unknown `X-Sequencescape-Client-Id` is a 401 before anything
- * about the route is revealed, except on the routes configured as keyless. Key lookups are cached per
+ * The first check of a request's own (contract §1.2), after the chain's bookkeeping, CORS preflight and the
+ * open pages (lib/http/handler.ts): a missing or unknown `X-Sequencescape-Client-Id` is a 401 before
+ * anything about the route is revealed, except on the routes configured as keyless. Key lookups are cached per
  * process for up to a minute (lib/store/api-keys.ts), so a revocation takes effect within a minute.
  */
 export function authenticate(): middy.MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, LtsContext> {
