@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '#lib/config.ts';
+import { DeadlineExceeded } from '#lib/store/errors.ts';
 
 /** DynamoDB calls made while serving one request, by operation name (e.g. { GetItem: 1, Query: 2 }). */
 export type CallCount = Record<string, number>;
@@ -16,6 +17,37 @@ export function countCalls<T>(fn: () => Promise<T>): { counts: CallCount; result
 
 export function totalCalls(counts: CallCount): number {
   return Object.values(counts).reduce((sum, n) => sum + n, 0);
+}
+
+/** When a request must have answered, and the signal that aborts its DynamoDB calls then. */
+export interface Deadline {
+  /** Epoch milliseconds. */
+  at: number;
+  budgetMs: number;
+  signal: AbortSignal;
+}
+
+const deadlineScope = new AsyncLocalStorage<Deadline>();
+
+/**
+ * Runs `fn` with a deadline `budgetMs` from now: every DynamoDB call made inside it (ElectroDB's and
+ * lib-dynamodb's alike: they all go through the shared client's `send`) is aborted when it passes, the
+ * SDK's retries and their pauses included, and a call started after it fails at once. Either way the call
+ * fails with DeadlineExceeded, a 503 with Retry-After.
+ */
+export async function withDeadline<T>(budgetMs: number, fn: () => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), budgetMs);
+  try {
+    return await deadlineScope.run({ at: Date.now() + budgetMs, budgetMs, signal: controller.signal }, fn);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The deadline of the request being served, if it has one (HTTP requests do: lib/http/handler.ts). */
+export function currentDeadline(): Deadline | undefined {
+  return deadlineScope.getStore();
 }
 
 /**
@@ -76,9 +108,29 @@ export function dynamo(): DynamoDBDocumentClient {
       },
       { step: 'initialize', name: 'ltsCallCounter' },
     );
-    documentClient = DynamoDBDocumentClient.from(base, {
+    // The SDK reports an abort as a bare AbortError (its retry pause does not even keep the reason): name it.
+    base.middlewareStack.add(
+      (next) => async (args) => {
+        const deadline = deadlineScope.getStore();
+        if (deadline?.signal.aborted) throw new DeadlineExceeded(deadline.budgetMs);
+        try {
+          return await next(args);
+        } catch (error) {
+          if (deadline?.signal.aborted) throw new DeadlineExceeded(deadline.budgetMs, { cause: error });
+          throw error;
+        }
+      },
+      { step: 'initialize', name: 'ltsDeadline' },
+    );
+    const client = DynamoDBDocumentClient.from(base, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     });
+    // The request's deadline reaches the HTTP request only through `send`'s options (ElectroDB passes an
+    // undefined abortSignal of its own), so every call is sent with it.
+    const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
+    client.send = ((command: unknown, options?: { abortSignal?: AbortSignal }) =>
+      send(command, { ...options, abortSignal: options?.abortSignal ?? deadlineScope.getStore()?.signal })) as typeof client.send;
+    documentClient = client;
   }
   return documentClient;
 }
