@@ -62,7 +62,8 @@ export function currentDeadline(): Deadline | undefined {
  *   exponential backoff: at most 0.15 s of waiting in all, at most 3 s when throttled).
  *
  * So a call gives up after at most 3 × 3 s + 3 s = 12 s (a frozen DynamoDB: ~9 s; a stopped one, connection
- * refused: well under a second), and the request then answers 503 with Retry-After. Transactions carry a client request token the SDK keeps across its retries, so a retried
+ * refused: well under a second), and the request then answers 503 with Retry-After. A request of several
+ * calls is bounded as a whole by its deadline (withDeadline). Transactions carry a client request token the SDK keeps across its retries, so a retried
  * TransactWriteItems never applies twice.
  */
 export const DYNAMODB_LIMITS = { connectionTimeoutMs: 1_000, requestTimeoutMs: 3_000, maxAttempts: 3 } as const;
