@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setMaxListeners } from 'node:events';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '#lib/config.ts';
@@ -37,6 +38,8 @@ const deadlineScope = new AsyncLocalStorage<Deadline>();
  */
 export async function withDeadline<T>(budgetMs: number, fn: () => Promise<T>): Promise<T> {
   const controller = new AbortController();
+  // Every DynamoDB call in flight listens on the signal, often more than Node's 10 before it warns of a leak.
+  setMaxListeners(0, controller.signal);
   const timer = setTimeout(() => controller.abort(), budgetMs);
   try {
     return await deadlineScope.run({ at: Date.now() + budgetMs, budgetMs, signal: controller.signal }, fn);
