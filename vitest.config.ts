@@ -12,6 +12,8 @@ export default defineConfig({
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       LTS_DYNAMODB_CONNECT_TIMEOUT_MS: '30000',
       LTS_DYNAMODB_REQUEST_TIMEOUT_MS: '30000',
+      // A request's budget as long as a test's: tests of the deadline and of conflict windows set their own.
+      LTS_REQUEST_BUDGET_MS: '120000',
     },
     pool: 'forks',
     maxWorkers: 2,

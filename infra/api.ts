@@ -7,13 +7,19 @@ import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { DEFAULT_REQUEST_BUDGET_MS } from '#lib/config.ts';
 import { entryFile, FALLBACK, type Route, routes } from '#lib/routes.ts';
 import { bundleAssets } from './bundling.ts';
 import { ServiceFunction } from './function.ts';
 import type { StageSettings } from './stage.ts';
 
-/** API Gateway gives up on an integration after 30 s; a request's DynamoDB calls give up within about 12 s (README). */
-export const API_FUNCTION_TIMEOUT = Duration.seconds(20);
+/** How long a request may take before the function answers 503 itself (LTS_REQUEST_BUDGET_MS, lib/store/client.ts withDeadline). */
+export const REQUEST_BUDGET = Duration.millis(DEFAULT_REQUEST_BUDGET_MS);
+/**
+ * The route functions' timeout: the request budget and 3 s to spare (to answer the 503 and log it), below
+ * API Gateway's 29 s integration limit, so a client always gets the function's own answer.
+ */
+export const API_FUNCTION_TIMEOUT = Duration.seconds(REQUEST_BUDGET.toSeconds() + 3);
 
 export interface ServiceApiProps {
   stage: StageSettings;
@@ -64,7 +70,12 @@ export class ServiceApi extends Construct {
         timeout: API_FUNCTION_TIMEOUT,
         memorySize: 1024,
         description: route.name === FALLBACK ? 'Any path no route serves (JSON:API 401/404), the docs page' : `/api/v2/${route.name}`,
-        environment: { LTS_TABLE_NAME: props.table.tableName, LTS_KEYLESS: props.keyless, LOG_LEVEL: 'info' },
+        environment: {
+          LTS_TABLE_NAME: props.table.tableName,
+          LTS_KEYLESS: props.keyless,
+          LTS_REQUEST_BUDGET_MS: String(REQUEST_BUDGET.toMilliseconds()),
+          LOG_LEVEL: 'info',
+        },
       }).fn;
       this.functions[route.name] = fn;
       this.addRoutes(route, fn);

@@ -3,6 +3,12 @@ import * as z from '#lib/zod.ts';
 const timeoutMs = () => z.coerce.number().check(z.int(), z.gte(100), z.lte(60_000));
 
 /**
+ * How long one request may take before it answers 503 (lib/store/client.ts, withDeadline): below API
+ * Gateway's 29 s, with the route functions' Lambda timeout above it (infra/api.ts) so the function answers.
+ */
+export const DEFAULT_REQUEST_BUDGET_MS = 25_000;
+
+/**
  * Environment of every process (Lambda, local server, admin CLI), parsed once and failing fast. Built on
  * the first call, like every schema of the service (docs/decisions.md, "Cold starts").
  */
@@ -26,6 +32,8 @@ const schema = () =>
     /** How long connecting to DynamoDB, and one DynamoDB call, may take (lib/store/client.ts: 1 s and 3 s on AWS, 5 s and 10 s against DynamoDB Local). */
     LTS_DYNAMODB_CONNECT_TIMEOUT_MS: z.optional(timeoutMs()),
     LTS_DYNAMODB_REQUEST_TIMEOUT_MS: z.optional(timeoutMs()),
+    /** How long one request may take before it answers 503 `service_unavailable` (DEFAULT_REQUEST_BUDGET_MS); at most 15 minutes, Lambda's limit. */
+    LTS_REQUEST_BUDGET_MS: z._default(z.coerce.number().check(z.int(), z.gte(100), z.lte(900_000)), DEFAULT_REQUEST_BUDGET_MS),
     /** The EventBridge bus the stream publisher sends events to (functions/events/publisher.ts; AWS only). */
     LTS_EVENT_BUS_NAME: z.optional(z.string().check(z.minLength(1))),
     /** The name inbound queue messages act as, in place of an API key's (functions/events/inbound.ts). */

@@ -16,7 +16,7 @@ import { serve } from '#lib/jsonapi/engine.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { registry } from '#lib/resources/index.ts';
 import { routeNamed } from '#lib/routes.ts';
-import { countCalls } from '#lib/store/client.ts';
+import { countCalls, withDeadline } from '#lib/store/client.ts';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -70,8 +70,9 @@ function createChain(resources: Registry, served: readonly string[], pages: Page
 
 /**
  * The Lambda handler of the route named `name` (lib/routes.ts), serving `pages` too if it has any. The whole chain runs inside
- * `countCalls`, so every DynamoDB call of the invocation is counted; the chain finds the counter on
- * `context.dynamodbCalls`. The Lambda context itself is left untouched (the chain gets a child of it).
+ * `countCalls`, so every DynamoDB call of the invocation is counted (the chain finds the counter on
+ * `context.dynamodbCalls`), and within the request's deadline (LTS_REQUEST_BUDGET_MS): a DynamoDB call
+ * still running then is aborted and the request answers 503 with Retry-After. The Lambda context itself is left untouched (the chain gets a child of it).
  */
 export function createHandler(name: string, pages?: PagesOf): LambdaHandler {
   const chain = createChain(registry, routeNamed(name).types, pages?.(registry) ?? {});
@@ -80,7 +81,7 @@ export function createHandler(name: string, pages?: PagesOf): LambdaHandler {
     const { counts, result } = countCalls(async () => {
       // countCalls hands its counter back only once this function has returned: start the chain after that.
       await undefined;
-      return chain(event, chainContext);
+      return withDeadline(config().LTS_REQUEST_BUDGET_MS, () => chain(event, chainContext));
     });
     chainContext.dynamodbCalls = counts;
     return result;

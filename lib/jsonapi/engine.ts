@@ -1,3 +1,4 @@
+import { config } from '#lib/config.ts';
 import { Loader, refKey, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { parseFieldsets } from '#lib/jsonapi/fieldsets.ts';
 import { checkFilterNames, recordMatches } from '#lib/jsonapi/filters.ts';
@@ -12,6 +13,7 @@ import { own, type ActionDef, type ActionResult, type ResourceDef } from '#lib/j
 import { linkage, renderResource, resourceUrl, type Fieldsets } from '#lib/jsonapi/render.ts';
 import { defaultCreate, defaultUpdate, recordEvents, requestHash, resolveInput, validateValues } from '#lib/jsonapi/write.ts';
 import { refsOf, type StoredRecord } from '#lib/store/records.ts';
+import { currentDeadline } from '#lib/store/client.ts';
 import { ConflictError, IdempotencyRace } from '#lib/store/errors.ts';
 import { readRequest } from '#lib/store/request-payload.ts';
 import type { StoredResponse } from '#lib/store/request-payload.ts';
@@ -176,12 +178,27 @@ async function get(ctx: RequestContext, def: ResourceDef, target: Target, reques
 }
 
 /**
- * Only writes of the same record (or the same unique value) conflict; the loser starts again from fresh
- * reads, with backoff, before a 409 (the last ConflictError, lib/jsonapi/store-errors.ts). A generated
- * barcode found taken also starts the write again.
+ * Only writes of the same record (or the same unique value) conflict: among them, writes into different
+ * wells of one plate, which is one record. The loser starts again from fresh reads after a fully jittered
+ * pause that doubles with each conflict, in units of the attempt's own duration (how long it held its reads
+ * before committing: what spreading the contenders out must cover, on a fast Lambda or a busy laptop
+ * alike), at most MAX_BACKOFF_MS. It goes on while the request's conflict window lasts: until a quarter of
+ * its budget is left, kept for the last attempt's reads, commit and answer. A conflict that outlasts the
+ * window is a 409 (the last ConflictError, lib/jsonapi/store-errors.ts). A window in time rather than a
+ * count of attempts absorbs a burst however many writers it has (docs/decisions.md, "Request deadlines and
+ * conflicting writers"). A generated barcode found taken also starts the write again.
  */
-const MAX_ATTEMPTS = 10;
-const MAX_BACKOFF_MS = 500;
+const MIN_BACKOFF_UNIT_MS = 10;
+const MAX_BACKOFF_MS = 3_000;
+const RESERVED_SHARE_OF_BUDGET = 0.25;
+
+/** When a write stops retrying conflicts: its request's deadline (or, for a message, a budget from now) less the reserve. */
+function conflictWindowEnd(): number {
+  const deadline = currentDeadline();
+  const budgetMs = deadline?.budgetMs ?? config().LTS_REQUEST_BUDGET_MS;
+  return (deadline?.at ?? Date.now() + budgetMs) - budgetMs * RESERVED_SHARE_OF_BUDGET;
+}
+
 /** Idempotency keys name the request item, whose partition key DynamoDB limits to 2,048 bytes (with the key's name). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
@@ -231,8 +248,9 @@ async function commitWrite(
   const earlier = await replay();
   if (earlier) return earlier;
 
-  let conflict: ConflictError | undefined;
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  const retryUntil = conflictWindowEnd();
+  for (let attempt = 1; ; attempt++) {
+    const attemptStart = Date.now();
     const uow = new UnitOfWork(ctx.registry, ctx.now);
     const wctx: WriteContext = { ...ctx, uow, loader: new Loader(ctx.registry, (family, rid) => uow.staged(family, rid)) };
     const response = await writeResponse(wctx, await stage(wctx), options);
@@ -242,13 +260,14 @@ async function commitWrite(
       return response;
     } catch (error) {
       if (error instanceof IdempotencyRace) return (await replay()) ?? response;
-      if (!(error instanceof ConflictError)) throw error;
-      conflict = error;
-      // Another request changed what this one read: start again from fresh reads, after an exponential, fully jittered pause.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_BACKOFF_MS, 10 * 2 ** attempt)));
+      const left = retryUntil - Date.now();
+      if (!(error instanceof ConflictError) || left <= 0) throw error;
+      // Another request changed what this one read: start again from fresh reads, after a pause (see MAX_BACKOFF_MS).
+      const unit = Math.max(MIN_BACKOFF_UNIT_MS, Date.now() - attemptStart);
+      const pause = Math.random() * Math.min(MAX_BACKOFF_MS, unit * 2 ** attempt);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
     }
   }
-  throw conflict;
 }
 
 async function write(ctx: RequestContext, def: ResourceDef, target: Target, request: ApiRequest, mode: WriteMode): Promise<ApiResponse> {

@@ -59,6 +59,10 @@ export function show(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
+const seconds = (n: number) => `${n} second${n === 1 ? '' : 's'}`;
+const unavailable = (retryAfterSeconds: number, detail: string) =>
+  error(503, 'service_unavailable', 'Service unavailable', detail, undefined, { 'Retry-After': String(retryAfterSeconds) });
+
 export const API_KEY_HEADER = 'X-Sequencescape-Client-Id';
 
 /** `<lead> a, b, c` in name order, or `none` when there are no names: what an error about a name the client chose lists instead. */
@@ -161,15 +165,14 @@ export const errors = {
     error(422, 'not_unique', 'Already taken', `${name} - ${show(value)} is already in use${holder ? ` by ${holder}` : ''}`, { pointer }),
   invalidTransition: (pointer: string, detail: string) => error(422, 'invalid_transition', 'Invalid state transition', detail, { pointer }),
   tooLarge: (pointer: string, detail: string) => error(422, 'too_large', 'Too large', detail, { pointer }),
-  /** DynamoDB throttled the request or did not answer in time: retry later (the Retry-After header says when). */
+  /** DynamoDB throttled the request or did not answer in time, or the request's deadline passed: retry later (the Retry-After header says when). */
   serviceUnavailable: (retryAfterSeconds: number) =>
-    error(
-      503,
-      'service_unavailable',
-      'Service unavailable',
-      `The service is temporarily unable to handle the request; retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`,
-      undefined,
-      { 'Retry-After': String(retryAfterSeconds) },
+    unavailable(retryAfterSeconds, `The service is temporarily unable to handle the request; retry after ${seconds(retryAfterSeconds)}.`),
+  /** A write's transaction got no answer in time, so it may have been applied: the same request under the same Idempotency-Key tells. */
+  writeOutcomeUnknown: (retryAfterSeconds: number) =>
+    unavailable(
+      retryAfterSeconds,
+      `The service did not learn in time whether this write was applied; it may or may not have been. Repeat it with the same Idempotency-Key after ${seconds(retryAfterSeconds)}: if it was applied, its first response is returned; if not, it is applied once.`,
     ),
   idempotencyMismatch: () =>
     error(422, 'idempotency_key_reused', 'Idempotency key reused', 'Idempotency-Key was already used with a different request body', {

@@ -1,7 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setMaxListeners } from 'node:events';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '#lib/config.ts';
+import { DeadlineExceeded } from '#lib/store/errors.ts';
 
 /** DynamoDB calls made while serving one request, by operation name (e.g. { GetItem: 1, Query: 2 }). */
 export type CallCount = Record<string, number>;
@@ -18,6 +20,39 @@ export function totalCalls(counts: CallCount): number {
   return Object.values(counts).reduce((sum, n) => sum + n, 0);
 }
 
+/** When a request must have answered, and the signal that aborts its DynamoDB calls then. */
+export interface Deadline {
+  /** Epoch milliseconds. */
+  at: number;
+  budgetMs: number;
+  signal: AbortSignal;
+}
+
+const deadlineScope = new AsyncLocalStorage<Deadline>();
+
+/**
+ * Runs `fn` with a deadline `budgetMs` from now: every DynamoDB call made inside it (ElectroDB's and
+ * lib-dynamodb's alike: they all go through the shared client's `send`) is aborted when it passes, the
+ * SDK's retries and their pauses included, and a call started after it fails at once. Either way the call
+ * fails with DeadlineExceeded, a 503 with Retry-After.
+ */
+export async function withDeadline<T>(budgetMs: number, fn: () => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  // Every DynamoDB call in flight listens on the signal, often more than Node's 10 before it warns of a leak.
+  setMaxListeners(0, controller.signal);
+  const timer = setTimeout(() => controller.abort(), budgetMs);
+  try {
+    return await deadlineScope.run({ at: Date.now() + budgetMs, budgetMs, signal: controller.signal }, fn);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The deadline of the request being served, if it has one (HTTP requests do: lib/http/handler.ts). */
+export function currentDeadline(): Deadline | undefined {
+  return deadlineScope.getStore();
+}
+
 /**
  * How long one DynamoDB call may take before it fails: a Lambda must answer (a 503 at worst) well within
  * API Gateway's 29 s, also when DynamoDB is throttling, unreachable or accepts connections but never
@@ -30,7 +65,8 @@ export function totalCalls(counts: CallCount): number {
  *   exponential backoff: at most 0.15 s of waiting in all, at most 3 s when throttled).
  *
  * So a call gives up after at most 3 × 3 s + 3 s = 12 s (a frozen DynamoDB: ~9 s; a stopped one, connection
- * refused: well under a second), and the request then answers 503 with Retry-After. Transactions carry a client request token the SDK keeps across its retries, so a retried
+ * refused: well under a second), and the request then answers 503 with Retry-After. A request of several
+ * calls is bounded as a whole by its deadline (withDeadline). Transactions carry a client request token the SDK keeps across its retries, so a retried
  * TransactWriteItems never applies twice.
  */
 export const DYNAMODB_LIMITS = { connectionTimeoutMs: 1_000, requestTimeoutMs: 3_000, maxAttempts: 3 } as const;
@@ -76,9 +112,29 @@ export function dynamo(): DynamoDBDocumentClient {
       },
       { step: 'initialize', name: 'ltsCallCounter' },
     );
-    documentClient = DynamoDBDocumentClient.from(base, {
+    // The SDK reports an abort as a bare AbortError (its retry pause does not even keep the reason): name it.
+    base.middlewareStack.add(
+      (next) => async (args) => {
+        const deadline = deadlineScope.getStore();
+        if (deadline?.signal.aborted) throw new DeadlineExceeded(deadline.budgetMs);
+        try {
+          return await next(args);
+        } catch (error) {
+          if (deadline?.signal.aborted) throw new DeadlineExceeded(deadline.budgetMs, { cause: error });
+          throw error;
+        }
+      },
+      { step: 'initialize', name: 'ltsDeadline' },
+    );
+    const client = DynamoDBDocumentClient.from(base, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     });
+    // The request's deadline reaches the HTTP request only through `send`'s options (ElectroDB passes an
+    // undefined abortSignal of its own), so every call is sent with it.
+    const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
+    client.send = ((command: unknown, options?: { abortSignal?: AbortSignal }) =>
+      send(command, { ...options, abortSignal: options?.abortSignal ?? deadlineScope.getStore()?.signal })) as typeof client.send;
+    documentClient = client;
   }
   return documentClient;
 }

@@ -59,6 +59,26 @@ export const THROTTLED_RETRY_AFTER_SECONDS = 1;
 /** Seconds to wait after DynamoDB could not be reached or did not answer in time. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
+/** The request's deadline passed (lib/store/client.ts, withDeadline): its DynamoDB calls were cut off, or never made. */
+export class DeadlineExceeded extends CapacityError {
+  constructor(budgetMs: number, options?: { cause?: unknown }) {
+    super(`the request's deadline (${budgetMs} ms) passed`, UNAVAILABLE_RETRY_AFTER_SECONDS, options);
+    this.name = 'DeadlineExceeded';
+  }
+}
+
+/**
+ * A write's transaction got no answer (a timeout, a lost connection, DynamoDB's own 5xx, the deadline): it
+ * may have committed. Repeating the request under the same Idempotency-Key answers the first response if it
+ * did, and applies the write once if it did not (docs/decisions.md, "Request deadlines").
+ */
+export class WriteOutcomeUnknown extends CapacityError {
+  constructor(cause: unknown) {
+    super('the write may or may not have been applied', UNAVAILABLE_RETRY_AFTER_SECONDS, { cause });
+    this.name = 'WriteOutcomeUnknown';
+  }
+}
+
 /** Error names DynamoDB (through the SDK) uses when it throttles a call. */
 const THROTTLING_NAMES = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded']);
 /** Cancellation reason codes of TransactWriteItems that mean "throttled", not "your condition failed". */
@@ -99,12 +119,12 @@ function faultOf(error: ErrorLike): Fault | undefined {
 }
 
 /**
- * What kind of capacity fault an error is, looking through the errors that wrap it (ElectroDB wraps the
+ * What kind of capacity fault an error is (or the store's own CapacityError), looking through the errors that wrap it (ElectroDB wraps the
  * SDK's error as `cause`; a connection attempt to several addresses fails with an AggregateError).
  */
-function classify(error: unknown, depth = 0): Fault | undefined {
+function classify(error: unknown, depth = 0): Fault | CapacityError | undefined {
   if (depth > 8 || typeof error !== 'object' || error === null) return undefined;
-  if (error instanceof CapacityError) return 'throttled';
+  if (error instanceof CapacityError) return error;
   const e = error as ErrorLike;
   const own = faultOf(e);
   if (own) return own;
@@ -129,10 +149,18 @@ export function isCapacityFault(error: unknown): boolean {
 
 /** The error as a CapacityError (itself if it is one), or undefined when it is not a capacity fault. */
 export function asCapacityError(error: unknown): CapacityError | undefined {
-  if (error instanceof CapacityError) return error;
   const fault = classify(error);
-  if (!fault) return undefined;
+  if (!fault || fault instanceof CapacityError) return fault;
   return fault === 'throttled'
     ? new CapacityError('DynamoDB throttled the request', THROTTLED_RETRY_AFTER_SECONDS, { cause: error })
     : new CapacityError('DynamoDB did not answer (timeout or no connection)', UNAVAILABLE_RETRY_AFTER_SECONDS, { cause: error });
+}
+
+/**
+ * True when a failed call may nonetheless have been applied: DynamoDB gave no answer (a timeout, a lost
+ * connection, its own 5xx, the request's deadline), rather than refusing the call (throttled, cancelled).
+ */
+export function mayHaveApplied(error: unknown): boolean {
+  const fault = classify(error);
+  return fault === 'unavailable' || fault instanceof DeadlineExceeded;
 }

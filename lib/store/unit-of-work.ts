@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TRANSACTION_ITEM_LIMIT, TRANSACTION_SIZE_LIMIT } from '#lib/domain/budgets.ts';
 import { countDeltas } from '#lib/store/counts.ts';
-import { TooLargeError } from '#lib/store/errors.ts';
+import { mayHaveApplied, TooLargeError, WriteOutcomeUnknown } from '#lib/store/errors.ts';
 import { deleteChunks, putChunks, type EventEnvelope, type StoredResponse } from '#lib/store/request-payload.ts';
 import { recordKey, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 import { reserve } from '#lib/store/sequences.ts';
@@ -129,6 +129,9 @@ export class UnitOfWork {
     try {
       await sendWrite(items, onReject, deltas);
     } catch (error) {
+      // No answer: the transaction may have committed, and its chunks then hold its payload, so they stay
+      // (if it did not, they name no committed request and expire with their TTL).
+      if (mayHaveApplied(error)) throw new WriteOutcomeUnknown(error);
       // Best effort: chunks left behind name no committed request, and expire with their TTL.
       await deleteChunks(requestKey, payload.chunks).catch(() => undefined);
       throw error;

@@ -48,10 +48,14 @@ describe('the API', () => {
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
-        Timeout: 20,
-        Environment: { Variables: { LTS_TABLE_NAME: { Ref: logicalId(dev.table) } } },
+        Timeout: 28,
+        Environment: { Variables: { LTS_TABLE_NAME: { Ref: logicalId(dev.table) }, LTS_REQUEST_BUDGET_MS: '25000' } },
         LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
       });
+      // The function answers the request's 503 itself: its timeout leaves time after the budget, and API Gateway waits at most 29 s.
+      const budgetSeconds = Number(fn.Properties.Environment.Variables.LTS_REQUEST_BUDGET_MS) / 1000;
+      expect(fn.Properties.Timeout - budgetSeconds, route.name).toBeGreaterThanOrEqual(2);
+      expect(fn.Properties.Timeout, route.name).toBeLessThan(29);
       // --enable-source-maps would read and parse the 2 MB map at every cold start (lib/stack-trace.ts maps stacks on demand).
       expect(fn.Properties.Environment.Variables.NODE_OPTIONS, route.name).toBeUndefined();
     }

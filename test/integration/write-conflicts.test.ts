@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resetConfig } from '#lib/config.ts';
 import { call, type CallResult } from '../support/api.ts';
 import { inBatches, uniqueName } from '../support/fixtures.ts';
 import { storeWithFaults, type FaultKind } from '../support/faults.ts';
@@ -59,23 +60,44 @@ describe('every write: a conflict that passes is retried and the write succeeds 
   });
 });
 
-describe('every write: a conflict that never passes → 409 concurrent_update, nothing written', () => {
-  // All writes at once, each against the same persistent fault, to bound the time the engine's backoff takes.
-  it.each([CONFLICT, CHANGED])('%s', async (kind) => {
-    const names = Object.keys(WRITES).filter((name) => conflictsOf(name).includes(kind));
-    const writes = await inBatches(names.length, 4, (i) => WRITES[names[i]!]!.make());
-    const before = await tableSnapshot();
-    faults.arm('TransactWriteItems', kind);
-    const answers = await Promise.all(writes.map((write) => send(write)));
-    faults.disarm();
-    for (const [i, res] of answers.entries()) {
-      expect(res.status, names[i]).toBe(409);
-      expectError(res, 409, 'concurrent_update');
-    }
-    expect(await tableSnapshot()).toEqual(before);
-    // The other writer gone, each write goes through.
-    await inBatches(writes.length, 8, async (i) => expectCommitted(await send(writes[i]!), writes[i]!, `${names[i]} once the conflict is over`));
+describe('every write: a conflict that never passes → 409 concurrent_update within the request budget, nothing written', () => {
+  // The engine retries a conflict until a quarter of the budget is left: a budget of its own bounds the
+  // test's time, and leaves the last attempt (all writes run at once, on a possibly loaded machine) 5 s.
+  const BUDGET_MS = 20_000;
+  const runBudget = process.env.LTS_REQUEST_BUDGET_MS;
+  beforeAll(() => {
+    process.env.LTS_REQUEST_BUDGET_MS = String(BUDGET_MS);
+    resetConfig();
   });
+  afterAll(() => {
+    process.env.LTS_REQUEST_BUDGET_MS = runBudget;
+    resetConfig();
+  });
+
+  // All writes at once, each against the same persistent fault.
+  it.each([CONFLICT, CHANGED])(
+    '%s',
+    async (kind) => {
+      const names = Object.keys(WRITES).filter((name) => conflictsOf(name).includes(kind));
+      const writes = await inBatches(names.length, 4, (i) => WRITES[names[i]!]!.make());
+      const before = await tableSnapshot();
+      faults.arm('TransactWriteItems', kind);
+      const started = performance.now();
+      const answers = await Promise.all(writes.map((write) => send(write).then((res) => ({ res, ms: performance.now() - started }))));
+      faults.disarm();
+      // Each write tried again (for as long as its window lasted), then gave up within its budget.
+      expect(faults.fired).toBeGreaterThan(writes.length * 2);
+      for (const [i, { res, ms }] of answers.entries()) {
+        expect(res.status, `${names[i]}: ${JSON.stringify(res.body)}`).toBe(409);
+        expectError(res, 409, 'concurrent_update');
+        expect(ms, names[i]).toBeLessThan(BUDGET_MS);
+      }
+      expect(await tableSnapshot()).toEqual(before);
+      // The other writer gone, each write goes through.
+      await inBatches(writes.length, 8, async (i) => expectCommitted(await send(writes[i]!), writes[i]!, `${names[i]} once the conflict is over`));
+    },
+    120_000,
+  );
 });
 
 it('every write, with every DynamoDB call 20 ms late, has the same outcome', async () => {

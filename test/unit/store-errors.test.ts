@@ -4,7 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { errorResponse } from '#lib/jsonapi/error-response.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import { storeErrorToJsonApi } from '#lib/jsonapi/store-errors.ts';
-import { CapacityError, ConflictError, TooLargeError, UniqueValueTaken, UNAVAILABLE_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
+import {
+  CapacityError,
+  ConflictError,
+  DeadlineExceeded,
+  mayHaveApplied,
+  TooLargeError,
+  UniqueValueTaken,
+  UNAVAILABLE_RETRY_AFTER_SECONDS,
+  WriteOutcomeUnknown,
+} from '#lib/store/errors.ts';
 
 const bodyOf = (error: unknown) => JSON.parse(errorResponse(error, 'test').body!);
 
@@ -53,6 +62,30 @@ describe('storeErrorToJsonApi: the one mapping of store errors to JSON:API', () 
     expect(storeErrorToJsonApi(new ThrottlingException({ message: 'slow down', $metadata: {} }))?.errors[0]?.code).toBe('service_unavailable');
     const timeout = Object.assign(new Error('timed out'), { name: 'TimeoutError' });
     expect(storeErrorToJsonApi(timeout)?.headers).toEqual({ 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
+  });
+
+  it('the deadline passed → 503 with its own Retry-After, also inside the errors that wrap it (ElectroDB, the SDK)', () => {
+    const abort = Object.assign(new Error('Request aborted'), { name: 'AbortError' });
+    const wrapped = new Error('ElectroDB error', { cause: new DeadlineExceeded(2_000, { cause: abort }) });
+    expect(storeErrorToJsonApi(wrapped)).toMatchObject({ status: 503, headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
+  });
+
+  it('a write that got no answer may have been applied → 503 saying so; one DynamoDB refused was not', () => {
+    const timeout = Object.assign(new Error('timed out'), { name: 'TimeoutError' });
+    for (const noAnswer of [timeout, new DeadlineExceeded(2_000), Object.assign(new Error('reset'), { code: 'ECONNRESET' })]) {
+      expect(mayHaveApplied(noAnswer), String(noAnswer)).toBe(true);
+    }
+    for (const refused of [
+      new ThrottlingException({ message: 'slow down', $metadata: {} }),
+      new ConflictError(),
+      new CapacityError('throttled'),
+      new Error('bug'),
+    ]) {
+      expect(mayHaveApplied(refused), String(refused)).toBe(false);
+    }
+    const error = storeErrorToJsonApi(new WriteOutcomeUnknown(timeout));
+    expect(error).toMatchObject({ status: 503, headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
+    expect(error?.errors[0]).toMatchObject({ code: 'service_unavailable', detail: expect.stringContaining('it may or may not have been') });
   });
 
   it('anything else is not a store error', () => {
