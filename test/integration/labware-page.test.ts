@@ -90,7 +90,12 @@ describe('keys', () => {
     const cookie = `${KEY_COOKIE}=${encodeURIComponent(READ_KEY)}`;
     const handler = handlerForRoute(routeForPath(`/labware/${barcode}`).name);
     const invoke = (extra: Partial<APIGatewayProxyEventV2>) => {
-      const event = eventOf({ method: 'GET', target: `/labware/${barcode}`, headers: { host: 'lts.test', 'x-forwarded-proto': 'https' }, sourceIp: '127.0.0.1' });
+      const event = eventOf({
+        method: 'GET',
+        target: `/labware/${barcode}`,
+        headers: { host: 'lts.test', 'x-forwarded-proto': 'https' },
+        sourceIp: '127.0.0.1',
+      });
       return handler({ ...event, ...extra, headers: { ...event.headers, ...extra.headers } }, {} as Context);
     };
     const signedIn = await invoke({ cookies: ['other=1', cookie] });

@@ -130,7 +130,12 @@ describe('a bad message → a 4xx JSON:API error response, nothing written, neve
     ['a path outside the API', 404, 'route_not_found', { ...sampleMessage('x'), path: '/elsewhere' }],
     ['POST to a read-only type', 405, 'method_not_allowed', { ...sampleMessage('x'), path: '/api/v2/studies' }],
     // The path before the method, as over HTTP: a plate that does not exist is a 404 whatever the method.
-    ['PATCH of a create-only type, no such record', 404, 'record_not_found', { method: 'PATCH', path: '/api/v2/plates/999999', body: doc('plates', {}, undefined, '999999') }],
+    [
+      'PATCH of a create-only type, no such record',
+      404,
+      'record_not_found',
+      { method: 'PATCH', path: '/api/v2/plates/999999', body: doc('plates', {}, undefined, '999999') },
+    ],
     ['a body without data', 400, 'missing_member', { ...sampleMessage('x'), body: { meta: {} } }, '/data'],
     ['a body of another type', 409, 'conflict', { ...sampleMessage('x'), body: doc('plates', {}) }, '/data/type'],
     ['an invalid value', 422, 'invalid_value', sampleMessage('not a valid name'), '/data/attributes/name'],

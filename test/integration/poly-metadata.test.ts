@@ -347,15 +347,30 @@ describe('POST /poly_metadata/bulk_create', () => {
   it('treats keys differing only in case as one key in every script (ß and SS, final ς and σ), in one request and across requests', async () => {
     const refusedBulk = (entries: unknown[]) => refused('POST', '/api/v2/poly_metadata/bulk_create', { data: entries });
     const prefix = uniqueName('unicode');
-    for (const [stored, sent] of [['Straße', 'STRASSE'], ['ΟΔΟΣ', 'οδοσ'], ['Cafe\u0301', 'CAFÉ']]) {
+    for (const [stored, sent] of [
+      ['Straße', 'STRASSE'],
+      ['ΟΔΟΣ', 'οδοσ'],
+      ['Cafe\u0301', 'CAFÉ'],
+    ]) {
       const held = await createMetadatum(records.samples!, `${prefix}-${stored}`);
-      const error = expectError(await refusedPost(metadatumDoc(records.samples!, { key: `${prefix}-${sent}`, value: 'x' })), 422, 'not_unique', '/data/attributes/key');
+      const error = expectError(
+        await refusedPost(metadatumDoc(records.samples!, { key: `${prefix}-${sent}`, value: 'x' })),
+        422,
+        'not_unique',
+        '/data/attributes/key',
+      );
       expect(error.detail).toContain(`${JSON.stringify(`${prefix}-${sent}`)} is already in use by poly_metadata ${held.id}`);
-      const inOne = await refusedBulk([entry(records.plates!, { key: `${prefix}-${stored}`, value: '1' }), entry(records.plates!, { key: `${prefix}-${sent}`, value: '2' })]);
+      const inOne = await refusedBulk([
+        entry(records.plates!, { key: `${prefix}-${stored}`, value: '1' }),
+        entry(records.plates!, { key: `${prefix}-${sent}`, value: '2' }),
+      ]);
       expect(expectError(inOne, 422, 'not_unique', '/data/1/attributes/key').detail).toContain('by entry 0 of this request');
     }
     // filter[key] folds alike.
-    const found = await call('GET', `/api/v2/poly_metadata?filter[key]=${encodeURIComponent(`${prefix}-strasse`)}&filter[metadatable_id]=${records.samples!.id}`);
+    const found = await call(
+      'GET',
+      `/api/v2/poly_metadata?filter[key]=${encodeURIComponent(`${prefix}-strasse`)}&filter[metadatable_id]=${records.samples!.id}`,
+    );
     expect(found.body.data.map((m: any) => m.attributes.key)).toEqual([`${prefix}-Straße`]);
   });
 

@@ -219,7 +219,12 @@ describe('routing (§1.1, §1.6)', () => {
 
   it('answers any method on an item no record has with 404 before 405, and a malformed id with 400', async () => {
     const unknown = '987654321';
-    const paths = [`/api/v2/samples/${unknown}`, `/api/v2/barcode_printers/${unknown}`, `/api/v2/wells/${unknown}`, `/api/v2/samples/${unknown}/relationships/studies`];
+    const paths = [
+      `/api/v2/samples/${unknown}`,
+      `/api/v2/barcode_printers/${unknown}`,
+      `/api/v2/wells/${unknown}`,
+      `/api/v2/samples/${unknown}/relationships/studies`,
+    ];
     for (const path of paths) {
       for (const method of ['DELETE', 'PUT', 'POST']) {
         const error = expectError(await call(method, path, method === 'POST' ? { body: { data: [] } } : {}), 404, 'record_not_found');

@@ -60,7 +60,16 @@ describe('POST qc_assays', () => {
     expect(assay.attributes).toMatchObject({ lot_number: 'KIT-1' });
     // The response lists the results it created, in the order sent, as stored (values as text, labware by uuid).
     expect(assay.attributes.qc_results).toEqual([
-      { uuid: plate.attributes.uuid, well_location: 'B3', key: 'concentration', value: '12.3', units: 'ng/ul', cv: '4.1', assay_type: 'ISC', assay_version: 'v1.0' },
+      {
+        uuid: plate.attributes.uuid,
+        well_location: 'B3',
+        key: 'concentration',
+        value: '12.3',
+        units: 'ng/ul',
+        cv: '4.1',
+        assay_type: 'ISC',
+        assay_version: 'v1.0',
+      },
       { uuid: tube.attributes.uuid, key: 'molarity', value: '3.5', units: 'nM', cv: '0', assay_type: 'qPCR', assay_version: 'manual' },
       { uuid: plate.attributes.uuid, key: 'volume', value: '50', units: 'ul', cv: null, assay_type: null, assay_version: null },
     ]);
@@ -109,7 +118,9 @@ describe('POST qc_assays', () => {
   it('finds labware given a barcode by the client, in any case', async () => {
     const labelled = await createTube(undefined, { barcode: 'QC-TUBE-1' });
     const assay = await created({ qc_results: [result({ barcode: 'qc-tube-1' })] });
-    expect(assay.attributes.qc_results).toEqual([{ uuid: labelled.attributes.uuid, key: 'concentration', value: '12.3', units: 'ng/ul', cv: null, assay_type: null, assay_version: null }]);
+    expect(assay.attributes.qc_results).toEqual([
+      { uuid: labelled.attributes.uuid, key: 'concentration', value: '12.3', units: 'ng/ul', cv: null, assay_type: null, assay_version: null },
+    ]);
     expect((await resultsOf(assay.id))[0].relationships.asset.data).toEqual({ type: 'receptacles', id: String(Number(labelled.id) * 1000 + 1) });
   });
 

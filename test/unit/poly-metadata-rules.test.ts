@@ -25,7 +25,13 @@ describe('keyOfRecord', () => {
     expect(keyOfRecord({ type: 'wells', id: 17001, key: 'k' })).not.toBe(keyOfRecord({ type: 'wells', id: 17002, key: 'k' }));
     expect(keyOfRecord({ type: 'wells', id: 1, key: 'k' })).not.toBe(keyOfRecord({ type: 'plates', id: 1, key: 'k' }));
     // In every script: full case mapping (ß is SS, final ς is σ), composed or not.
-    for (const [a, b] of [['straße', 'STRASSE'], ['ΟΔΟΣ', 'οδος'], ['οδοσ', 'οδος'], ['\u212Aey', 'key'], ['Cafe\u0301', 'CAFÉ']]) {
+    for (const [a, b] of [
+      ['straße', 'STRASSE'],
+      ['ΟΔΟΣ', 'οδος'],
+      ['οδοσ', 'οδος'],
+      ['\u212Aey', 'key'],
+      ['Cafe\u0301', 'CAFÉ'],
+    ]) {
       expect(keyOfRecord({ type: 'wells', id: 1, key: a! }), `${a} ${b}`).toBe(keyOfRecord({ type: 'wells', id: 1, key: b! }));
     }
     expect(['PCR_Cycles', 'Ünï', 'a b'].map(foldKey)).toEqual(['pcr_cycles', 'ünï', 'a b']);
