@@ -82,16 +82,17 @@ async function labwareOfEntries(ctx: WriteContext, entries: readonly QcResultEnt
   return found as StoredRecord[];
 }
 
-const resultOf = (entry: QcResultEntry, assay: number, createdAt: string): QcResultContent => ({
-  assay,
+/** What an entry measured, as stored: optional members it left out are null. */
+const measuredBy = (entry: QcResultEntry) => ({
   key: entry.key,
   value: entry.value,
   units: entry.units,
   cv: entry.cv ?? null,
   assay_type: entry.assay_type ?? null,
   assay_version: entry.assay_version ?? null,
-  created_at: createdAt,
 });
+
+const resultOf = (entry: QcResultEntry, assay: number, createdAt: string): QcResultContent => ({ assay, ...measuredBy(entry), created_at: createdAt });
 
 /** The entries grouped by their labware, each with the slot its result goes to; every misplaced entry a 422. */
 function placeEntries(entries: readonly QcResultEntry[], labware: readonly StoredRecord[]): Map<StoredRecord, { n: number; slot: QcSlot }[]> {
@@ -121,12 +122,7 @@ const createdEntries = (entries: readonly QcResultEntry[], labware: readonly Sto
   entries.map((entry, n) => ({
     uuid: labware[n]!.uuid,
     ...(entry.well_location !== undefined ? { well_location: entry.well_location } : {}),
-    key: entry.key,
-    value: entry.value,
-    units: entry.units,
-    cv: entry.cv ?? null,
-    assay_type: entry.assay_type ?? null,
-    assay_version: entry.assay_version ?? null,
+    ...measuredBy(entry),
   }));
 
 export const qcAssays = defineResource({
