@@ -30,8 +30,16 @@ export interface KeyOfRecord {
   key: string;
 }
 
-/** What makes a metadatum unique: its record and its key, case folded (a type has no `/`, so this is unambiguous). */
-export const keyOfRecord = ({ type, id, key }: KeyOfRecord): string => `${type}/${id}/${key.toLowerCase()}`;
+/**
+ * A key as uniqueness and `filter[key]` compare it. Keys differing only in case are one key, in every
+ * script: lower-casing alone keeps `straße` apart from `STRASSE` and `ος` from `ΟΣ`, so the key is
+ * upper-cased first (full case mapping: ß → SS, ς → Σ) and then lower-cased, after canonical composition
+ * (a precomposed `é` and `e` + accent are the same text). ASCII keys fold as lower-casing did.
+ */
+export const foldKey = (key: string): string => key.normalize('NFC').toUpperCase().toLowerCase();
+
+/** What makes a metadatum unique: its record and its folded key (a type has no `/`, so this is unambiguous). */
+export const keyOfRecord = ({ type, id, key }: KeyOfRecord): string => `${type}/${id}/${foldKey(key)}`;
 
 /** For each entry whose record and key an earlier entry of the same list already has, the index of that earlier entry. */
 export function repeatedKeys(entries: readonly KeyOfRecord[]): Map<number, number> {

@@ -38,7 +38,7 @@ export function wellFormedHost(value: string): string | undefined {
 }
 
 /** `http` or `https` from X-Forwarded-Proto (its first value), else undefined. */
-function forwardedProto(value: string | undefined): 'http' | 'https' | undefined {
+export function forwardedProto(value: string | undefined): 'http' | 'https' | undefined {
   const proto = value?.split(',')[0]?.trim().toLowerCase();
   return proto === 'http' || proto === 'https' ? proto : undefined;
 }

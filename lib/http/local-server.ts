@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { MAX_BODY_BYTES } from '#lib/jsonapi/request-checks.ts';
 import type { LambdaHandler } from '#lib/http/handler.ts';
+import { forwardedProto } from '#lib/http/base-url.ts';
+import { eventOf, responseOf } from '#lib/http/payload-v2.ts';
 import { JSON_API } from '#lib/http/request.ts';
 import { errors, internalError } from '#lib/jsonapi/errors.ts';
 
@@ -11,7 +12,7 @@ import { errors, internalError } from '#lib/jsonapi/errors.ts';
  * Serves the route table over node:http through the very same Lambda handlers: each request becomes
  * the API Gateway (HTTP API, payload 2.0) event the function would receive on AWS.
  */
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -20,47 +21,24 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
     size += (chunk as Buffer).length;
   }
   if (size === 0) return undefined;
-  return Buffer.concat(chunks)
-    .subarray(0, MAX_BODY_BYTES + 1)
-    .toString('utf8');
+  return Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES + 1);
 }
 
-export function toEvent(req: IncomingMessage, body: string | undefined): APIGatewayProxyEventV2 {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
-  }
-  headers['x-forwarded-proto'] ??= 'http';
-  const rawPath = q < 0 ? url : url.slice(0, q);
-  return {
-    version: '2.0',
-    routeKey: '$default',
-    rawPath,
-    rawQueryString: q < 0 ? '' : url.slice(q + 1),
-    headers,
-    requestContext: {
-      accountId: 'local',
-      apiId: 'local',
-      domainName: headers.host ?? 'localhost',
-      domainPrefix: 'localhost',
-      http: {
-        method: req.method ?? 'GET',
-        path: rawPath,
-        protocol: `HTTP/${req.httpVersion}`,
-        sourceIp: req.socket.remoteAddress ?? '',
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId: randomUUID(),
-      routeKey: '$default',
-      stage: '$default',
-      time: new Date().toISOString(),
-      timeEpoch: Date.now(),
-    },
-    isBase64Encoded: false,
+/**
+ * The payload-2.0 event of a request to this server. Where API Gateway sets X-Forwarded-Proto to `https`
+ * (the scheme it was called with), this plain-HTTP server keeps a client's `http` or `https` (a TLS proxy in
+ * front of it) and otherwise says `http`: a junk value never changes the scheme of links.
+ */
+function toEvent(req: IncomingMessage, body: Buffer | undefined): APIGatewayProxyEventV2 {
+  const proto = forwardedProto(req.headersDistinct['x-forwarded-proto']?.join(',')) ?? 'http';
+  return eventOf({
+    method: req.method ?? 'GET',
+    target: req.url ?? '/',
+    headers: { ...req.headersDistinct, 'x-forwarded-proto': proto },
     ...(body !== undefined ? { body } : {}),
-  };
+    sourceIp: req.socket.remoteAddress ?? '',
+    protocol: `HTTP/${req.httpVersion}`,
+  });
 }
 
 /**
@@ -87,11 +65,11 @@ export function createLocalServer(handlerForPath: (path: string) => LambdaHandle
     void (async () => {
       try {
         const event = toEvent(req, await readBody(req));
-        const result = await handlerForPath(event.rawPath)(event, { awsRequestId: event.requestContext.requestId } as Context);
+        const response = responseOf(await handlerForPath(event.rawPath)(event, { awsRequestId: event.requestContext.requestId } as Context));
         // Once the server is closing, a response is the last on its connection, so draining need not wait for idle keep-alives.
         if (!server.listening) res.setHeader('Connection', 'close');
-        res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
-        res.end(result.body ?? '');
+        res.writeHead(response.status, response.headers);
+        res.end(response.body);
       } catch (error) {
         // A client that went away mid-request has nobody to answer (the local service closes such connections when it stops).
         if (req.destroyed && (error as NodeJS.ErrnoException).code === 'ECONNRESET') return;

@@ -84,7 +84,8 @@ function urlId(raw: string): number {
   return id;
 }
 
-async function loadOwner(ctx: RequestContext, def: ResourceDef, rawId: string): Promise<StoredRecord> {
+/** The record a URL's id names: 400 for a malformed id, 404 for one no record of the type has. */
+export async function loadOwner(ctx: Pick<RequestContext, 'loader'>, def: ResourceDef, rawId: string): Promise<StoredRecord> {
   const id = urlId(rawId);
   const record = await ctx.loader.one({ type: def.type, id });
   if (!record) throw errors.notFound(`The record identified by ${id} could not be found (${def.type}).`);

@@ -52,12 +52,14 @@ export interface EntryLimit {
 
 /**
  * Checks a bulk body and resolves its entries as `POST /api/v2/<type>` would each: the array (400), its
- * length (422 past `limit`), each entry's structure (400) and values (422), then references — all
+ * length (422 when empty or past `limit`), each entry's structure (400) and values (422), then references — all
  * entries' in one batched read — required values and the resource's `validate`.
  */
 export async function resolveEntries(ctx: WriteContext, def: ResourceDef, body: unknown, limit: EntryLimit): Promise<WriteInput[]> {
   if (!isObject(body) || !Array.isArray(body.data)) throw errors.invalidMember('/data', 'data must be an array of resource objects');
   const data: unknown[] = body.data;
+  // A bulk create of nothing is a client's mistake (an empty selection), not a success that created nothing.
+  if (data.length === 0) throw errors.invalidValue('/data', `data - must hold at least one ${def.type} resource object; got an empty array`);
   if (data.length > limit.max) {
     throw errors.tooLarge(
       '/data',

@@ -68,6 +68,8 @@ export const API_KEY_HEADER = 'X-Sequencescape-Client-Id';
 /** `<lead> a, b, c` in name order, or `none` when there are no names: what an error about a name the client chose lists instead. */
 const namesList = (lead: string, names: readonly string[], none: string): string => (names.length > 0 ? `${lead} ${[...names].sort().join(', ')}` : none);
 
+const SORT_FIELDS = 'use id, created_at or updated_at, optionally prefixed with -';
+
 export const errors = {
   unauthorized: () =>
     error(401, 'unauthorized', 'Unauthorized', `Please ensure a valid API key is provided for header '${API_KEY_HEADER}'.`, { header: API_KEY_HEADER }),
@@ -140,13 +142,9 @@ export const errors = {
     ),
   invalidField: (parameter: string, detail: string) => error(400, 'invalid_field', 'Invalid field', detail, { parameter }),
   invalidSort: (field: string) =>
-    error(
-      400,
-      'invalid_sort',
-      'Invalid sort criteria',
-      `${show(field)} is not a sortable field; use id, created_at or updated_at, optionally prefixed with -`,
-      { parameter: 'sort' },
-    ),
+    error(400, 'invalid_sort', 'Invalid sort criteria', `${show(field)} is not a sortable field; ${SORT_FIELDS}`, { parameter: 'sort' }),
+  emptySortField: (value: string, position: number) =>
+    error(400, 'invalid_sort', 'Invalid sort criteria', `sort ${show(value)} has an empty field (field ${position}); ${SORT_FIELDS}`, { parameter: 'sort' }),
   tooManyRelated: (relationship: string, type: string, limit: number) =>
     error(
       400,

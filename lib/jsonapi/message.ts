@@ -88,7 +88,7 @@ export async function serveMessage(message: unknown, context: MessageContext): P
       body: JSON.stringify(body),
       replayPatch: true,
     };
-    const { def, target } = routeRequest(registry, registry.types, request, parsePath(path, registry), identity);
+    const { def, target } = await routeRequest(registry, registry.types, request, parsePath(path, registry), identity);
     checkBodySize(request.body);
     return await serve(newRequestContext(registry, { baseUrl, requestId, apiKey: identity }), def, target, request);
   } catch (error) {

@@ -56,7 +56,11 @@ export function parseQuery(raw: string | undefined): ParsedQuery {
     if (key === 'include') {
       result.include = [...(result.include ?? []), ...splitList(value)];
     } else if (key === 'sort') {
-      result.sort = [...(result.sort ?? []), ...splitList(value)];
+      // An empty field (`sort=`, `sort=,`, `sort=id,,-id`) is refused naming it, never read as no sort.
+      const fields = value.split(',').map((v) => v.trim());
+      const empty = fields.indexOf('');
+      if (empty >= 0) problems.push(errors.emptySortField(value, empty + 1));
+      else result.sort = [...(result.sort ?? []), ...fields];
     } else if (key.startsWith('filter')) {
       const name = bracketed(key, 'filter');
       if (!name) problems.push(errors.invalidParameter(key, `${show(key)} is not a valid filter parameter; use filter[<name>]=<value>`));

@@ -1,5 +1,5 @@
-import type { ApiKeyIdentity } from '#lib/jsonapi/context.ts';
-import { allowedMethods, type Target } from '#lib/jsonapi/engine.ts';
+import { Loader, type ApiKeyIdentity } from '#lib/jsonapi/context.ts';
+import { allowedMethods, loadOwner, type Target } from '#lib/jsonapi/engine.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { own, type ResourceDef } from '#lib/jsonapi/resource.ts';
@@ -13,20 +13,25 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * What a request addresses among the types `served`: 404 for anything else, then 405 (with Allow) for a
- * method the resource does not support there, then 403 for a read-only identity that writes.
+ * method the resource does not support there, then 403 for a read-only identity that writes. The path
+ * comes before the method (contract §1.2): a method refused on an item's path first reads the item (one
+ * read, paid only by requests that are refused anyway), so an id no record has is a 404, a malformed one a 400.
  */
-export function routeRequest(
+export async function routeRequest(
   registry: Registry,
   served: readonly string[],
   request: { method: string; path: string },
   target: Target | undefined,
   apiKey: ApiKeyIdentity | null,
-): { def: ResourceDef; target: Target } {
+): Promise<{ def: ResourceDef; target: Target }> {
   const def = target && served.includes(target.type) ? registry.get(target.type) : undefined;
   if (!target || !def) throw errors.routeNotFound(request.path);
   if (target.relationship !== undefined && !own(def.relationships, target.relationship) && !def.members) throw errors.routeNotFound(request.path);
   const allow = allowedMethods(def, target);
-  if (!allow.includes(request.method)) throw errors.methodNotAllowed(request.method, request.path, allow);
+  if (!allow.includes(request.method)) {
+    if (target.id !== undefined) await loadOwner({ loader: new Loader(registry) }, def, target.id);
+    throw errors.methodNotAllowed(request.method, request.path, allow);
+  }
   if (request.method !== 'GET' && apiKey?.scope === 'read') {
     throw errors.forbidden(`the API key ${apiKey.name} may only read; ${request.method} needs a write key`);
   }

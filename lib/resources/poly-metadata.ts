@@ -1,6 +1,7 @@
 import * as z from '#lib/zod.ts';
 import { MAX_POLY_METADATA_PER_WRITE, POLY_METADATUM_ITEMS, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
 import {
+  foldKey,
   keyOfRecord,
   MAX_KEY_LENGTH,
   METADATABLE_CLASS_NAMES,
@@ -12,7 +13,7 @@ import {
 import type { WriteContext } from '#lib/jsonapi/context.ts';
 import { resolveEntries } from '#lib/jsonapi/entries.ts';
 import { errors, JsonApiError, show } from '#lib/jsonapi/errors.ts';
-import { aggregateIndex, attr, lowerCase, timestamps, toOne, uuidAttribute, type IndexDef, type ResourceDef, type WriteInput } from '#lib/jsonapi/resource.ts';
+import { aggregateIndex, attr, timestamps, toOne, uuidAttribute, type IndexDef, type ResourceDef, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { defaultCreate, defaultUpdate, storedAttributes, storedRelationships } from '#lib/jsonapi/write.ts';
 import { findHolders, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
@@ -40,7 +41,7 @@ const indexes: Record<string, IndexDef> = {
   // A record's metadata are few: a filter on its id reads them whole (limber's `filter[key]` with `filter[metadatable_id]`).
   metadatable_id: { values: (r) => [metadatableOf(r)?.id], selective: true },
   // Broad listings only: lookup slots, which cost no transaction item (eventually consistent).
-  key: { values: (r) => [r.attrs.key], normalize: lowerCase, slot: 1 },
+  key: { values: (r) => [r.attrs.key], normalize: foldKey, slot: 1 },
   metadatable_type: { values: (r) => [metadatableOf(r)?.type], slot: 2 },
 };
 
@@ -101,7 +102,7 @@ async function bulkCreate(ctx: WriteContext, body: unknown) {
     inputs.map((input, index) => claimOf(input, `/${index}`)),
   );
   // One id reservation for all of them.
-  const ids = inputs.length > 0 ? await ctx.uow.allocateIds(TYPE, inputs.length) : [];
+  const ids = await ctx.uow.allocateIds(TYPE, inputs.length);
   const data = await Promise.all(
     inputs.map((input, index) => ctx.uow.create(TYPE, { id: ids[index]!, attrs: storedAttributes(polyMetadata, input), rels: storedRelationships(input) })),
   );

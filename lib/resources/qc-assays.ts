@@ -82,16 +82,17 @@ async function labwareOfEntries(ctx: WriteContext, entries: readonly QcResultEnt
   return found as StoredRecord[];
 }
 
-const resultOf = (entry: QcResultEntry, assay: number, createdAt: string): QcResultContent => ({
-  assay,
+/** What an entry measured, as stored: optional members it left out are null. */
+const measuredBy = (entry: QcResultEntry) => ({
   key: entry.key,
   value: entry.value,
   units: entry.units,
   cv: entry.cv ?? null,
   assay_type: entry.assay_type ?? null,
   assay_version: entry.assay_version ?? null,
-  created_at: createdAt,
 });
+
+const resultOf = (entry: QcResultEntry, assay: number, createdAt: string): QcResultContent => ({ assay, ...measuredBy(entry), created_at: createdAt });
 
 /** The entries grouped by their labware, each with the slot its result goes to; every misplaced entry a 422. */
 function placeEntries(entries: readonly QcResultEntry[], labware: readonly StoredRecord[]): Map<StoredRecord, { n: number; slot: QcSlot }[]> {
@@ -113,6 +114,17 @@ function placeEntries(entries: readonly QcResultEntry[], labware: readonly Store
   return groups;
 }
 
+/**
+ * The results an upload created, as the `qc_results` attribute of its response lists them: in the order
+ * sent, each naming its labware by uuid (also when it was sent by barcode), with the values as stored.
+ */
+const createdEntries = (entries: readonly QcResultEntry[], labware: readonly StoredRecord[]): QcResultEntry[] =>
+  entries.map((entry, n) => ({
+    uuid: labware[n]!.uuid,
+    ...(entry.well_location !== undefined ? { well_location: entry.well_location } : {}),
+    ...measuredBy(entry),
+  }));
+
 export const qcAssays = defineResource({
   type: 'qc_assays',
   methods: ['list', 'read', 'create'],
@@ -120,7 +132,8 @@ export const qcAssays = defineResource({
   acceptedTypes: ['', 'qc_assay'],
   attributes: {
     lot_number: attr('WO', text),
-    qc_results: attr('W', () => z.array(qcResultEntry()), { transient: true }),
+    // Rendered only in the POST response (createdEntries): the results live in their labware, and listing them on a read would cost that read.
+    qc_results: attr('RW', () => z.array(qcResultEntry()), { transient: true }),
     ...timestamps,
   },
   relationships: { qc_results: toMany('qc_results', 'R') },
@@ -132,29 +145,32 @@ export const qcAssays = defineResource({
     if (entries.length > MAX_QC_RESULTS_PER_ASSAY) {
       throw errors.tooLarge('/data/attributes/qc_results', `qc_results - ${entries.length} results; one QC assay records at most ${MAX_QC_RESULTS_PER_ASSAY}`);
     }
-    const groups = placeEntries(entries, await labwareOfEntries(ctx, entries));
+    const labware = await labwareOfEntries(ctx, entries);
+    const groups = placeEntries(entries, labware);
     const [assay] = await ctx.uow.allocateIds('qc_assays', 1);
     const ids: number[] = [];
     const problems: JsonApiError[] = [];
-    for (const [labware, placed] of groups) {
-      const before = labwareAttrs(labware);
+    for (const [holder, placed] of groups) {
+      const before = labwareAttrs(holder);
       const added = placed.map(({ n, slot }) => ({ slot, result: resultOf(entries[n]!, assay!, ctx.now) }));
-      const after = addQcResults(before, `${labware.type} ${labware.id}`, added);
+      const after = addQcResults(before, `${holder.type} ${holder.id}`, added);
       if (!after.ok) {
         const first = placed[0]!.n;
         problems.push(...problemErrors(after.problems, entryAt(first, entries[first]!)));
         continue;
       }
       const { receptacles, qc_results, qcResultCount } = after.value;
-      ctx.uow.update(labware, { attrs: { receptacles, qcResultCount, ...(qc_results ? { qc_results } : {}) } });
-      for (const [i, { n }] of placed.entries()) ids[n] = qcResultId(labware.id, (before.qcResultCount ?? 0) + i + 1);
+      ctx.uow.update(holder, { attrs: { receptacles, qcResultCount, ...(qc_results ? { qc_results } : {}) } });
+      for (const [i, { n }] of placed.entries()) ids[n] = qcResultId(holder.id, (before.qcResultCount ?? 0) + i + 1);
     }
     if (problems.length > 0) throw JsonApiError.all(problems);
-    return ctx.uow.create('qc_assays', {
+    const record = await ctx.uow.create('qc_assays', {
       id: assay!,
       attrs: { lot_number: input.attributes.lot_number ?? null },
       rels: { qc_results: ids.map((id): Ref => ({ type: 'qc_results', id })) },
     });
+    // The response's record, not the stored one: it lists what this upload created.
+    return { ...record, attrs: { ...record.attrs, qc_results: createdEntries(entries, labware) } };
   },
 });
 

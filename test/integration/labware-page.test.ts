@@ -1,5 +1,9 @@
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KEY_COOKIE } from '#lib/http/middleware/labware-page.ts';
+import { eventOf } from '#lib/http/payload-v2.ts';
+import { handlerForRoute } from '#lib/http/route-handlers.ts';
+import { routeForPath } from '#lib/routes.ts';
 import { LABWARE_MAP_INCLUDE } from '#lib/pages/labware-map.ts';
 import { call, warmKeyCache, type CallResult } from '../support/api.ts';
 import { addAliquot, createPlate, createRack, createSample, createTube, tubeOf } from '../support/fixtures.ts';
@@ -60,14 +64,17 @@ describe('keys', () => {
   });
 
   it('takes a key in the form: a cookie for these pages only (HttpOnly, SameSite=Strict), then a redirect to the map', async () => {
+    // Payload 2.0 both ways (as API Gateway invokes the function): the form arrives base64-encoded, the cookie
+    // leaves through the result's `cookies` (API Gateway makes it a Set-Cookie header) and comes back in `event.cookies`.
     const barcode = barcodeOf(demo.plate);
     const form = { key: null, headers: { 'content-type': 'application/x-www-form-urlencoded' } };
     const res = await call('POST', `/labware/${barcode}`, { ...form, body: `key=${encodeURIComponent(READ_KEY)}` });
     expect(res.status).toBe(303);
     expect(header(res, 'Location')).toBe(`https://lts.test/labware/${barcode}`);
-    expect(header(res, 'Set-Cookie')).toBe(`${KEY_COOKIE}=${encodeURIComponent(READ_KEY)}; Path=/labware; HttpOnly; SameSite=Strict; Secure`);
+    expect(res.cookies).toEqual([`${KEY_COOKIE}=${encodeURIComponent(READ_KEY)}; Path=/labware; HttpOnly; SameSite=Strict; Secure`]);
+    expect(header(res, 'Set-Cookie')).toBeUndefined();
 
-    const cookie = header(res, 'Set-Cookie')!.split(';')[0]!;
+    const cookie = res.cookies[0]!.split(';')[0]!;
     expect(expectPage(await page(barcode, { key: null, headers: { cookie: `other=1; ${cookie}` } }), 200)).toContain(`<h1>${barcode}</h1>`);
 
     // A wrong or missing key is the form again, saying so; a cookie with an unknown key is cleared.
@@ -75,7 +82,27 @@ describe('keys', () => {
     expect(expectPage(await call('POST', `/labware/${barcode}`, { ...form, body: '' }), 401)).toContain('Enter a key.');
     const stale = await page(barcode, { key: null, headers: { cookie: `${KEY_COOKIE}=revoked-key-0123456789` } });
     expectPage(stale, 401);
-    expect(header(stale, 'Set-Cookie')).toMatch(new RegExp(`^${KEY_COOKIE}=; Path=/labware; .*Max-Age=0$`));
+    expect(stale.cookies).toEqual([expect.stringMatching(new RegExp(`^${KEY_COOKIE}=; Path=/labware; .*Max-Age=0$`))]);
+  });
+
+  it('reads the key cookie from event.cookies, where payload 2.0 puts it, not from a Cookie header', async () => {
+    const barcode = barcodeOf(demo.plate);
+    const cookie = `${KEY_COOKIE}=${encodeURIComponent(READ_KEY)}`;
+    const handler = handlerForRoute(routeForPath(`/labware/${barcode}`).name);
+    const invoke = (extra: Partial<APIGatewayProxyEventV2>) => {
+      const event = eventOf({
+        method: 'GET',
+        target: `/labware/${barcode}`,
+        headers: { host: 'lts.test', 'x-forwarded-proto': 'https' },
+        sourceIp: '127.0.0.1',
+      });
+      return handler({ ...event, ...extra, headers: { ...event.headers, ...extra.headers } }, {} as Context);
+    };
+    const signedIn = await invoke({ cookies: ['other=1', cookie] });
+    expect(signedIn.statusCode).toBe(200);
+    expect(signedIn.body).toContain(`<h1>${barcode}</h1>`);
+    // A Cookie header is no part of payload 2.0: the key form again.
+    expect((await invoke({ headers: { cookie } })).statusCode).toBe(401);
   });
 
   it('refuses the key form from another site, in another media type, or oversized', async () => {
@@ -84,7 +111,7 @@ describe('keys', () => {
     const form = 'application/x-www-form-urlencoded';
     const crossOrigin = await call('POST', url, { key: null, body, headers: { 'content-type': form, origin: 'https://evil.example' } });
     expect(expectPage(crossOrigin, 403)).toContain('Forbidden');
-    expect(header(crossOrigin, 'Set-Cookie')).toBeUndefined();
+    expect(crossOrigin.cookies).toEqual([]);
     expectPage(await call('POST', url, { key: null, body, headers: { 'content-type': form, 'sec-fetch-site': 'cross-site' } }), 403);
     expectPage(await call('POST', url, { key: null, body, headers: { 'content-type': 'text/plain' } }), 415);
     expectPage(await call('POST', url, { key: null, body: `key=${'x'.repeat(5000)}`, headers: { 'content-type': form } }), 413);

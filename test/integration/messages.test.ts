@@ -7,7 +7,7 @@ import type { Registry } from '#lib/jsonapi/registry.ts';
 import { registry } from '#lib/resources/index.ts';
 import { call, doc } from '../support/api.ts';
 import { storeWithFaults } from '../support/faults.ts';
-import { uniqueName } from '../support/fixtures.ts';
+import { createPlate, uniqueName } from '../support/fixtures.ts';
 import { assertJsonApiDocument } from '../support/jsonapi-schema.ts';
 import { requestItems, tableSnapshot } from '../support/table.ts';
 import { countersRegistry } from '../support/counters-registry.ts';
@@ -129,7 +129,13 @@ describe('a bad message → a 4xx JSON:API error response, nothing written, neve
     ['an unknown type', 404, 'route_not_found', { ...sampleMessage('x'), path: '/api/v2/nonsense' }],
     ['a path outside the API', 404, 'route_not_found', { ...sampleMessage('x'), path: '/elsewhere' }],
     ['POST to a read-only type', 405, 'method_not_allowed', { ...sampleMessage('x'), path: '/api/v2/studies' }],
-    ['PATCH of a create-only type', 405, 'method_not_allowed', { method: 'PATCH', path: '/api/v2/plates/1', body: doc('plates', {}, undefined, '1') }],
+    // The path before the method, as over HTTP: a plate that does not exist is a 404 whatever the method.
+    [
+      'PATCH of a create-only type, no such record',
+      404,
+      'record_not_found',
+      { method: 'PATCH', path: '/api/v2/plates/999999', body: doc('plates', {}, undefined, '999999') },
+    ],
     ['a body without data', 400, 'missing_member', { ...sampleMessage('x'), body: { meta: {} } }, '/data'],
     ['a body of another type', 409, 'conflict', { ...sampleMessage('x'), body: doc('plates', {}) }, '/data/type'],
     ['an invalid value', 422, 'invalid_value', sampleMessage('not a valid name'), '/data/attributes/name'],
@@ -162,9 +168,14 @@ describe('a bad message → a 4xx JSON:API error response, nothing written, neve
     expect(document.errors.find((e: { source: { pointer: string } }) => e.source.pointer === '/path').detail).toBe('path is required');
   });
 
-  it('a 405 carries Allow, as over HTTP', async () => {
-    const { response } = await send({ method: 'PATCH', path: '/api/v2/plates/1', body: doc('plates', {}, undefined, '1') });
+  it('PATCH of a create-only type → 405 carrying Allow, as over HTTP, nothing written', async () => {
+    const plate = await createPlate();
+    const before = await tableSnapshot();
+    const { response, document } = await send({ method: 'PATCH', path: `/api/v2/plates/${plate.id}`, body: doc('plates', {}, undefined, plate.id) });
+    expect(response.status).toBe(405);
     expect(response.headers).toEqual({ Allow: 'GET' });
+    expect(document.errors[0].code).toBe('method_not_allowed');
+    expect(await tableSnapshot()).toEqual(before);
   });
 
   it('an identity with read scope may not write: 403', async () => {

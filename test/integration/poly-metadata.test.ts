@@ -7,7 +7,7 @@ import { addAliquot, createPlate, createRack, createSample, createTube, uniqueNa
 import { createRequest, workIds } from '../support/requests.ts';
 import { expectError, header, idsOf } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
-import { outboxEvents, refused, tableSnapshot } from '../support/table.ts';
+import { outboxEvents, refused } from '../support/table.ts';
 
 /**
  * poly_metadata (contract §2, reference-behaviour.md §2.9): a key and a value on a request, well,
@@ -273,12 +273,10 @@ describe('POST /poly_metadata/bulk_create', () => {
     expect(events.map((e) => `${e.type} ${e.resource.id}`).sort()).toEqual(document.data.map((m: any) => `poly_metadata.created ${m.id}`).sort());
   });
 
-  it('answers an empty list with an empty array, writing nothing', async () => {
-    const before = await tableSnapshot();
-    const res = await bulk([]);
-    expect(res.status).toBe(201);
-    expect(res.body.data).toEqual([]);
-    expect(await tableSnapshot()).toEqual(before);
+  it('refuses an empty list (422 at /data), writing nothing', async () => {
+    const res = await refused('POST', '/api/v2/poly_metadata/bulk_create', { data: [] });
+    const error = expectError(res, 422, 'invalid_value', '/data');
+    expect(error.detail).toBe('data - must hold at least one poly_metadata resource object; got an empty array');
   });
 
   it('is all or nothing: one bad entry refuses the request, the error pointing into that entry', async () => {
@@ -334,6 +332,46 @@ describe('POST /poly_metadata/bulk_create', () => {
       '/data/1/attributes/key',
     );
     expect(taken.detail).toContain(`by poly_metadata ${held.id} on wells ${records.wells!.id}`);
+    // A key the record has, in another case.
+    const recased = expectError(
+      await refusedBulk([entry(request, { key: uniqueName('other'), value: '1' }), entry(records.wells!, { key: key.toLowerCase(), value: '2' })]),
+      422,
+      'not_unique',
+      '/data/1/attributes/key',
+    );
+    expect(recased.detail).toBe(
+      `key - "${key.toLowerCase()}" is already in use by poly_metadata ${held.id} on wells ${records.wells!.id} (keys are unique per record, ignoring case)`,
+    );
+  });
+
+  it('treats keys differing only in case as one key in every script (ß and SS, final ς and σ), in one request and across requests', async () => {
+    const refusedBulk = (entries: unknown[]) => refused('POST', '/api/v2/poly_metadata/bulk_create', { data: entries });
+    const prefix = uniqueName('unicode');
+    for (const [stored, sent] of [
+      ['Straße', 'STRASSE'],
+      ['ΟΔΟΣ', 'οδοσ'],
+      ['Cafe\u0301', 'CAFÉ'],
+    ]) {
+      const held = await createMetadatum(records.samples!, `${prefix}-${stored}`);
+      const error = expectError(
+        await refusedPost(metadatumDoc(records.samples!, { key: `${prefix}-${sent}`, value: 'x' })),
+        422,
+        'not_unique',
+        '/data/attributes/key',
+      );
+      expect(error.detail).toContain(`${JSON.stringify(`${prefix}-${sent}`)} is already in use by poly_metadata ${held.id}`);
+      const inOne = await refusedBulk([
+        entry(records.plates!, { key: `${prefix}-${stored}`, value: '1' }),
+        entry(records.plates!, { key: `${prefix}-${sent}`, value: '2' }),
+      ]);
+      expect(expectError(inOne, 422, 'not_unique', '/data/1/attributes/key').detail).toContain('by entry 0 of this request');
+    }
+    // filter[key] folds alike.
+    const found = await call(
+      'GET',
+      `/api/v2/poly_metadata?filter[key]=${encodeURIComponent(`${prefix}-strasse`)}&filter[metadatable_id]=${records.samples!.id}`,
+    );
+    expect(found.body.data.map((m: any) => m.attributes.key)).toEqual([`${prefix}-Straße`]);
   });
 
   it(`creates ${MAX_POLY_METADATA_PER_WRITE} entries in one request (the transaction's 100 items); one more is a 422 naming the limit, writing nothing`, async () => {

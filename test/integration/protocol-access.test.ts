@@ -179,9 +179,10 @@ describe('routing (§1.1, §1.6)', () => {
   });
 
   it('answers DELETE and PUT with 405 and an Allow header', async () => {
+    const sample = (await call('POST', '/api/v2/samples', { body: sampleDoc() })).body.data.id;
     const cases: [string, string, string][] = [
-      ['DELETE', '/api/v2/samples/1', 'GET, PATCH'],
-      ['PUT', '/api/v2/samples/1', 'GET, PATCH'],
+      ['DELETE', `/api/v2/samples/${sample}`, 'GET, PATCH'],
+      ['PUT', `/api/v2/samples/${sample}`, 'GET, PATCH'],
       ['DELETE', '/api/v2/samples', 'GET, POST'],
       ['PUT', '/api/v2/samples', 'GET, POST'],
       ['DELETE', '/api/v2/barcode_printers/1', 'GET'],
@@ -214,6 +215,28 @@ describe('routing (§1.1, §1.6)', () => {
   it('checks the path (404) before the method (405)', async () => {
     expectError(await call('DELETE', '/api/v2/nonsense/1'), 404, 'route_not_found');
     expectError(await call('POST', '/api/v2/samples/1/nonsense', { body: {} }), 404, 'route_not_found');
+  });
+
+  it('answers any method on an item no record has with 404 before 405, and a malformed id with 400', async () => {
+    const unknown = '987654321';
+    const paths = [
+      `/api/v2/samples/${unknown}`,
+      `/api/v2/barcode_printers/${unknown}`,
+      `/api/v2/wells/${unknown}`,
+      `/api/v2/samples/${unknown}/relationships/studies`,
+    ];
+    for (const path of paths) {
+      for (const method of ['DELETE', 'PUT', 'POST']) {
+        const error = expectError(await call(method, path, method === 'POST' ? { body: { data: [] } } : {}), 404, 'record_not_found');
+        expect(error.detail, `${method} ${path}`).toContain(unknown);
+      }
+    }
+    // A read-only type's item too (PATCH is refused there), and before the key's scope (403).
+    expectError(await call('PATCH', `/api/v2/users/${unknown}`, { body: doc('users', {}, undefined, unknown) }), 404, 'record_not_found');
+    expectError(await call('DELETE', `/api/v2/samples/${unknown}`, { key: READ_KEY }), 404, 'record_not_found');
+    expectError(await call('DELETE', '/api/v2/samples/abc'), 400, 'invalid_id');
+    // An item that exists: the method is what is wrong.
+    expectError(await call('DELETE', '/api/v2/barcode_printers/1'), 405, 'method_not_allowed');
   });
 
   it('answers a CORS preflight without running anything', async () => {

@@ -212,6 +212,14 @@ describe('sorting (§1.5)', () => {
   it('rejects any other sort field', async () => {
     for (const sort of ['name', '-name', 'uuid', 'id,name']) expectError(await call('GET', `/api/v2/samples?sort=${sort}`), 400, 'invalid_sort', 'sort');
   });
+
+  it('rejects an empty sort field, naming it (not "undefined")', async () => {
+    for (const sort of [',', '', 'id,', ',-id']) {
+      const error = expectError(await call('GET', `/api/v2/samples?sort=${sort}`), 400, 'invalid_sort', 'sort');
+      expect(error.detail).toMatch(/^sort ".*" has an empty field \(field \d\)/);
+      expect(error.detail).not.toContain('undefined');
+    }
+  });
 });
 
 describe('filters (§1.5)', () => {

@@ -182,6 +182,18 @@ describe('attributes and relationships (§1.6)', () => {
       'invalid_id',
     );
     expect(badId.error.source).toEqual({ pointer: '/data/relationships/studies/data/1/id' });
+    // An id of any other JSON kind (only strings and numbers are ids, contract §1.3): a 400 naming its pointer and the value.
+    for (const id of [true, null, {}, [Number(studyA)], '', ' ', '1e3', 1e21, '0x1']) {
+      const { error } = await rejected(
+        'POST',
+        '/api/v2/samples',
+        doc('samples', { name: 'linkage' }, { sample_metadata: { data: { type: 'sample_metadata', id } } }),
+        400,
+        'invalid_id',
+      );
+      expect(error.source, JSON.stringify(id)).toEqual({ pointer: '/data/relationships/sample_metadata/data/id' });
+      expect(error.detail, JSON.stringify(id)).toContain('is not a valid id');
+    }
   });
 
   it('answers 404 with a pointer to a reference that does not resolve', async () => {

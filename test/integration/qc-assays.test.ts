@@ -58,7 +58,23 @@ describe('POST qc_assays', () => {
       ],
     });
     expect(assay.attributes).toMatchObject({ lot_number: 'KIT-1' });
-    expect(assay.attributes).not.toHaveProperty('qc_results');
+    // The response lists the results it created, in the order sent, as stored (values as text, labware by uuid).
+    expect(assay.attributes.qc_results).toEqual([
+      {
+        uuid: plate.attributes.uuid,
+        well_location: 'B3',
+        key: 'concentration',
+        value: '12.3',
+        units: 'ng/ul',
+        cv: '4.1',
+        assay_type: 'ISC',
+        assay_version: 'v1.0',
+      },
+      { uuid: tube.attributes.uuid, key: 'molarity', value: '3.5', units: 'nM', cv: '0', assay_type: 'qPCR', assay_version: 'manual' },
+      { uuid: plate.attributes.uuid, key: 'volume', value: '50', units: 'ul', cv: null, assay_type: null, assay_version: null },
+    ]);
+    // A read gives the results through the relationship (below), not the attribute.
+    expect((await call('GET', `/api/v2/qc_assays/${assay.id}`)).body.data.attributes.qc_results).toBeNull();
     const [inWell, inTube, onPlate] = await resultsOf(assay.id);
     expect(inWell.attributes).toMatchObject({ key: 'concentration', value: '12.3', units: 'ng/ul', cv: '4.1', assay_type: 'ISC', assay_version: 'v1.0' });
     expect(inWell.relationships.asset.data).toEqual({ type: 'wells', id: String(Number(plate.id) * 1000 + 18) });
@@ -102,6 +118,9 @@ describe('POST qc_assays', () => {
   it('finds labware given a barcode by the client, in any case', async () => {
     const labelled = await createTube(undefined, { barcode: 'QC-TUBE-1' });
     const assay = await created({ qc_results: [result({ barcode: 'qc-tube-1' })] });
+    expect(assay.attributes.qc_results).toEqual([
+      { uuid: labelled.attributes.uuid, key: 'concentration', value: '12.3', units: 'ng/ul', cv: null, assay_type: null, assay_version: null },
+    ]);
     expect((await resultsOf(assay.id))[0].relationships.asset.data).toEqual({ type: 'receptacles', id: String(Number(labelled.id) * 1000 + 1) });
   });
 
@@ -114,6 +133,7 @@ describe('POST qc_assays', () => {
   it('an empty or missing qc_results → 201, an assay holding no results', async () => {
     for (const attributes of [{ lot_number: 'KIT-3', qc_results: [] }, { lot_number: 'KIT-4' }]) {
       const assay = await created(attributes);
+      expect(assay.attributes.qc_results).toEqual([]);
       expect(await resultsOf(assay.id)).toEqual([]);
     }
   });

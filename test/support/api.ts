@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
 import type { LambdaHandler } from '#lib/http/handler.ts';
+import { eventOf } from '#lib/http/payload-v2.ts';
 import { handlerForRoute } from '#lib/http/route-handlers.ts';
 import { routeForPath } from '#lib/routes.ts';
 import { authenticateKey, clearApiKeyCache } from '#lib/store/api-keys.ts';
@@ -20,16 +21,19 @@ export interface CallResult {
   body: any;
   /** DynamoDB calls the request made (X-DynamoDB-Calls). */
   calls: number;
+  /** The result's payload-2.0 `cookies` (API Gateway sends each as a Set-Cookie header). */
+  cookies: string[];
 }
 
 const handlers = new Map<string, LambdaHandler>();
 
 /**
- * Calls the real Lambda handler of a path with the API Gateway event it would get on AWS, and checks
- * that the response document is valid JSON:API (an HTML page's body is its text). `path` may carry a query string.
+ * Calls the real Lambda handler of a path with the API Gateway event it would get on AWS (payload 2.0,
+ * lib/http/payload-v2.ts: a `cookie` header becomes `event.cookies`, a JSON:API body arrives base64), and
+ * checks that the response document is valid JSON:API (an HTML page's body is its text). `path` may carry a query string.
  */
 export async function call(method: string, pathAndQuery: string, options: CallOptions = {}): Promise<CallResult> {
-  const [path = '', query = ''] = pathAndQuery.split(/\?(.*)/s);
+  const path = pathAndQuery.split('?')[0]!;
   const headers: Record<string, string> = { host: 'lts.test', 'x-forwarded-proto': 'https', accept: 'application/vnd.api+json' };
   if (options.body !== undefined) headers['content-type'] = 'application/vnd.api+json';
   const key = options.key === undefined ? WRITE_KEY : options.key;
@@ -44,28 +48,23 @@ export async function call(method: string, pathAndQuery: string, options: CallOp
     handler = handlerForRoute(route.name);
     handlers.set(route.name, handler);
   }
-  const result = await handler(
-    {
-      version: '2.0',
-      routeKey: '$default',
-      rawPath: path,
-      rawQueryString: query,
-      headers,
-      requestContext: { http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'vitest' }, requestId: `test-${Math.random()}` } as never,
-      isBase64Encoded: false,
-      ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
-    },
-    {} as Context,
-  );
+  const body = options.body === undefined ? undefined : Buffer.from(typeof options.body === 'string' ? options.body : JSON.stringify(options.body));
+  const result = await handler(eventOf({ method, target: pathAndQuery, headers, ...(body ? { body } : {}), sourceIp: '127.0.0.1' }), {} as Context);
   const responseHeaders = result.headers as Record<string, string>;
   // Pages for people (the plate map) answer HTML: their body is the text as it is.
   const html = responseHeaders['Content-Type']?.startsWith('text/html') ?? false;
-  const body = result.body ? (html ? result.body : JSON.parse(result.body)) : undefined;
-  if (body !== undefined && !html) {
-    assertJsonApiDocument(body);
-    assertAttributesMatchSchemas(body);
+  const document = result.body ? (html ? result.body : JSON.parse(result.body)) : undefined;
+  if (document !== undefined && !html) {
+    assertJsonApiDocument(document);
+    assertAttributesMatchSchemas(document);
   }
-  return { status: result.statusCode ?? 0, headers: responseHeaders, body, calls: Number(responseHeaders['X-DynamoDB-Calls']) };
+  return {
+    status: result.statusCode ?? 0,
+    headers: responseHeaders,
+    body: document,
+    calls: Number(responseHeaders['X-DynamoDB-Calls']),
+    cookies: result.cookies ?? [],
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { baseUrl, wellFormedHost } from '#lib/http/base-url.ts';
+import { baseUrl, forwardedProto, wellFormedHost } from '#lib/http/base-url.ts';
 import { JsonApiError } from '#lib/jsonapi/errors.ts';
 
 describe('wellFormedHost', () => {
@@ -52,6 +52,16 @@ describe('baseUrl', () => {
     expect(baseUrl(undefined, { host: 'lts.test', 'x-forwarded-proto': 'http' })).toBe('http://lts.test');
     expect(baseUrl(undefined, { host: 'lts.test', 'x-forwarded-proto': 'gopher' })).toBe('https://lts.test');
     expect(baseUrl(undefined, { host: 'lts.test' })).toBe('https://lts.test');
+  });
+  it.each([
+    ['HTTP', 'http'],
+    [' Https ', 'https'],
+    ['javascript', undefined],
+    ['', undefined],
+    ['http:', undefined],
+    ['ftp, http', undefined],
+  ])('forwardedProto(%j) → %j (http or https in any case, anything else ignored)', (value, proto) => {
+    expect(forwardedProto(value)).toBe(proto);
   });
   it('ignores X-Forwarded-Host', () => {
     expect(baseUrl(undefined, { host: 'lts.test', 'x-forwarded-host': 'evil.example' })).toBe('https://lts.test');

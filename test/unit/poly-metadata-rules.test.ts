@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_POLY_METADATA_PER_WRITE, POLY_METADATUM_ITEMS, polyMetadataItems, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
-import { keyOfRecord, METADATABLE_TYPES, metadatableTypeNamed, repeatedKeys } from '#lib/domain/poly-metadata.ts';
+import { foldKey, keyOfRecord, METADATABLE_TYPES, metadatableTypeNamed, repeatedKeys } from '#lib/domain/poly-metadata.ts';
 import { registry } from '#lib/resources/index.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 
@@ -24,6 +24,18 @@ describe('keyOfRecord', () => {
     expect(keyOfRecord({ type: 'wells', id: 17001, key: 'PCR_Cycles' })).toBe(keyOfRecord({ type: 'wells', id: 17001, key: 'pcr_cycles' }));
     expect(keyOfRecord({ type: 'wells', id: 17001, key: 'k' })).not.toBe(keyOfRecord({ type: 'wells', id: 17002, key: 'k' }));
     expect(keyOfRecord({ type: 'wells', id: 1, key: 'k' })).not.toBe(keyOfRecord({ type: 'plates', id: 1, key: 'k' }));
+    // In every script: full case mapping (ß is SS, final ς is σ), composed or not.
+    for (const [a, b] of [
+      ['straße', 'STRASSE'],
+      ['ΟΔΟΣ', 'οδος'],
+      ['οδοσ', 'οδος'],
+      ['\u212Aey', 'key'],
+      ['Cafe\u0301', 'CAFÉ'],
+    ]) {
+      expect(keyOfRecord({ type: 'wells', id: 1, key: a! }), `${a} ${b}`).toBe(keyOfRecord({ type: 'wells', id: 1, key: b! }));
+    }
+    expect(['PCR_Cycles', 'Ünï', 'a b'].map(foldKey)).toEqual(['pcr_cycles', 'ünï', 'a b']);
+    expect(keyOfRecord({ type: 'wells', id: 1, key: 'straße' })).not.toBe(keyOfRecord({ type: 'wells', id: 1, key: 'strase' }));
     // A key may hold the separator without making two records' keys meet.
     expect(keyOfRecord({ type: 'wells', id: 1, key: '2/k' })).not.toBe(keyOfRecord({ type: 'wells', id: 12, key: 'k' }));
   });

@@ -104,6 +104,25 @@ describe('parseQuery: examples', () => {
     expect(parseQuery('sort=-created_at,id').sort).toEqual(['-created_at', 'id']);
   });
 
+  it.each([
+    ['sort=,', '","', 1],
+    ['sort=', '""', 1],
+    ['sort', '""', 1],
+    ['sort=id,,-id', '"id,,-id"', 2],
+    ['sort=id,%20', '"id, "', 2],
+  ])('refuses %s naming the empty field (400 at the sort parameter)', (raw, shown, position) => {
+    const error = outcome(raw);
+    expect(error).toBeInstanceOf(JsonApiError);
+    expect((error as JsonApiError).errors).toEqual([
+      expect.objectContaining({
+        status: '400',
+        code: 'invalid_sort',
+        source: { parameter: 'sort' },
+        detail: `sort ${shown} has an empty field (field ${position}); use id, created_at or updated_at, optionally prefixed with -`,
+      }),
+    ]);
+  });
+
   it('reads page[number], page[size] and page[cursor] verbatim (their values are checked later)', () => {
     expect(parseQuery('page[number]=3&page[size]=25&page[cursor]=abc').page).toEqual({ number: '3', size: '25', cursor: 'abc' });
     expect(parseQuery('page[number]=x').page).toEqual({ number: 'x' });

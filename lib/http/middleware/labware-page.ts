@@ -34,23 +34,23 @@ export const KEY_COOKIE = 'lts_key';
 const MAX_FORM_BYTES = 4096;
 const FORM = 'application/x-www-form-urlencoded';
 
-/** A page's answer, or an error whose page carries the key form (a 401) and maybe a cookie to clear. */
+/** A page: its cookies go to payload 2.0's `cookies` field, which API Gateway sends as Set-Cookie headers. */
+type PageResponse = ApiResponse & { cookies?: string[] };
+
+/** An error whose page carries the key form (a 401) and maybe a cookie to clear. */
 class PageError extends Error {
   constructor(
     readonly error: JsonApiError,
     readonly problem?: string,
-    readonly headers: Record<string, string> = {},
+    readonly cookies: string[] = [],
   ) {
     super(error.message);
   }
 }
 
-function cookieKey(header: string | undefined): string | undefined {
-  const raw = header
-    ?.split(';')
-    .map((part) => part.trim())
-    .find((part) => part.startsWith(`${KEY_COOKIE}=`))
-    ?.slice(KEY_COOKIE.length + 1);
+/** The key from the request's cookies: payload 2.0 gives them in `event.cookies`, `name=value` each, never in a Cookie header. */
+function cookieKey(cookies: readonly string[] | undefined): string | undefined {
+  const raw = cookies?.find((cookie) => cookie.startsWith(`${KEY_COOKIE}=`))?.slice(KEY_COOKIE.length + 1);
   try {
     return raw ? decodeURIComponent(raw) : undefined;
   } catch {
@@ -73,14 +73,14 @@ function cookie(base: string, value: string, maxAge?: number): string {
 }
 
 /** The caller's identity: the header's key, else the cookie's; a 401 (with the form) without a valid one. */
-async function identify(request: ApiRequest, base: string): Promise<ApiKeyIdentity> {
+async function identify(request: ApiRequest, cookies: readonly string[] | undefined, base: string): Promise<ApiKeyIdentity> {
   const header = request.headers['x-sequencescape-client-id'];
-  const fromCookie = header ? undefined : cookieKey(request.headers.cookie);
+  const fromCookie = header ? undefined : cookieKey(cookies);
   const key = header ?? fromCookie;
   const identity = key ? await authenticateKey(key) : null;
   if (identity) return { name: identity.name, scope: identity.scope };
   // A cookie whose key was revoked is cleared, so the browser stops sending it.
-  throw new PageError(errors.unauthorized(), key ? 'That key is not valid (any more).' : undefined, fromCookie ? { 'Set-Cookie': cookie(base, '', 0) } : {});
+  throw new PageError(errors.unauthorized(), key ? 'That key is not valid (any more).' : undefined, fromCookie ? [cookie(base, '', 0)] : []);
 }
 
 function barcodeOf(segment: string): string {
@@ -96,7 +96,7 @@ function barcodeOf(segment: string): string {
 }
 
 /** The key form: from this origin only (a page elsewhere cannot post a key into this browser), one valid key. */
-async function signIn(request: ApiRequest, base: string, barcode: string): Promise<ApiResponse> {
+async function signIn(request: ApiRequest, base: string, barcode: string): Promise<PageResponse> {
   const origin = request.headers.origin;
   if ((origin !== undefined && origin !== new URL(base).origin) || request.headers['sec-fetch-site'] === 'cross-site')
     throw errors.forbidden('the key form is accepted only from this service’s own pages');
@@ -104,7 +104,7 @@ async function signIn(request: ApiRequest, base: string, barcode: string): Promi
   if (Buffer.byteLength(request.body ?? '') > MAX_FORM_BYTES) throw errors.payloadTooLarge(MAX_FORM_BYTES);
   const key = new URLSearchParams(request.body ?? '').get('key')?.trim() ?? '';
   if (!key || !(await authenticateKey(key))) throw new PageError(errors.unauthorized(), key ? 'That key is not valid.' : 'Enter a key.');
-  return { status: 303, headers: { Location: `${base}/labware/${encodeURIComponent(barcode)}`, 'Set-Cookie': cookie(base, encodeURIComponent(key)) } };
+  return { status: 303, headers: { Location: `${base}/labware/${encodeURIComponent(barcode)}` }, cookies: [cookie(base, encodeURIComponent(key))] };
 }
 
 /** The map: the labware API's own answer for the barcode, drawn. */
@@ -124,26 +124,26 @@ async function draw(resources: Registry, lts: LtsContext['lts'], base: string, b
   return { status: 200, headers: {}, body };
 }
 
-async function answer(resources: Registry, lts: LtsContext['lts'], segment: string): Promise<ApiResponse> {
+async function answer(resources: Registry, lts: LtsContext['lts'], cookies: readonly string[] | undefined, segment: string): Promise<PageResponse> {
   const { request } = lts;
   const base = baseUrl(config().LTS_BASE_URL, request.headers);
   if (request.method === 'POST') return signIn(request, base, barcodeOf(segment));
   if (request.method !== 'GET') throw errors.methodNotAllowed(request.method, request.path, ['GET', 'POST']);
-  lts.apiKey = await identify(request, base);
+  lts.apiKey = await identify(request, cookies, base);
   return draw(resources, lts, base, barcodeOf(segment));
 }
 
 /** Any failure as a page: the JSON:API error's status, headers, title and detail; a 401 with the key form. */
-function errorAsPage(error: unknown, lts: LtsContext['lts']): ApiResponse {
+function errorAsPage(error: unknown, lts: LtsContext['lts']): PageResponse {
   const cause = error instanceof PageError ? error.error : error;
   const response = errorResponse(cause, lts.requestId);
   const first = (JSON.parse(response.body!) as { errors: { title?: string; detail?: string }[] }).errors[0] ?? {};
   const form = response.status === 401 ? (error instanceof PageError && error.problem ? { problem: error.problem } : {}) : undefined;
-  const extra = error instanceof PageError ? error.headers : {};
   return {
     status: response.status,
-    headers: { ...response.headers, ...extra },
+    headers: response.headers,
     body: errorPage(response.status, first.title ?? 'Error', first.detail ?? 'The request failed.', form),
+    ...(error instanceof PageError && error.cookies.length > 0 ? { cookies: error.cookies } : {}),
   };
 }
 
@@ -153,15 +153,16 @@ export function labwarePage(resources: Registry): middy.MiddlewareObj<APIGateway
       const { lts } = request.context;
       const segment = PAGE_PATH.exec(lts.request.path)?.[1];
       if (segment === undefined) return undefined;
-      let response: ApiResponse;
+      let response: PageResponse;
       try {
-        response = await answer(resources, lts, segment);
+        response = await answer(resources, lts, request.event.cookies, segment);
       } catch (error) {
         response = errorAsPage(error, lts);
       }
       return finishResponse(request, {
         statusCode: response.status,
         headers: { ...PAGE_HEADERS, 'X-Request-Id': lts.requestId, ...response.headers },
+        ...(response.cookies ? { cookies: response.cookies } : {}),
         ...(response.body !== undefined ? { body: response.body } : {}),
       });
     },

@@ -9,7 +9,7 @@ export function route(registry: Registry, served: readonly string[]): middy.Midd
   return {
     before: async ({ context }) => {
       const { request, target, apiKey } = context.lts;
-      context.lts.def = routeRequest(registry, served, request, target, apiKey).def;
+      context.lts.def = (await routeRequest(registry, served, request, target, apiKey)).def;
     },
   };
 }
