@@ -16,6 +16,8 @@ export interface Bundle {
   inputs: string[];
   /** The inputs the bundle runs when it loads; the others only after a dynamic `import()`, on first use. */
   atStart: string[];
+  /** What the bundle still `require`s at run time (esbuild's external imports): Node's own modules only, the SDK being bundled. */
+  requires: string[];
 }
 
 /** The inputs reachable from `entry` without crossing a dynamic `import()`: what loading the bundle runs. */
@@ -56,14 +58,16 @@ export async function bundles(): Promise<Record<string, Bundle>> {
     const { files, metafile } = await bundleAll(outdir, {});
     const entries = functionEntries();
     return Object.fromEntries(
-      Object.entries(files).map(([name, file]) => [
-        name,
-        {
+      Object.entries(files).map(([name, file]) => {
+        const output = metafile.outputs[relative(PROJECT_ROOT, file)];
+        const bundle: Bundle = {
           bytes: statSync(file).size,
-          inputs: Object.keys(metafile.outputs[relative(PROJECT_ROOT, file)]?.inputs ?? {}),
+          inputs: Object.keys(output?.inputs ?? {}),
           atStart: loadedAtStart(metafile, entries[name]!),
-        },
-      ]),
+          requires: [...new Set(output?.imports.filter(({ external }) => external).map(({ path }) => path))],
+        };
+        return [name, bundle];
+      }),
     );
   } finally {
     rmSync(outdir, { recursive: true, force: true });

@@ -13,8 +13,14 @@ export const bundling = {
   sourceMap: true,
   /** CommonJS: nothing on the request path needs ESM (no top-level await, no import.meta), and CJS dependencies bundle without a require shim. */
   format: 'cjs',
-  /** The Lambda Node.js runtime ships the AWS SDK v3. */
-  externalModules: ['@aws-sdk/*'],
+  /**
+   * Nothing external: the pinned AWS SDK (package-lock.json) is bundled, so Lambda runs the SDK the tests
+   * ran, not the runtime's own copy — and, tree-shaken and minified, it loads faster than that copy
+   * (docs/decisions.md, "The SDK deployed is the SDK tested").
+   */
+  externalModules: [],
+  /** Packages' ES module builds first: esbuild tree-shakes those (the SDK's CommonJS builds would bundle whole). */
+  mainFields: ['module', 'main'],
 } as const;
 
 /** The event functions' entries (DynamoDB stream publisher and inbound queue consumer; lib/events/). */
@@ -40,6 +46,7 @@ export function esbuildOptions(entryPoints: Record<string, string>, outdir: stri
     minify: bundling.minify,
     sourcemap: bundling.sourceMap,
     external: [...bundling.externalModules],
+    mainFields: [...bundling.mainFields],
     logLevel: 'warning',
   };
 }

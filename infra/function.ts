@@ -56,6 +56,7 @@ export class ServiceFunction extends Construct {
         sourceMap: bundling.sourceMap,
         format: bundling.format as OutputFormat,
         externalModules: [...bundling.externalModules],
+        mainFields: [...bundling.mainFields],
         ...(props.assets
           ? {
               commandHooks: {

@@ -7,6 +7,13 @@ function positiveInteger(name: string, fallback: number): number {
   return n;
 }
 
+function only(): boolean {
+  const raw = process.env.BENCH_ONLY;
+  if (raw === undefined || raw === '') return false;
+  if (raw !== 'cold') throw new Error(`BENCH_ONLY can only be cold, got ${JSON.stringify(raw)}`);
+  return true;
+}
+
 export const options = {
   /**
    * Measured requests per side in each read scenario, at least (cheap reads run more to fill a minimum
@@ -15,6 +22,8 @@ export const options = {
   iterations: positiveInteger('BENCH_ITERATIONS', 24),
   /** Loads of each function's bundle (and of the minimal handler, every few functions) in the cold-start measurement. */
   coldRuns: positiveInteger('BENCH_COLD_RUNS', 7),
+  /** BENCH_ONLY=cold: only the cold starts (no DynamoDB Local, no servers); the published scenario results stay as they were. */
+  coldOnly: only(),
   /** Where to write the results as JSON, if anywhere. */
   jsonPath: process.env.BENCH_JSON || undefined,
   /** Where the published results go (committed: the README's Performance section shows them). */

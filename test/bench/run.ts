@@ -9,6 +9,7 @@
  *
  * BENCH_ITERATIONS (default 24): measured requests per side per read scenario, at least (create windows scale with it).
  * BENCH_COLD_RUNS (default 7): loads of each function's bundle in the cold-start measurement (./cold/).
+ * BENCH_ONLY=cold: the cold starts alone; they replace the published ones, the scenarios' results stay.
  * BENCH_JSON=path: also write the results as JSON there. BENCH_OUT (default `bench`): where the published
  * results go (results.json, results.md, ratios.svg; see ./publish.ts).
  */
@@ -20,7 +21,7 @@ import { measure, type Side } from './measure.ts';
 import { options } from './options.ts';
 import { compareAnswers } from './parity.ts';
 import { startServerProcess, type ServerEnv, type ServerProcess } from './processes.ts';
-import { publish } from './publish.ts';
+import { publish, publishColdStarts } from './publish.ts';
 import { judge, printColdStarts, printReport, writeJson, type ScenarioResult } from './report.ts';
 import { labRequests, scenarios } from './scenarios.ts';
 import { seed, seedSamplesInBulk, stampDestinations, WALK_RECORDS } from './seed.ts';
@@ -33,58 +34,70 @@ const started = performance.now();
 // Cold starts first, while nothing else of the bench runs (no DynamoDB Local, no servers).
 const coldStarts = await measureColdStarts(options.coldRuns, log);
 printColdStarts(coldStarts);
-const dynamo = await startDynamoLocal();
-const servers: ServerProcess[] = [];
-const clients: HttpClient[] = [];
-let stopping: Promise<void> | undefined;
-/** Stops the servers and DynamoDB Local (a Java process that would otherwise outlive an interrupted bench). */
-const shutdown = () =>
-  (stopping ??= (async () => {
-    for (const client of clients) client.close();
-    await Promise.all(servers.map((s) => s.stop()));
-    await dynamo.stop();
-  })());
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void shutdown().finally(() => process.exit(130)));
-}
-try {
-  const env: ServerEnv = { BENCH_DYNAMODB_ENDPOINT: dynamo.endpoint, BENCH_SERVICE_TABLE: 'lts', BENCH_API_KEY: API_KEY };
-  // The service first: it creates its table, which the floor reads and writes too.
-  servers.push(await startServerProcess('service', env));
-  servers.push(await startServerProcess('floor', env));
-  const headers = { 'X-Sequencescape-Client-Id': API_KEY, 'Content-Type': 'application/vnd.api+json', Accept: 'application/vnd.api+json' };
-  const sides = servers.map((server): Side => {
-    const client = new HttpClient(server.url, headers);
-    clients.push(client);
-    return { role: server.role, server, client };
-  }) as [Side, Side];
-  log(`DynamoDB Local at ${dynamo.endpoint}; service at ${sides[0].server.url}; floor at ${sides[1].server.url}`);
+if (options.coldOnly) {
+  publishColdStarts(options.outDir, coldStarts, {
+    coldRunAt: new Date().toISOString(),
+    coldNode: process.version,
+    cores: cpus().length,
+    coldRuns: options.coldRuns,
+  });
+  log(`cold starts published in ${options.outDir}/ (results.json, results.md, ratios.svg), the scenarios' results as they were`);
+} else await benchScenarios();
 
-  const seeded = await seed(sides[0].client, runId, log, stampDestinations(labRequests(options.iterations)));
-  await seedSamplesInBulk(dynamo.endpoint, env.BENCH_SERVICE_TABLE, seeded.sampleId, WALK_RECORDS, log);
-  const results: ScenarioResult[] = [];
-  for (const scenario of scenarios(seeded, options.iterations, runId)) {
-    const difference = scenario.compare ? ((await compareAnswers(sides, scenario)) ?? 'same') : undefined;
-    const t0 = performance.now();
-    const [service, floor] = await measure(sides, scenario.plan, scenario.send);
-    const result = judge(scenario.name, scenario.target, service, floor, difference);
-    results.push(result);
-    log(`${scenario.name}: ${service.requests}+${floor.requests} requests in ${((performance.now() - t0) / 1000).toFixed(1)} s — ${result.verdict}`);
+async function benchScenarios(): Promise<void> {
+  const dynamo = await startDynamoLocal();
+  const servers: ServerProcess[] = [];
+  const clients: HttpClient[] = [];
+  let stopping: Promise<void> | undefined;
+  /** Stops the servers and DynamoDB Local (a Java process that would otherwise outlive an interrupted bench). */
+  const shutdown = () =>
+    (stopping ??= (async () => {
+      for (const client of clients) client.close();
+      await Promise.all(servers.map((s) => s.stop()));
+      await dynamo.stop();
+    })());
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void shutdown().finally(() => process.exit(130)));
   }
+  try {
+    const env: ServerEnv = { BENCH_DYNAMODB_ENDPOINT: dynamo.endpoint, BENCH_SERVICE_TABLE: 'lts', BENCH_API_KEY: API_KEY };
+    // The service first: it creates its table, which the floor reads and writes too.
+    servers.push(await startServerProcess('service', env));
+    servers.push(await startServerProcess('floor', env));
+    const headers = { 'X-Sequencescape-Client-Id': API_KEY, 'Content-Type': 'application/vnd.api+json', Accept: 'application/vnd.api+json' };
+    const sides = servers.map((server): Side => {
+      const client = new HttpClient(server.url, headers);
+      clients.push(client);
+      return { role: server.role, server, client };
+    }) as [Side, Side];
+    log(`DynamoDB Local at ${dynamo.endpoint}; service at ${sides[0].server.url}; floor at ${sides[1].server.url}`);
 
-  const context = [
-    `node ${process.version}, ${cpus().length} cores, load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}; BENCH_ITERATIONS=${options.iterations}; ` + `whole run ${((performance.now() - started) / 1000).toFixed(0)} s`,
-  ];
-  printReport(results, context);
-  const meta = { runAt: new Date().toISOString(), node: process.version, cores: cpus().length, iterations: options.iterations, coldRuns: options.coldRuns };
-  publish(options.outDir, results, coldStarts, meta);
-  log(`results published in ${options.outDir}/ (results.json, results.md, ratios.svg)`);
-  if (options.jsonPath) {
-    writeJson(options.jsonPath, { ...meta, results, coldStarts });
-    log(`results written to ${options.jsonPath}`);
+    const seeded = await seed(sides[0].client, runId, log, stampDestinations(labRequests(options.iterations)));
+    await seedSamplesInBulk(dynamo.endpoint, env.BENCH_SERVICE_TABLE, seeded.sampleId, WALK_RECORDS, log);
+    const results: ScenarioResult[] = [];
+    for (const scenario of scenarios(seeded, options.iterations, runId)) {
+      const difference = scenario.compare ? ((await compareAnswers(sides, scenario)) ?? 'same') : undefined;
+      const t0 = performance.now();
+      const [service, floor] = await measure(sides, scenario.plan, scenario.send);
+      const result = judge(scenario.name, scenario.target, service, floor, difference);
+      results.push(result);
+      log(`${scenario.name}: ${service.requests}+${floor.requests} requests in ${((performance.now() - t0) / 1000).toFixed(1)} s — ${result.verdict}`);
+    }
+
+    const context = [
+      `node ${process.version}, ${cpus().length} cores, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}; BENCH_ITERATIONS=${options.iterations}; ` + `whole run ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    ];
+    printReport(results, context);
+    const meta = { runAt: new Date().toISOString(), node: process.version, cores: cpus().length, iterations: options.iterations, coldRuns: options.coldRuns };
+    publish(options.outDir, results, coldStarts, meta);
+    log(`results published in ${options.outDir}/ (results.json, results.md, ratios.svg)`);
+    if (options.jsonPath) {
+      writeJson(options.jsonPath, { ...meta, results, coldStarts });
+      log(`results written to ${options.jsonPath}`);
+    }
+  } finally {
+    await shutdown();
   }
-} finally {
-  await shutdown();
 }

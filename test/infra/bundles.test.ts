@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -33,6 +34,32 @@ it('bundles every function, as the stack does, under 1 MB each and without zod c
     expect(inputs, name).toContain(entries[name]);
     expect(
       inputs.filter((input) => input.includes(ZOD_CLASSIC)),
+      name,
+    ).toEqual([]);
+  }
+});
+
+it('bundles the pinned AWS SDK, tree-shaken, into every function: nothing left for the runtime to supply, and no local-only client', async () => {
+  const built = await allBundles();
+  for (const [name, { inputs, requires }] of Object.entries(built)) {
+    // A bundle requires only Node's own modules: the SDK Lambda runs is the one the tests ran (package-lock.json), not the runtime's copy.
+    expect(requires.length, name).toBeGreaterThan(0);
+    expect(
+      requires.filter((path) => !isBuiltin(path)),
+      name,
+    ).toEqual([]);
+    // The SDK's ES module builds (mainFields), which esbuild tree-shakes; its CommonJS builds would go in whole.
+    expect(
+      inputs.some((input) => input.includes('node_modules/@aws-sdk/lib-dynamodb/dist-es/')),
+      name,
+    ).toBe(true);
+    expect(
+      inputs.filter((input) => input.includes('/dist-cjs/') && input.includes('node_modules/@aws-sdk/')),
+      name,
+    ).toEqual([]);
+    // The DynamoDB Streams client reads DynamoDB Local's stream for `npm start` (lib/local/); on AWS the stream invokes the publisher.
+    expect(
+      inputs.filter((input) => input.includes('node_modules/@aws-sdk/client-dynamodb-streams/')),
       name,
     ).toEqual([]);
   }

@@ -1,6 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { ColdStarts } from '../bench/cold/measure-cold.ts';
-import { coldStartBars, coldStartTable, markdownTable, ratioChart } from '../bench/publish.ts';
+import { coldStartBars, coldStartTable, markdownTable, publish, publishColdStarts, ratioChart } from '../bench/publish.ts';
 import type { ScenarioResult } from '../bench/report.ts';
 
 /** The published benchmark's table and chart, from fixed results. */
@@ -71,29 +74,45 @@ it('draws one bar per scenario, coloured by its result, with the floor marked an
 
 const cold: ColdStarts = {
   runs: 9,
-  minimal: { bytes: 2048, loadMs: 100 },
-  stackFloor: { bytes: 204_800, loadMs: 125 },
+  stackFloor: { bytes: 204_800, loadMs: 100, cpuMs: 80 },
   functions: [
-    { name: 'samples', bytes: 409_600, loadMs: 120, ratio: 1.2, stackRatio: 0.96, verdict: 'PASS' },
-    { name: 'plates', bytes: 512_000, loadMs: 150, ratio: 1.5, stackRatio: 1.2, verdict: 'FAIL' },
-    { name: 'wells', bytes: 409_600, loadMs: 110, ratio: 1.1, stackRatio: 0.88, verdict: 'PASS' },
-    { name: 'publisher', bytes: 102_400, loadMs: 105, ratio: 1.05, stackRatio: 0.84, verdict: 'PASS' },
+    { name: 'samples', bytes: 409_600, loadMs: 105, cpuMs: 84, ratio: 1.05, spread: [1, 1.1], cpuRatio: 1.04, verdict: 'PASS' },
+    { name: 'plates', bytes: 512_000, loadMs: 150, cpuMs: 120, ratio: 1.5, spread: [1.25, 1.625], cpuRatio: 1.45, verdict: 'FAIL' },
+    { name: 'wells', bytes: 409_600, loadMs: 110, cpuMs: 88, ratio: 1.1, spread: [1.05, 1.2], cpuRatio: 1.1, verdict: 'PASS' },
+    { name: 'publisher', bytes: 102_400, loadMs: 95, cpuMs: 76, ratio: 0.95, spread: [0.9, 1], cpuRatio: 0.95, verdict: 'PASS' },
   ],
 };
 
-it("tabulates every function's cold start against the minimal handler and the stack floor", () => {
+it("tabulates every function's cold start against the stack floor, with the quartiles of its ratios", () => {
   const lines = coldStartTable(cold).split('\n');
-  expect(lines).toHaveLength(4 + cold.functions.length);
-  expect(lines[2]).toBe('| minimal-handler (the floor) | 2.0 KB | 100.0 ms | 1.00× | | | |');
-  expect(lines[3]).toBe('| stack-floor (document client + ElectroDB model) | 200.0 KB | 125.0 ms | 1.25× | 1.00× | | |');
-  expect(lines[5]).toBe('| plates | 500.0 KB | 150.0 ms | 1.50× | 1.20× | ≤ 1.3×, < 1 MB | FAIL |');
+  expect(lines).toHaveLength(3 + cold.functions.length);
+  expect(lines[2]).toBe('| stack-floor (document client + ElectroDB model) | 200.0 KB | 100.0 ms | 80.0 ms | 1.00× | 1.00× | | |');
+  expect(lines[4]).toBe('| plates | 500.0 KB | 150.0 ms | 120.0 ms | 1.50× (1.25–1.63) | 1.45× | ≤ 1.1×, < 1 MB | FAIL |');
 });
 
 it('charts the slowest and the median route function and each event function', () => {
   expect(coldStartBars(cold).map((b) => [b.label, b.ratio, b.pass])).toEqual([
     ['cold start: slowest route function (plates)', 1.5, false],
-    ['cold start: median route function', 1.2, true],
-    ['cold start: publisher function', 1.05, true],
+    ['cold start: median route function', 1.1, true],
+    ['cold start: publisher function', 0.95, true],
   ]);
   expect(ratioChart(results, cold).match(/<rect /g)).toHaveLength(results.length + 3);
+});
+
+it('publishes a cold-start-only run over the last whole run: its scenarios stay, its cold starts are replaced', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lts-publish-'));
+  try {
+    publish(dir, results, cold, { runAt: 'whole run', coldRuns: 9 });
+    const faster = { ...cold, runs: 5, functions: cold.functions.map((f) => ({ ...f, ratio: f.ratio - 0.1 })) };
+    publishColdStarts(dir, faster, { coldRunAt: 'cold run', coldRuns: 5 });
+    const published = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+    expect(published.results).toEqual(results);
+    expect(published.coldStarts).toEqual(faster);
+    expect([published.runAt, published.coldRunAt, published.coldRuns]).toEqual(['whole run', 'cold run', 5]);
+    const markdown = readFileSync(join(dir, 'results.md'), 'utf8');
+    expect(markdown).toContain(markdownTable(results));
+    expect(markdown).toContain(coldStartTable(faster));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

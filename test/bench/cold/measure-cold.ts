@@ -1,120 +1,127 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { BUNDLE_LIMIT_BYTES, buildBundles } from '../../../infra/bundles.ts';
-import { PROJECT_ROOT } from '../../../infra/function.ts';
-import { median } from '../stats.ts';
+import { median, percentile } from '../stats.ts';
 
 /**
- * Cold starts: each function's bundle, built with the stack's esbuild options, loaded by fresh `node`
- * processes, against a minimal handler bundled the same way (./minimal-handler.ts).
+ * Cold starts as Lambda pays them: each function's bundle, built with the stack's esbuild options (the
+ * AWS SDK bundled in: infra/bundling.ts), loaded by a fresh `node` process from its own folder, against
+ * the stack floor (./stack-floor-handler.ts) bundled the same way.
  *
- * What is timed is the module load inside the process — `require` of the bundle, from before to after —
- * which is the part of a Lambda cold start the bundle decides (the runtime's own start is the same for
- * every function, and would only dilute the ratio). `@aws-sdk/*` is left out of the bundles, as on the
- * Lambda runtime, and found through NODE_PATH, as the runtime finds its own copy.
+ * What is timed is the module load inside the process — `require` of the bundle, from before to after,
+ * which includes compiling and running the SDK — the part of a Lambda cold start the bundle decides (the
+ * runtime's own start is the same for every function, and would only dilute the ratio). Nothing is found
+ * outside the bundle: no NODE_PATH, no node_modules above its folder, as in /var/task.
  *
- * Order: each round loads the minimal handler and the stack floor, then four functions, then both again,
- * …; every other round runs the list backwards (ABBA), so a busier moment of a shared machine falls on all.
- *
- * The stack floor (./stack-floor-handler.ts) adds ElectroDB's model of the table to the minimal handler:
- * every function of this stack loads it, so each function is also reported against it (informational;
- * the target is against the minimal handler). A ratio is the median of each load's ratio to the nearest
- * load of the reference in the same round.
+ * Order: each round loads the stack floor, then four functions, then the floor again, …; every other
+ * round runs the list backwards (ABBA), so a busier moment of a shared machine falls on all. A function's
+ * ratio is the median over the rounds of its load ÷ the nearest load of the floor in the same round, so a
+ * drift of the machine's speed over the run cancels; the quartiles of those ratios show the noise.
  */
-export const COLD_TARGET = { maxRatio: 1.3, maxBytes: BUNDLE_LIMIT_BYTES } as const;
-export const MINIMAL = 'minimal-handler';
+export const COLD_TARGET = { maxRatio: 1.1, maxBytes: BUNDLE_LIMIT_BYTES } as const;
 export const STACK_FLOOR = 'stack-floor';
-const REFERENCES = [MINIMAL, STACK_FLOOR];
-const FUNCTIONS_BETWEEN_REFERENCES = 4;
+const FUNCTIONS_BETWEEN_FLOORS = 4;
+
+/** A load's wall time and the process's CPU time (user + system, all threads) over it, ms. */
+interface Load {
+  ms: number;
+  cpuMs: number;
+}
 
 export interface ColdStart {
   name: string;
   bytes: number;
   /** Median module-load time, ms. */
   loadMs: number;
-  /** The median of each load ÷ the nearest load of the minimal handler in its round. */
+  /** Median CPU time of the load, ms. */
+  cpuMs: number;
+  /** The median of each load ÷ the nearest load of the stack floor in its round. */
   ratio: number;
-  /** The same against the stack floor. */
-  stackRatio: number;
+  /** The quartiles of those ratios: the noise of the run. */
+  spread: [number, number];
+  /** The same median for CPU time. */
+  cpuRatio: number;
   verdict: 'PASS' | 'FAIL';
 }
 
 export interface ColdStarts {
   runs: number;
-  minimal: { bytes: number; loadMs: number };
-  stackFloor: { bytes: number; loadMs: number };
+  stackFloor: { bytes: number; loadMs: number; cpuMs: number };
   functions: ColdStart[];
 }
 
 const run = promisify(execFile);
-const LOAD = 'const t = performance.now(); require(process.argv[1]); process.stdout.write(String(performance.now() - t));';
+const LOAD = [
+  'const cpu = process.cpuUsage(), t = performance.now();',
+  'require(process.argv[1]);',
+  'const ms = performance.now() - t, { user, system } = process.cpuUsage(cpu);',
+  'process.stdout.write(JSON.stringify({ ms, cpuMs: (user + system) / 1000 }));',
+].join(' ');
 
-async function loadMs(file: string): Promise<number> {
+async function load(file: string): Promise<Load> {
   const { stdout } = await run(process.execPath, ['-e', LOAD, file], {
-    env: {
-      PATH: process.env.PATH,
-      NODE_PATH: join(PROJECT_ROOT, 'node_modules'),
-      AWS_REGION: 'eu-west-2',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    },
+    cwd: dirname(file),
+    env: { PATH: process.env.PATH, AWS_REGION: 'eu-west-2', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   });
-  return Number(stdout);
+  return JSON.parse(stdout) as Load;
 }
 
-/** The load order of one round: the references before every few functions, and once more at the end. */
+/** The load order of one round: the floor before every few functions, and once more at the end. */
 export function roundOrder(names: readonly string[], round: number): string[] {
   const order: string[] = [];
   names.forEach((name, i) => {
-    if (i % FUNCTIONS_BETWEEN_REFERENCES === 0) order.push(...REFERENCES);
+    if (i % FUNCTIONS_BETWEEN_FLOORS === 0) order.push(STACK_FLOOR);
     order.push(name);
   });
-  order.push(...REFERENCES);
+  order.push(STACK_FLOOR);
   return round % 2 === 0 ? order : order.reverse();
 }
 
-/** The load time of the load of `name` nearest to position `i` of a round. */
-function nearest(loads: readonly { name: string; ms: number }[], i: number, name: string): number {
-  let best: { distance: number; ms: number } | undefined;
-  loads.forEach((load, j) => {
-    if (load.name === name && (!best || Math.abs(i - j) < best.distance)) best = { distance: Math.abs(i - j), ms: load.ms };
+/** The floor's load nearest to position `i` of a round. */
+function nearestFloor(loads: readonly { name: string; load: Load }[], i: number): Load {
+  let best: { distance: number; load: Load } | undefined;
+  loads.forEach(({ name, load }, j) => {
+    if (name === STACK_FLOOR && (!best || Math.abs(i - j) < best.distance)) best = { distance: Math.abs(i - j), load };
   });
-  return best!.ms;
+  return best!.load;
 }
 
 export async function measureColdStarts(runs: number, log: (line: string) => void): Promise<ColdStarts> {
   const outdir = mkdtempSync(join(tmpdir(), 'lts-cold-'));
   try {
-    const files = await buildBundles(outdir, { [MINIMAL]: 'test/bench/cold/minimal-handler.ts', [STACK_FLOOR]: 'test/bench/cold/stack-floor-handler.ts' });
-    const names = Object.keys(files).filter((name) => !REFERENCES.includes(name));
-    const samples = new Map<string, number[]>(Object.keys(files).map((name) => [name, []]));
-    // Each function's load ÷ the nearest load of each reference in the same round: paired, so a drift of the machine's speed over the run cancels.
-    const paired = new Map<string, number[]>(names.flatMap((name) => REFERENCES.map((ref) => [`${name}/${ref}`, []])));
+    const files = await buildBundles(outdir, { [STACK_FLOOR]: 'test/bench/cold/stack-floor-handler.ts' });
+    const names = Object.keys(files).filter((name) => name !== STACK_FLOOR);
+    const samples = new Map<string, Load[]>(Object.keys(files).map((name) => [name, []]));
+    // Each function's load ÷ the floor's nearest load in the same round: paired, so a drift of the machine's speed over the run cancels.
+    const paired = new Map<string, Load[]>(names.map((name) => [name, []]));
     const started = performance.now();
     for (let round = 0; round < runs; round++) {
-      const loads: { name: string; ms: number }[] = [];
-      for (const name of roundOrder(names, round)) loads.push({ name, ms: await loadMs(files[name]!) });
-      loads.forEach(({ name, ms }, i) => {
-        samples.get(name)!.push(ms);
-        if (REFERENCES.includes(name)) return;
-        for (const ref of REFERENCES) paired.get(`${name}/${ref}`)!.push(ms / nearest(loads, i, ref));
+      const loads: { name: string; load: Load }[] = [];
+      for (const name of roundOrder(names, round)) loads.push({ name, load: await load(files[name]!) });
+      loads.forEach(({ name, load }, i) => {
+        samples.get(name)!.push(load);
+        if (name === STACK_FLOOR) return;
+        const floor = nearestFloor(loads, i);
+        paired.get(name)!.push({ ms: load.ms / floor.ms, cpuMs: load.cpuMs / floor.cpuMs });
       });
     }
-    log(
-      `cold starts: ${names.length} functions, the minimal handler and the stack floor, ${runs} loads each, in ${((performance.now() - started) / 1000).toFixed(0)} s`,
-    );
-    const measured = (name: string) => ({ bytes: statSync(files[name]!).size, loadMs: median(samples.get(name)!) });
-    const minimal = measured(MINIMAL);
-    const stackFloor = measured(STACK_FLOOR);
+    log(`cold starts: ${names.length} functions and the stack floor, ${runs} loads each, in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    const measured = (name: string) => {
+      const loads = samples.get(name)!;
+      return { bytes: statSync(files[name]!).size, loadMs: median(loads.map((l) => l.ms)), cpuMs: median(loads.map((l) => l.cpuMs)) };
+    };
     const functions = names.map((name): ColdStart => {
+      const ratios = paired.get(name)!.map((l) => l.ms);
       const own = measured(name);
-      const ratio = median(paired.get(`${name}/${MINIMAL}`)!);
+      const ratio = median(ratios);
       const verdict = ratio <= COLD_TARGET.maxRatio && own.bytes < COLD_TARGET.maxBytes ? 'PASS' : 'FAIL';
-      return { name, ...own, ratio, stackRatio: median(paired.get(`${name}/${STACK_FLOOR}`)!), verdict };
+      const cpuRatio = median(paired.get(name)!.map((l) => l.cpuMs));
+      return { name, ...own, ratio, spread: [percentile(ratios, 25), percentile(ratios, 75)], cpuRatio, verdict };
     });
-    return { runs, minimal, stackFloor, functions };
+    return { runs, stackFloor: measured(STACK_FLOOR), functions };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
