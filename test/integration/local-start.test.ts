@@ -50,9 +50,13 @@ function tempDir(): string {
 /** Starts `lib/local/start.ts` as `npm start` does (without npm and tsx's own process in between). */
 function start(env: Record<string, string>): Run {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'PORT' && !name.startsWith('LTS_')));
+  // The test run's DynamoDB timeouts (vitest.config.ts): `npm start`'s own 10 s may pass on a loaded machine.
+  const timeouts = Object.fromEntries(
+    ['LTS_DYNAMODB_CONNECT_TIMEOUT_MS', 'LTS_DYNAMODB_REQUEST_TIMEOUT_MS'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
+  );
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/local/start.ts'], {
     cwd: ROOT,
-    env: { ...inherited, LOG_LEVEL: 'silent', LTS_IN_MEMORY: '1', LTS_DATA_DIR: tempDir(), ...env },
+    env: { ...inherited, ...timeouts, LOG_LEVEL: 'silent', LTS_IN_MEMORY: '1', LTS_DATA_DIR: tempDir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
