@@ -73,17 +73,16 @@ export async function call(method: string, pathAndQuery: string, options: CallOp
 /**
  * Looks the key up afresh, so the requests after it find it cached and make no key lookup (call-budget
  * tests warm the cache right before what they measure). A lookup is cached for 60 s from the clock's
- * reading when it starts; this one reads the clock a day ahead, so a test that a loaded machine slows
- * past a minute still finds it cached.
+ * reading as it starts (authenticateKey reads it first thing); this one reads the clock a day ahead, so a
+ * test that a loaded machine slows past a minute still finds it cached. Only that one reading: the SDK
+ * signs with the real time.
  */
 export async function warmKeyCache(key: string = WRITE_KEY): Promise<void> {
   clearApiKeyCache();
-  const clock = vi.spyOn(Date, 'now').mockReturnValue(Date.now() + DAY_MS);
-  try {
-    await authenticateKey(key);
-  } finally {
-    clock.mockRestore();
-  }
+  const clock = vi.spyOn(Date, 'now').mockReturnValueOnce(Date.now() + DAY_MS);
+  const lookup = authenticateKey(key);
+  clock.mockRestore();
+  await lookup;
 }
 
 /** A JSON:API document for a POST. */

@@ -4,6 +4,7 @@ import { ensureTable, localClient, startDynamoLocal, type LocalDynamo } from '#l
 import { defaultReferenceData, useDynamo } from '#lib/local/service.ts';
 import { loadReferenceData } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
+import { WAIT_MS } from './limits.ts';
 import { itemsToJson, type TableItem } from './table-items.ts';
 
 declare module 'vitest' {
@@ -23,7 +24,7 @@ let instances: LocalDynamo[] = [];
  */
 export async function setup(project: TestProject): Promise<void> {
   const workers = Math.max(1, Number(project.config.maxWorkers) || 1);
-  instances = await Promise.all(Array.from({ length: workers }, () => startDynamoLocal()));
+  instances = await Promise.all(Array.from({ length: workers }, () => startDynamoLocal({ readyWithinMs: WAIT_MS })));
   project.provide(
     'dynamoEndpoints',
     instances.map((d) => d.endpoint),
