@@ -108,9 +108,11 @@ async function launcherArgs(jar: string): Promise<string[]> {
  * The Java process never outlives this one: `stop()` ends it; if this process exits without calling it
  * (an exception, `process.exit`), an exit handler kills it; if this process is killed outright, the
  * launcher sees its standard input close and exits. A start-up that fails or is aborted through `signal`
- * stops it before rejecting.
+ * stops it before rejecting, as does one that has not answered within `readyWithinMs` (2 minutes: Java
+ * usually answers within seconds, but took over 30 s on a 2-core machine loaded to 20; the test run allows more).
  */
-export async function startDynamoLocal(options: { port?: number; dataDir?: string; signal?: AbortSignal } = {}): Promise<LocalDynamo> {
+export async function startDynamoLocal(options: { port?: number; dataDir?: string; signal?: AbortSignal; readyWithinMs?: number } = {}): Promise<LocalDynamo> {
+  const readyWithinMs = options.readyWithinMs ?? 120_000;
   options.signal?.throwIfAborted();
   const port = options.port ?? (await freePort());
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
@@ -149,7 +151,7 @@ export async function startDynamoLocal(options: { port?: number; dataDir?: strin
 
   const endpoint = `http://${LOOPBACK}:${port}`;
   const client = localClient(endpoint);
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + readyWithinMs;
   try {
     for (;;) {
       if (spawnError) throw new Error(`could not run java (Java 17 or newer must be on the PATH): ${spawnError.message}`);
@@ -160,7 +162,7 @@ export async function startDynamoLocal(options: { port?: number; dataDir?: strin
         break;
       } catch (error) {
         if ((error as { name?: string }).name === 'ResourceNotFoundException') break;
-        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on port ${port} within 30 s: ${output.trim()}`);
+        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on port ${port} within ${readyWithinMs / 1000} s: ${output.trim()}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }

@@ -504,7 +504,7 @@ describe('links', () => {
     expect(seen).toHaveLength(total);
     expect(new Set(seen).size).toBe(total);
     // It follows every link of every page: many requests, on a runner whose one DynamoDB Local serves all files.
-  }, 120_000);
+  });
 
   it('in sample_metadata and reference data documents', async () => {
     await followLinks((await http('GET', '/api/v2/sample_metadata?page[size]=2')).body);

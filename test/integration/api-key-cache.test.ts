@@ -118,6 +118,8 @@ describe('API key cache', () => {
   });
 
   it(`keeps at most ${API_KEY_CACHE_SIZE} lookups, dropping the least recently used`, async () => {
+    // The clock stands still: a thousand lookups may take over a minute on a loaded machine, and none may expire meanwhile.
+    vi.useFakeTimers({ toFake: ['Date'] });
     await warmKeyCache();
     const unknown = (i: number) => `unknown-key-${i}-0123456789`;
     // unknown(0) first on its own, so it is the oldest; the rest 50 at a time.

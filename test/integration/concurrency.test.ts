@@ -22,7 +22,7 @@ describe('writes of different records never conflict', () => {
     expect(distinct(results.map((r) => r.body.data.attributes.uuid))).toBe(50);
     expect(await recordCount('samples')).toBe(before + 50);
     expect(await recordCount('sample_metadata')).toBe(before + 50);
-  }, 120_000);
+  });
 
   it('50 clients creating plates at once: every request 201, ids and barcodes unique, record_count exact', async () => {
     const purpose = await purposeId('plate_purposes', 'Stock Plate');
@@ -38,7 +38,7 @@ describe('writes of different records never conflict', () => {
     expect(await recordCount('wells')).toBe(before.wells + 50 * 96);
     const filtered = await call('GET', `/api/v2/plates?filter[purpose_id]=${purpose}&page[size]=1`);
     expect(filtered.body.meta.record_count).toBe(before.plates + 50);
-  }, 120_000);
+  });
 
   it('20 clients putting aliquots into wells of 20 different plates at once: every request 201, counts exact', async () => {
     const plates = await Promise.all(Array.from({ length: 20 }, () => createPlate()));
@@ -57,7 +57,7 @@ describe('writes of different records never conflict', () => {
       const well = await call('GET', `/api/v2/wells/${Number(plate.id) * 1000 + 1}?include=aliquots.sample`);
       expect(well.body.included.filter((r: any) => r.type === 'samples').map((s: any) => s.id)).toEqual([samples[i].id]);
     }
-  }, 120_000);
+  });
   // Writes into different wells of ONE plate (one record) all land too: test/integration/lab-concurrency.test.ts.
 });
 
@@ -75,7 +75,7 @@ describe('writes of one record are serialised', () => {
       if (b!.status === 200) expect(stored.control).toBe(true);
       else expect(b!.status).toBe(409);
     }
-  }, 120_000);
+  });
 
   it('the same unique name from 20 clients: exactly one 201, the others 422 not_unique', async () => {
     const name = uniqueName('Same');
@@ -87,5 +87,5 @@ describe('writes of one record are serialised', () => {
       expect(r.body.errors[0].code).toBe('not_unique');
     }
     expect(await recordCount('samples')).toBe(before + 1);
-  }, 120_000);
+  });
 });

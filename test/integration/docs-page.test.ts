@@ -4,6 +4,7 @@ import { SWAGGER_UI_FILES } from '#lib/http/docs-assets.ts';
 import type { LocalService } from '#lib/local/service.ts';
 import { registry } from '#lib/resources/index.ts';
 import { launchBrowser, reportBrowserSkip } from '../support/browser.ts';
+import { WAIT_MS } from '../support/limits.ts';
 import { freshHttpService, WRITE_KEY } from '../support/store.ts';
 
 /**
@@ -84,7 +85,7 @@ describe.skipIf(reportBrowserSkip('docs page in a browser'))('in a browser', () 
   });
   afterAll(() => browser?.close());
 
-  it('lists every type, and "Try it out" with a key from Authorize lists samples', { timeout: 120_000 }, async () => {
+  it('lists every type, and "Try it out" with a key from Authorize lists samples', async () => {
     const page = await browser.newPage();
     const problems: string[] = [];
     page.on('console', (message) => {
@@ -98,7 +99,7 @@ describe.skipIf(reportBrowserSkip('docs page in a browser'))('in a browser', () 
     await page.goto(`${service.url}/api/v2/docs#/samples/list-samples`);
     const operation = page.locator('#operations-samples-list-samples');
     // On failure, say what the page reported. (Drawing the 37 types takes seconds on a busy machine.)
-    await operation.waitFor({ timeout: 60_000 }).catch((error: Error) => {
+    await operation.waitFor({ timeout: WAIT_MS }).catch((error: Error) => {
       throw new Error(`${error.message}\n${problems.join('\n')}`);
     });
     const tags = await page.locator('.opblock-tag').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-tag')));
@@ -112,7 +113,7 @@ describe.skipIf(reportBrowserSkip('docs page in a browser'))('in a browser', () 
     await operation.locator('.try-out__btn').click();
     await operation.locator('.execute').click();
     const status = operation.locator('.live-responses-table .response .response-col_status').first();
-    await expect.poll(() => status.textContent(), { timeout: 20_000 }).toBe('200');
+    await expect.poll(() => status.textContent(), { timeout: WAIT_MS }).toBe('200');
     // The request carried the key (without it the answer is a 401).
     expect(await operation.locator('.curl-command').textContent()).toContain(WRITE_KEY);
     expect(problems).toEqual([]);

@@ -86,7 +86,7 @@ beforeAll(async () => {
   expect(expected.aliquots).toHaveLength(15);
   expect(expected.receptacles).toHaveLength(192 + 44);
   expect(emptyRacks).toHaveLength(26);
-}, 120_000);
+});
 
 interface Walk {
   pages: any[];

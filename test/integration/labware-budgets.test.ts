@@ -19,9 +19,9 @@ import { getRecords, type StoredRecord } from '#lib/store/records.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
 import { direct } from '../support/engine.ts';
-import { addAliquot, aliquotDoc, createSample, createTube, inBatches, purposeId } from '../support/fixtures.ts';
+import { addAliquot, aliquotDoc, createSample, createTube, purposeId } from '../support/fixtures.ts';
 import { expectError } from '../support/responses.ts';
-import { seedRecords } from '../support/seed.ts';
+import { seedRecords, seedSamples } from '../support/seed.ts';
 import { columnOrder } from '../support/oracles.ts';
 import { refused, tableSnapshot } from '../support/table.ts';
 import { freshStore } from '../support/store.ts';
@@ -50,18 +50,29 @@ beforeAll(async () => {
   studyA = await idOf('studies', 'name', 'Study A');
 });
 
+// First, while the table is small: its check compares a scan of the whole table before and after.
+describe(`(e) the largest plate is ${PLATE_SIZES.at(-1)} wells`, () => {
+  it('a 1536-well plate purpose does not load; nothing is written', async () => {
+    const before = await tableSnapshot();
+    const loading = loadReferenceData(registry, { plate_purposes: [{ name: 'Stock Plate 1536', barcode_prefix: 'DN', size: 1536 }] });
+    await expect(loading).rejects.toBeInstanceOf(ReferenceDataError);
+    await expect(loading).rejects.toThrow(/plate_purposes\[0\]\.size: must be one of 96, 384 \(got 1536\)/);
+    expect(await tableSnapshot()).toEqual(before);
+  });
+});
+
 const batches = (n: number) => Math.ceil(n / 100);
 
 /** Column order on a 384 plate (16 rows × 24 columns): A1, B1, … P1, A2, … */
 const position384 = (slot: number) => `${String.fromCharCode(65 + ((slot - 1) % 16))}${Math.floor((slot - 1) / 16) + 1}`;
 
 /**
- * Samples are created one after the other: every sample advances the samples and sample_metadata
- * counters, so parallel creations collide and retry (measured for 374 samples: 28 s one at a time,
- * 31 s two at a time, 61 s eight at a time).
+ * Samples (each with its metadata record) written straight into the table: what is measured here is the
+ * plate's reads, and 384 samples through the API took a minute on a loaded machine (each advances the one
+ * samples counter, so they had to go one at a time).
  */
-const SAMPLE_BATCH = 1;
-const createSamples = (n: number): Promise<string[]> => inBatches(n, SAMPLE_BATCH, async () => (await createSample()).id);
+let seededSamples = 0;
+const newSamples = async (n: number): Promise<string[]> => (await seedSamples(n, `budget-${seededSamples++}`)).map((sample) => String(sample.id));
 
 async function loadLabware(id: string | number): Promise<StoredRecord> {
   const found = await getRecords([{ family: 'labware', id: Number(id) }]);
@@ -98,7 +109,7 @@ describe('(a) call budget of a 384-well plate', () => {
   });
 
   it('include=wells.aliquots.sample.sample_metadata: 10 wells filled → 1 plate + 1 + 1 calls (key lookup cached)', async () => {
-    samples = await createSamples(10);
+    samples = await newSamples(10);
     for (let slot = 1; slot <= 10; slot++) {
       await addAliquot({ type: 'wells', id: String(Number(plateId) * 1000 + slot) }, samples[slot - 1]!, { study: studyA });
     }
@@ -118,7 +129,7 @@ describe('(a) call budget of a 384-well plate', () => {
   it('include=wells.aliquots.sample.sample_metadata: all 384 wells filled → 1 plate + 4 + 4 calls (key lookup cached)', async () => {
     await warmKeyCache();
     const wellsOnly = await call('GET', `/api/v2/plates/${plateId}?include=wells.aliquots`);
-    samples.push(...(await createSamples(374)));
+    samples.push(...(await newSamples(374)));
     expect(new Set(samples).size).toBe(384);
     // Fill the other 374 wells in one write of the plate, as the aliquots resource stores them.
     const plate = await loadLabware(plateId);
@@ -161,7 +172,7 @@ describe('(a) call budget of a 384-well plate', () => {
     const empty = await call('POST', '/api/v2/plates', { body: doc('plates', {}, { purpose: { data: { type: 'plate_purposes', id: plate384 } } }) });
     await warmKeyCache();
     expect((await call('GET', `/api/v2/plates/${empty.body.data.id}?include=wells.aliquots`)).calls).toBe(1);
-  }, 180_000);
+  });
 });
 
 const BASES = 'ACGT';
@@ -224,7 +235,7 @@ describe('(b) item size of the fullest realistic aggregate', () => {
     expect(last.relationships.sample.links.related).toBe(`https://lts.test/api/v2/aliquots/${last.id}/sample`);
     // One read of the tube item serves all 1,536 (BatchGetItem tube; the key lookup is cached).
     expect(res.calls).toBe(1);
-  }, 180_000);
+  });
 
   it('a record past the limit (6,000 aliquots) → 422 too_large naming the record and the limit; nothing is written', async () => {
     const tube = await loadLabware(tubeId);
@@ -260,7 +271,7 @@ describe('(b) item size of the fullest realistic aggregate', () => {
     expect(await readCounts('labware')).toEqual(countsBefore);
     expect((await call('GET', '/api/v2/aliquots?page[size]=1')).body.meta.record_count).toBe(aliquotsBefore);
     expect((await call('GET', `/api/v2/tubes/${tubeId}/aliquots?page[size]=1`)).body.meta.record_count).toBe(1536);
-  }, 180_000);
+  });
 });
 
 /** A tube holding a pool of `count` tagged aliquots, written straight into the table. */
@@ -291,7 +302,7 @@ describe(`(c) the pool budget: a receptacle holds at most ${MAX_ALIQUOTS_PER_REC
     sample = (await createSample()).id;
     full = (await seedPooledTubes(1, MAX_ALIQUOTS_PER_RECEPTACLE))[0]!;
     almost = (await seedPooledTubes(1, MAX_ALIQUOTS_PER_RECEPTACLE - 1))[0]!;
-  }, 120_000);
+  });
 
   it('the last aliquot that fits is accepted', async () => {
     const res = await call('POST', '/api/v2/aliquots', { body: aliquotDoc({ type: 'receptacles', id: String(almost.id * 1000 + 1) }, sample) });
@@ -324,7 +335,7 @@ describe(`(d) transaction budgets: ${TRANSACTION_ITEM_LIMIT} items and ${TRANSAC
     rack96 = await purposeId('tube_rack_purposes', 'Tube Rack 96');
     lighter = await seedPooledTubes(96, 250);
     heavier = await seedPooledTubes(96, 300);
-  }, 180_000);
+  });
 
   it('a rack of 96 tubes whose items come to ~3.5 MB is one transaction of 100 items', async () => {
     const size = lighter.reduce((n, t) => n + Buffer.byteLength(JSON.stringify(t)), 0);
@@ -334,14 +345,14 @@ describe(`(d) transaction budgets: ${TRANSACTION_ITEM_LIMIT} items and ${TRANSAC
     expect(response.status, response.body?.slice(0, 500)).toBe(201);
     expect(counts.TransactWriteItems).toBe(1);
     expect(RACK_OF_96_ITEMS).toBe(TRANSACTION_ITEM_LIMIT);
-  }, 120_000);
+  });
 
   it(`past ${TRANSACTION_SIZE_LIMIT} bytes (96 tubes of ~44 KB) → 422 too_large naming the bytes and the budget; nothing is written`, async () => {
     const res = await refused('POST', '/api/v2/tube_racks', rack(heavier));
     const error = expectError(res, 422, 'too_large', '/data');
     expect(error.detail).toMatch(new RegExp(`^this request would write \\d+ bytes; one request may write at most ${TRANSACTION_SIZE_LIMIT} bytes`));
     expect(Number(/write (\d+) bytes/.exec(error.detail)![1])).toBeGreaterThan(TRANSACTION_SIZE_LIMIT);
-  }, 120_000);
+  });
 
   it(`past ${TRANSACTION_ITEM_LIMIT} items → 422 too_large naming the items and the budget; nothing is sent`, async () => {
     const uow = new UnitOfWork(registry, new Date().toISOString());
@@ -358,15 +369,5 @@ describe(`(d) transaction budgets: ${TRANSACTION_ITEM_LIMIT} items and ${TRANSAC
       detail: `this request would write ${TRANSACTION_ITEM_LIMIT + 1} items; one request may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`,
     });
     expect(totalCalls(counts)).toBe(0);
-  });
-});
-
-describe(`(e) the largest plate is ${PLATE_SIZES.at(-1)} wells`, () => {
-  it('a 1536-well plate purpose does not load; nothing is written', async () => {
-    const before = await tableSnapshot();
-    const loading = loadReferenceData(registry, { plate_purposes: [{ name: 'Stock Plate 1536', barcode_prefix: 'DN', size: 1536 }] });
-    await expect(loading).rejects.toBeInstanceOf(ReferenceDataError);
-    await expect(loading).rejects.toThrow(/plate_purposes\[0\]\.size: must be one of 96, 384 \(got 1536\)/);
-    expect(await tableSnapshot()).toEqual(before);
   });
 });

@@ -42,7 +42,7 @@ beforeAll(async () => {
     attrs: i % 3 === 0 ? { site_sample_id: 'SHARED' } : {},
     rels: { sample_metadata: null, studies: [], component_samples: [] },
   }));
-}, 300_000);
+});
 
 describe('10,000 samples', () => {
   it('a deep bare page is full and exact: page[number]=100&page[size]=100 holds records 9,901–10,000', async () => {
@@ -52,7 +52,7 @@ describe('10,000 samples', () => {
     expect(idsOf(res)).toEqual(seeded.slice(9_900).map((r) => String(r.id)));
     expect(res.body.links.next).toBeUndefined();
     expect(res.body.links.last).toContain('page%5Bnumber%5D=100');
-  }, 120_000);
+  });
 
   it('walking links.next returns every record exactly once, in id order, at a constant cost per page', async () => {
     const { ids, pages, counts } = await walk('/api/v2/samples?page[size]=500');
@@ -63,7 +63,7 @@ describe('10,000 samples', () => {
     const middle = await call('GET', '/api/v2/samples?page[size]=500');
     const deep = await call('GET', pathOf((await call('GET', pathOf(middle.body.links.next))).body.links.next));
     expect(deep.calls).toBeLessThanOrEqual(middle.calls);
-  }, 300_000);
+  });
 
   it('a filtered walk (3,334 matches) returns each match exactly once with an exact record_count, reading in proportion to the page', async () => {
     const expected = seeded.filter((_, i) => i % 3 === 0).map((r) => String(r.id));
@@ -79,7 +79,7 @@ describe('10,000 samples', () => {
     // A bare deep page of the filter is exact too.
     const last = await call('GET', `/api/v2/samples?filter[site_sample_id]=SHARED&page[size]=100&page[number]=${pages}`);
     expect(idsOf(last)).toEqual(expected.slice((pages - 1) * 100));
-  }, 300_000);
+  });
 
   it('a broad filter with sort=updated_at, which no index orders, is refused past the in-memory bound (400 naming it)', async () => {
     const res = await call('GET', '/api/v2/samples?filter[site_sample_id]=SHARED&sort=-updated_at');
@@ -87,7 +87,7 @@ describe('10,000 samples', () => {
     expect(error.source).toEqual({ parameter: 'filter[site_sample_id]' });
     expect(error.detail).toContain(String(MAX_IN_MEMORY));
     expect(error.detail).toContain('updated_at');
-  }, 180_000);
+  });
 
   it('filter values are de-duplicated and capped; filter[uuid] resolves hundreds of uuids in a few batched reads', async () => {
     const uuids = seeded.slice(0, MAX_FILTER_VALUES).map((r) => r.uuid);
@@ -99,7 +99,7 @@ describe('10,000 samples', () => {
     const tooMany = [...uuids, ...seeded.slice(MAX_FILTER_VALUES, MAX_FILTER_VALUES + 1).map((r) => r.uuid)];
     const refused = await call('GET', `/api/v2/samples?filter[uuid]=${tooMany.join(',')}`);
     expect(expectError(refused, 400, 'invalid_parameter').source).toEqual({ parameter: 'filter[uuid]' });
-  }, 180_000);
+  });
 });
 
 describe('150 fully filled 384-well plates', () => {
@@ -120,7 +120,7 @@ describe('150 fully filled 384-well plates', () => {
       },
       rels: { purpose: { type: 'plate_purposes', id: purpose }, parents: [], custom_metadatum_collection: null },
     }));
-  }, 300_000);
+  });
 
   it('/plates?page[size]=100 returns 100 plates, though they fill many 1 MB Query pages', async () => {
     const res = await call('GET', '/api/v2/plates?page[size]=100');
@@ -129,13 +129,13 @@ describe('150 fully filled 384-well plates', () => {
     expect(idsOf(res)).toEqual(plates.slice(0, 100).map((p) => String(p.id)));
     const rest = await call('GET', pathOf(res.body.links.next));
     expect(idsOf(rest)).toEqual(plates.slice(100).map((p) => String(p.id)));
-  }, 120_000);
+  });
 
   it('the purpose filter pages by cursor with a kept count', async () => {
     const { ids, counts } = await walk('/api/v2/plates?filter[purpose_name]=Stock Plate 384&page[size]=40&sort=-updated_at');
     expect(new Set(ids).size).toBe(150);
     expect([...counts]).toEqual([150]);
-  }, 120_000);
+  });
 
   it('a compound document past the include budget is a 400 naming include and page[size]; nothing is loaded for it', async () => {
     const res = await call('GET', '/api/v2/plates?page[size]=100&include=wells.aliquots.sample');
@@ -147,5 +147,5 @@ describe('150 fully filled 384-well plates', () => {
     const fits = await call('GET', '/api/v2/plates?page[size]=10&include=wells');
     expect(fits.status).toBe(200);
     expect(fits.body.included).toHaveLength(3_840);
-  }, 120_000);
+  });
 });

@@ -66,7 +66,7 @@ describe('the NDJSON file', () => {
     await events.stop();
     expect(fileIds()).toEqual(await outboxIds());
     expect(readFileSync(eventsFile, 'utf8').endsWith('}\n')).toBe(true);
-  }, 60_000);
+  });
 });
 
 describe('the webhook', () => {
@@ -115,5 +115,5 @@ describe('the webhook', () => {
     expect(received.length).toBe(new Set(received).size);
     expect([...received].sort()).toEqual(await outboxIds());
     expect(existsSync(checkpointFile)).toBe(true);
-  }, 60_000);
+  });
 });

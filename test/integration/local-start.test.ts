@@ -10,6 +10,7 @@ import { workerEndpoint } from '../support/store.ts';
 import { freePort } from '#lib/local/dynamodb.ts';
 import { startLocalService } from '#lib/local/service.ts';
 import { createApiKey } from '#lib/store/api-keys.ts';
+import { WAIT_MS } from '../support/limits.ts';
 
 /**
  * `npm start` (lib/local/start.ts, run as its own process) and the local service's life cycle: ports are
@@ -19,8 +20,6 @@ import { createApiKey } from '#lib/store/api-keys.ts';
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const EVENT_LIMIT_MS = 90_000;
-const SLOW = { timeout: 180_000 };
 
 interface Run {
   child: ChildProcess;
@@ -51,9 +50,13 @@ function tempDir(): string {
 /** Starts `lib/local/start.ts` as `npm start` does (without npm and tsx's own process in between). */
 function start(env: Record<string, string>): Run {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'PORT' && !name.startsWith('LTS_')));
+  // The test run's DynamoDB timeouts (vitest.config.ts): `npm start`'s own 10 s may pass on a loaded machine.
+  const timeouts = Object.fromEntries(
+    ['LTS_DYNAMODB_CONNECT_TIMEOUT_MS', 'LTS_DYNAMODB_REQUEST_TIMEOUT_MS'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
+  );
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/local/start.ts'], {
     cwd: ROOT,
-    env: { ...inherited, LOG_LEVEL: 'silent', LTS_IN_MEMORY: '1', LTS_DATA_DIR: tempDir(), ...env },
+    env: { ...inherited, ...timeouts, LOG_LEVEL: 'silent', LTS_IN_MEMORY: '1', LTS_DATA_DIR: tempDir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -87,7 +90,7 @@ function start(env: Record<string, string>): Run {
             resolve(match);
           }
         };
-        const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${EVENT_LIMIT_MS} ms; stdout: ${stdout}; stderr: ${stderr}`)), EVENT_LIMIT_MS);
+        const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${WAIT_MS} ms; stdout: ${stdout}; stderr: ${stderr}`)), WAIT_MS);
         watchers.add(check);
         check();
         void exited.then(({ code }) => {
@@ -216,9 +219,9 @@ async function heldRequest(port: number, key: string, length: number): Promise<{
 }
 
 async function eventually(condition: () => boolean, what: string): Promise<void> {
-  const limit = Date.now() + EVENT_LIMIT_MS;
+  const limit = Date.now() + WAIT_MS;
   while (!condition()) {
-    if (Date.now() > limit) throw new Error(`still not ${what} after ${EVENT_LIMIT_MS} ms`);
+    if (Date.now() > limit) throw new Error(`still not ${what} after ${WAIT_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -247,7 +250,7 @@ describe('npm start checks its ports before it starts Java', () => {
 });
 
 describe('the development key', () => {
-  it('stays the same across restarts of one data dir, so a configured client keeps working', SLOW, async () => {
+  it('stays the same across restarts of one data dir, so a configured client keeps working', async () => {
     const dataDir = tempDir();
     const keyOf = async () => {
       const run = start({ PORT: '0', LTS_DATA_DIR: dataDir });
@@ -267,7 +270,7 @@ describe('the development key', () => {
 });
 
 describe('npm start never leaves DynamoDB Local running', () => {
-  it('stops it when start-up fails after it started', SLOW, async () => {
+  it('stops it when start-up fails after it started', async () => {
     // A data directory whose endpoint file cannot be written: start-up fails once DynamoDB Local answers.
     const dataDir = tempDir();
     mkdirSync(join(dataDir, 'endpoint.json'));
@@ -281,7 +284,7 @@ describe('npm start never leaves DynamoDB Local running', () => {
     expect(await accepts(dynamoPort)).toBe(false);
   });
 
-  it('is stopped by the local service itself when a start-up step fails (not only by the exit handler)', SLOW, async () => {
+  it('is stopped by the local service itself when a start-up step fails (not only by the exit handler)', async () => {
     const dynamoPort = await freePort();
     let pid: number | undefined;
     const failing = startLocalService({
@@ -311,7 +314,7 @@ describe('npm start never leaves DynamoDB Local running', () => {
     expect(alive(java.started()!)).toBe(false);
   });
 
-  it('lets DynamoDB Local exit by itself when the service is killed outright', SLOW, async () => {
+  it('lets DynamoDB Local exit by itself when the service is killed outright', async () => {
     const run = start({ PORT: '0' });
     const [, pid] = await run.waitFor(/DynamoDB Local at \S+ \(pid (\d+)\)/);
     run.child.kill('SIGKILL');
@@ -321,7 +324,7 @@ describe('npm start never leaves DynamoDB Local running', () => {
 });
 
 describe('SIGTERM drains', () => {
-  it('lets a request in flight finish, refuses new connections, then stops DynamoDB Local and exits 0', SLOW, async () => {
+  it('lets a request in flight finish, refuses new connections, then stops DynamoDB Local and exits 0', async () => {
     const key = `start-test-${randomUUID()}`;
     const dynamoPort = await freePort();
     const run = start({ PORT: '0', LTS_DYNAMODB_PORT: String(dynamoPort), LTS_DEV_API_KEY: key });

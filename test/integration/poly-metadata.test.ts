@@ -118,7 +118,7 @@ describe('POST /poly_metadata', () => {
     expect(idsOf(stored)).toEqual([created[0]!.body.data.id]);
     const events = (await outboxEvents()).filter((e) => e.type === 'poly_metadata.created' && e.data.attributes.key === key);
     expect(events).toHaveLength(1);
-  }, 120_000);
+  });
 
   it('answers 404 for a record that does not exist and 400 for a type that has no poly metadata', async () => {
     const missing = expectError(

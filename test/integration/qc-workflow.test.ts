@@ -154,4 +154,4 @@ it('takes two tag plates of LOT-0001 from created through QC, and through releas
   ]);
   expect(events.filter((e) => e.type === 'state_changes.created')).toHaveLength(6);
   for (const event of events.filter((e) => e.type === 'qcables.state_changed')) expect(event.actor).toMatchObject({ user: { type: 'users' } });
-}, 120_000);
+});

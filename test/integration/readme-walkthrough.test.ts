@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { LocalService } from '#lib/local/service.ts';
+import { WAIT_MS } from '../support/limits.ts';
 import { freshHttpService, WRITE_KEY } from '../support/store.ts';
 
 /**
@@ -33,7 +34,7 @@ it('runs every lab-day block of the README, and the pool tube holds both samples
   expect(blocks.length).toBeGreaterThanOrEqual(10);
   const script = [...blocks.map((block, i) => `${block}echo '${done(i + 1)}'\n`), `echo "TUBE=$TUBE"; echo "DAY=$DAY"\n`].join('');
   const env = { PATH: process.env.PATH!, HOME: dir, LTS_URL: service.url, LTS_KEY: WRITE_KEY };
-  const run = await promisify(execFile)('bash', ['--norc', '-euo', 'pipefail', '-c', script], { cwd: dir, env, timeout: 90_000 }).catch(
+  const run = await promisify(execFile)('bash', ['--norc', '-euo', 'pipefail', '-c', script], { cwd: dir, env, timeout: WAIT_MS }).catch(
     (error: { stdout: string; stderr: string; code: number }) => error,
   );
   const steps = blocks.map((_, i) => run.stdout.includes(done(i + 1)));

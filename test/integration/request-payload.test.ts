@@ -68,7 +68,7 @@ describe('a POST with include on a full 384-well plate, under an Idempotency-Key
     const uow = new UnitOfWork(registry, new Date().toISOString());
     uow.update(record, { attrs: { ...contents } });
     await uow.commit();
-  }, 120_000);
+  });
 
   it('commits, stores its response compressed, and replays it identically', async () => {
     const path = '/api/v2/aliquots?include=receptacle.plate.wells.aliquots.sample';
@@ -87,7 +87,7 @@ describe('a POST with include on a full 384-well plate, under an Idempotency-Key
     // And its events are whole.
     const events = (await requestItems()).find((i) => i.key === item.key)!.events;
     expect(events.map((e) => e.type).sort()).toEqual(['aliquots.created', 'plates.updated']);
-  }, 120_000);
+  });
 });
 
 describe('a rack of 96 tubes with long names, include=racked_tubes.tube and an Idempotency-Key', () => {
@@ -100,7 +100,7 @@ describe('a rack of 96 tubes with long names, include=racked_tubes.tube and an I
       name: `t${i}-${randomBytes(3000).toString('base64url').slice(0, 3990)}`,
       barcode: externalBarcode(`PAYLOAD-${i}-${randomBytes(4).toString('hex')}`),
     }));
-  }, 120_000);
+  });
 
   it(`commits in one transaction of ${TRANSACTION_ITEM_LIMIT} items, its payload in chunk items beside it, and replays identically`, async () => {
     const coordinates = columnOrder(8, 12);
@@ -121,7 +121,7 @@ describe('a rack of 96 tubes with long names, include=racked_tubes.tube and an I
     const events = (await requestItems()).find((i) => i.key === item.key)!.events;
     expect(events).toHaveLength(97);
     expect(events.filter((e) => e.type === 'tubes.updated').map((e) => e.data.attributes.name)).toEqual(tubes.map((t) => t.attrs.name));
-  }, 120_000);
+  });
 
   it('a transaction that does not commit leaves no chunk behind', async () => {
     const [tube] = (await getRecords([{ family: 'labware', id: tubes[0]!.id }])).values();

@@ -314,7 +314,7 @@ describe('concurrent PATCHes of one request', () => {
     expect(chains('pending', ['started', 'hold'], 'hold')).toBe(false);
     const final = await requestState(request.id);
     expect(chains('pending', moves, final), `moves ${moves.join(', ')} ending in ${final}`).toBe(true);
-  }, 120_000);
+  });
 });
 
 describe('call budget: requests out of the wells of a 96-well plate', () => {

@@ -71,7 +71,7 @@ beforeAll(async () => {
     large.notes,
     slots.map((slot) => slotId(large.id, slot)),
   );
-}, 300_000);
+});
 
 describe('a reverse relationship is read per aggregate: one Query per plate, however many wells', () => {
   it('GET /plates/{id}?include=wells.test_notes costs the same on a 384-well plate with 100 notes as on a 96-well plate with 3', async () => {

@@ -189,7 +189,7 @@ describe('concurrent state changes of one qcable', () => {
     expect(changes.body.data.filter((c: any) => c.relationships.qcable.data.id === qcable.id).map((c: any) => c.id)).toEqual([winner.id]);
     const moved = (await outboxEvents()).filter((e) => e.type === 'qcables.state_changed' && e.resource.id === qcable.id);
     expect(moved).toHaveLength(1);
-  }, 120_000);
+  });
 
   it('20 simultaneous changes whose targets chain (qc_in_progress, then failed): the successes form one chain of transitions', async () => {
     const { qcable, plate } = await createQcable('LOT-0003');
@@ -202,5 +202,5 @@ describe('concurrent state changes of one qcable', () => {
     for (let i = 1; i < chain.length; i++) expect(chain[i].previous_state).toBe(chain[i - 1].target_state);
     expect(await stateOf(qcable.id)).toBe(chain.at(-1).target_state);
     expect(await stateOf(qcable.id)).toBe('failed');
-  }, 120_000);
+  });
 });

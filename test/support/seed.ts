@@ -1,5 +1,6 @@
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '#lib/config.ts';
+import { refOf } from '#lib/jsonapi/context.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { registry as serviceRegistry } from '#lib/resources/index.ts';
 import { dynamo } from '#lib/store/client.ts';
@@ -12,21 +13,17 @@ import { encodeUuid } from '#lib/store/uuids.ts';
 import { emptyReceptacles, type Labware } from '#lib/domain/labware.ts';
 import type { Ref } from '#lib/store/records.ts';
 
+type Build = (i: number) => { attrs: Record<string, unknown>; rels: Record<string, RelValue> };
+
 /**
- * Writes records straight into the table, as the service would store them (record items, their index
- * items, their counts), without going through the API: the way to set up collections of thousands of
- * records in seconds. Ids come from the service's own sequence, so API writes afterwards do not collide.
- * `registry` stores them as other definitions than the service's would (test-only types).
+ * `count` new records of a type as the service would store them, not yet written: ids from the service's
+ * own sequence (one reservation), so API writes afterwards do not collide. For records that name each
+ * other (a sample and its metadata record): make both, link them, then `putRecords`.
  */
-export async function seedRecords(
-  type: string,
-  count: number,
-  build: (i: number) => { attrs: Record<string, unknown>; rels: Record<string, RelValue> },
-  registry: Registry = serviceRegistry,
-): Promise<StoredRecord[]> {
+async function newRecords(type: string, count: number, build: Build, registry: Registry = serviceRegistry): Promise<StoredRecord[]> {
   const family = registry.familyOf(type);
   const { first, createdAt } = await reserve(family, count, new Date().toISOString());
-  const records: StoredRecord[] = Array.from({ length: count }, (_, i) => ({
+  return Array.from({ length: count }, (_, i) => ({
     family,
     id: first + i,
     type,
@@ -36,6 +33,13 @@ export async function seedRecords(
     version: 1,
     ...build(i),
   }));
+}
+
+/**
+ * Writes records straight into the table (record items, their index items, their counts) in batches of
+ * 25, eight batches at a time, as the service would have stored them.
+ */
+async function putRecords(records: StoredRecord[], registry: Registry = serviceRegistry): Promise<void> {
   const { record, term } = store().entities;
   const items = records.flatMap((r) => [
     record.create({ ...r, ...lookupAttributes(r, registry.lookupsOf(r)) }).params().Item,
@@ -58,10 +62,36 @@ export async function seedRecords(
   };
   await Promise.all(Array.from({ length: 8 }, worker));
 
-  const deltas = new Map<string, number>();
-  for (const r of records) for (const [key, n] of Object.entries(registry.countsOf(r))) deltas.set(key, (deltas.get(key) ?? 0) + n);
-  await dynamo().send(new UpdateCommand(countUpdate(family, deltas, 0).Update as never));
+  const deltas = new Map<string, Map<string, number>>();
+  for (const r of records) {
+    const family = deltas.get(r.family) ?? deltas.set(r.family, new Map()).get(r.family)!;
+    for (const [key, n] of Object.entries(registry.countsOf(r))) family.set(key, (family.get(key) ?? 0) + n);
+  }
+  for (const [family, counts] of deltas) await dynamo().send(new UpdateCommand(countUpdate(family, counts, 0).Update as never));
+}
+
+/**
+ * Writes records straight into the table, as the service would store them (record items, their index
+ * items, their counts), without going through the API: the way to set up collections of thousands of
+ * records in seconds, for tests that are not about the API's write path. `registry` stores them as other
+ * definitions than the service's would (test-only types).
+ */
+export async function seedRecords(type: string, count: number, build: Build, registry: Registry = serviceRegistry): Promise<StoredRecord[]> {
+  const records = await newRecords(type, count, build, registry);
+  await putRecords(records, registry);
   return records;
+}
+
+/**
+ * `count` samples, each with its own (empty) metadata record, the two naming each other as a sample
+ * created through the API does; each named `${prefix}-${i}` (a unique name, with its guard item).
+ */
+export async function seedSamples(count: number, prefix: string): Promise<StoredRecord[]> {
+  const samples = await newRecords('samples', count, (i) => ({ attrs: { name: `${prefix}-${i}` }, rels: { studies: [], component_samples: [] } }));
+  const metadata = await newRecords('sample_metadata', count, (i) => ({ attrs: {}, rels: { sample: refOf(samples[i]!) } }));
+  for (const [i, sample] of samples.entries()) sample.rels.sample_metadata = refOf(metadata[i]!);
+  await putRecords([...samples, ...metadata]);
+  return samples;
 }
 
 /** `count` empty tubes of a purpose, as the service stores them; each its own barcode, and optionally a name and parents. */

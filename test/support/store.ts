@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
-import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { ensureTable, localClient } from '#lib/local/dynamodb.ts';
-import { defaultReferenceData, startLocalService, useDynamo, type LocalService } from '#lib/local/service.ts';
-import { loadReferenceData } from '#lib/reference/load.ts';
-import { registry } from '#lib/resources/index.ts';
+import { startLocalService, useDynamo, type LocalService } from '#lib/local/service.ts';
 import { createApiKey } from '#lib/store/api-keys.ts';
+import { itemsFromJson } from './table-items.ts';
 
 export const WRITE_KEY = 'test-write-key-0123456789';
 export const READ_KEY = 'test-read-key-0123456789';
@@ -32,16 +31,37 @@ export async function dropFreshStores(): Promise<void> {
 }
 
 /**
- * Gives the calling test file a fresh table in the run's DynamoDB Local, with the default reference data
- * and a write and a read key. Call from beforeAll.
+ * A new table in this worker's DynamoDB Local holding the default reference data, as loading it would
+ * leave it: its items, loaded once for the run (test/support/global-setup.ts), copied in batches.
  */
-export async function freshStore(): Promise<{ tableName: string; endpoint: string }> {
+async function tableWithReferenceData(): Promise<{ tableName: string; endpoint: string }> {
   const endpoint = workerEndpoint();
   const tableName = `test-${randomUUID()}`;
   await ensureTable(endpoint, tableName);
   tables.push({ endpoint, tableName });
+  const items = itemsFromJson(inject('referenceItems'));
+  const client = localClient(endpoint);
+  const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, i) => items.slice(i * 25, (i + 1) * 25));
+  await Promise.all(
+    batches.map(async (batch) => {
+      let pending = batch.map((Item) => ({ PutRequest: { Item } }));
+      while (pending.length > 0) {
+        const result = await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: pending } }));
+        pending = (result.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+      }
+    }),
+  );
+  client.destroy();
+  return { tableName, endpoint };
+}
+
+/**
+ * Gives the calling test file a fresh table in the run's DynamoDB Local, with the default reference data
+ * and a write and a read key. Call from beforeAll.
+ */
+export async function freshStore(): Promise<{ tableName: string; endpoint: string }> {
+  const { endpoint, tableName } = await tableWithReferenceData();
   useDynamo(endpoint, tableName);
-  await loadReferenceData(registry, defaultReferenceData());
   await createApiKey('test-write', 'write', WRITE_KEY);
   await createApiKey('test-read', 'read', READ_KEY);
   return { tableName, endpoint };
@@ -50,12 +70,11 @@ export async function freshStore(): Promise<{ tableName: string; endpoint: strin
 /**
  * The whole service over HTTP on loopback (the local server: the same Lambda handlers behind node:http),
  * on a fresh table of this worker's DynamoDB Local with the default reference data and the test keys.
- * For tests of what only a real HTTP client or a browser sees. Stop it in afterAll.
+ * For tests of what only a real HTTP client or a browser sees. Stop it in afterAll. (The service loads
+ * the reference data as it starts, and finds it there: a read of each record, no write.)
  */
 export async function freshHttpService(): Promise<LocalService> {
-  const endpoint = workerEndpoint();
-  const tableName = `test-${randomUUID()}`;
-  tables.push({ endpoint, tableName });
+  const { endpoint, tableName } = await tableWithReferenceData();
   return startLocalService({
     dynamo: { endpoint, stop: async () => {} },
     tableName,
