@@ -11,6 +11,7 @@ import { entryFile, FALLBACK, type Route, routes } from '#lib/routes.ts';
 import { bundleAssets } from './bundling.ts';
 import { ServiceFunction } from './function.ts';
 import type { StageSettings } from './stage.ts';
+import { ENGINE_ACCESS, grantTableAccess } from './table.ts';
 
 /** API Gateway gives up on an integration after 30 s; a request's DynamoDB calls give up within about 12 s (README). */
 export const API_FUNCTION_TIMEOUT = Duration.seconds(20);
@@ -43,7 +44,7 @@ export class ServiceApi extends Construct {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole')],
     });
-    props.table.grantReadWriteData(role);
+    grantTableAccess(props.table, role, ENGINE_ACCESS);
 
     this.api = new HttpApi(this, 'Api', { createDefaultStage: false, description: `Laboratory Tracking Service (${props.stage.name})` });
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.stage.logRetention, removalPolicy: props.stage.removalPolicy });
