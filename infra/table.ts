@@ -42,20 +42,12 @@ export interface TableAccess {
  * The engine's functions (the routes, the inbound consumer): exactly the calls lib/store makes. Reads are
  * GetItem, BatchGetItem and Query (of the table and of its indexes); single-item writes are UpdateItem (id
  * sequences) and PutItem and DeleteItem (a large payload's chunk items); a transaction is authorized item by
- * item (IAM has no TransactWriteItems action): PutItem, UpdateItem, DeleteItem, ConditionCheckItem. No
- * Scan, BatchWriteItem, DescribeTable or stream reads: nothing calls them. test/artifact/functions.test.ts
+ * item (IAM has no TransactWriteItems action): its Put, Update and Delete items. No ConditionCheckItem (no
+ * transaction has a ConditionCheck item), Scan, BatchWriteItem, DescribeTable or stream reads: nothing calls them. test/artifact/functions.test.ts
  * records every call the deployed bundles make and holds the roles to them, both ways.
  */
 export const ENGINE_ACCESS: TableAccess = {
-  table: [
-    'dynamodb:GetItem',
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:DeleteItem',
-    'dynamodb:ConditionCheckItem',
-  ],
+  table: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   indexes: ['dynamodb:Query'],
 };
 
