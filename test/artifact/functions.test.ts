@@ -133,6 +133,10 @@ describe('every route function', () => {
       expect(read.served).toBe(name);
       expect(read.status, read.text).toBe(200);
       expect(read.body).toEqual(asDeployed((await call('GET', collection, { key: READ_KEY })).body));
+      // What the bundle reaches besides itself: the runtime's modules (the stand-in) when any are external, nothing else.
+      const fn = running.get(name)!;
+      for (const bundled of ['electrodb', '@middy/core', 'zod']) expect(await fn.resolveModule(bundled), bundled).toBeNull();
+      expect(await fn.resolveModule('@aws-sdk/client-dynamodb')).toEqual(artifacts.runtimeModules ? expect.any(String) : null);
 
       expect((await request(apiRequest('GET', collection, null))).status).toBe(401);
       expect((await request(apiRequest('GET', `${collection}/999999999`, READ_KEY))).status).toBe(404);
