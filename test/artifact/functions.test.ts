@@ -49,8 +49,6 @@ const logicalIds = () => Object.fromEntries(Object.entries(stackFunctions).map((
 const running = new Map<string, LambdaContainer>();
 /** Every AWS call each function made during the file, by function name. */
 const callsOf: Record<string, RecordedCall[]> = {};
-/** The calls the route functions made for the writes they carried out (the inbound consumer runs the same writes). */
-const routeWriteCalls: RecordedCall[] = [];
 
 async function container(name: string): Promise<LambdaContainer> {
   let started = running.get(name);
@@ -93,10 +91,7 @@ interface HttpResponse {
 async function request(req: HttpRequest): Promise<HttpResponse> {
   const { event, route } = httpEvent(stack, req);
   const served = logicalIds()[route.functionLogicalId]!;
-  const fn = await container(served);
-  const before = fn.recorder.calls.length;
-  const result: APIGatewayProxyStructuredResultV2 = await fn.invoke(event);
-  if ((req.method === 'POST' || req.method === 'PATCH') && (result.statusCode ?? 500) < 300) routeWriteCalls.push(...fn.recorder.calls.slice(before));
+  const result: APIGatewayProxyStructuredResultV2 = await (await container(served)).invoke(event);
   const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
   const text = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64').toString('utf8') : (result.body ?? '');
   const jsonApi = headers['content-type']?.startsWith('application/vnd.api+json') && text !== '';
@@ -360,10 +355,12 @@ describe('each function’s role, against the calls it made', () => {
     }
     return [...byRole].map(([role, functions]) => {
       const requests = functions.flatMap((name) => (callsOf[name] ?? []).flatMap((c) => iamRequests(stack, c)));
-      // The inbound consumer carries out any write message a route serves, through the same engine: its grants
-      // are held to its own calls and to those the routes made for their writes (each write route's, in this file).
-      const engineWrites = functions.includes('inbound') ? routeWriteCalls.flatMap((c) => iamRequests(stack, c)) : [];
-      return { role, functions, requests, used: [...requests, ...engineWrites], statements: roleStatements(stack, role) };
+      // The inbound consumer runs any write message a route serves through the same engine, query string
+      // included (a response's `include=` reads related records as a GET does, through the indexes): its grants
+      // are held to the engine's calls, its own and the routes'.
+      const routeCalls = routes.flatMap((route) => callsOf[route.name] ?? []);
+      const engine = functions.includes('inbound') ? routeCalls.flatMap((c) => iamRequests(stack, c)) : [];
+      return { role, functions, requests, used: [...requests, ...engine], statements: roleStatements(stack, role) };
     });
   };
   /** The table, its indexes and the bus: what the functions' own calls may name. */
