@@ -12,6 +12,7 @@ import { entryFile, FALLBACK, type Route, routes } from '#lib/routes.ts';
 import { bundleAssets } from './bundling.ts';
 import { ServiceFunction } from './function.ts';
 import type { StageSettings } from './stage.ts';
+import { ENGINE_ACCESS, grantTableAccess } from './table.ts';
 
 /** How long a request may take before the function answers 503 itself (LTS_REQUEST_BUDGET_MS, lib/store/client.ts withDeadline). */
 export const REQUEST_BUDGET = Duration.millis(DEFAULT_REQUEST_BUDGET_MS);
@@ -49,7 +50,7 @@ export class ServiceApi extends Construct {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole')],
     });
-    props.table.grantReadWriteData(role);
+    grantTableAccess(props.table, role, ENGINE_ACCESS);
 
     this.api = new HttpApi(this, 'Api', { createDefaultStage: false, description: `Laboratory Tracking Service (${props.stage.name})` });
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.stage.logRetention, removalPolicy: props.stage.removalPolicy });

@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { eventEntries } from './bundling.ts';
 import { ServiceFunction } from './function.ts';
 import type { StageSettings } from './stage.ts';
+import { ENGINE_ACCESS, grantTableAccess, PUBLISHER_ACCESS } from './table.ts';
 
 export interface ServiceEventsProps {
   stage: StageSettings;
@@ -52,7 +53,7 @@ export class ServiceEvents extends Construct {
     }).fn;
     this.bus.grantPutEventsTo(this.publisher);
     // Large payloads are gzipped into chunk items the publisher reads from the table.
-    props.table.grantReadData(this.publisher);
+    grantTableAccess(props.table, this.publisher, PUBLISHER_ACCESS);
     this.publisherDeadLetters = secureQueue(this, 'PublisherDeadLetters', { retentionPeriod: Duration.days(14) });
     Validations.of(this.publisherDeadLetters).acknowledge({
       id: 'AwsSolutions-SQS3',
@@ -93,7 +94,7 @@ export class ServiceEvents extends Construct {
       description: 'Runs the write messages of the inbound queue through the engine',
       environment: { LTS_TABLE_NAME: props.table.tableName, LTS_INBOUND_IDENTITY: INBOUND_IDENTITY, LTS_BASE_URL: props.baseUrl, LOG_LEVEL: 'info' },
     }).fn;
-    props.table.grantReadWriteData(this.inbound);
+    grantTableAccess(props.table, this.inbound, ENGINE_ACCESS);
     this.inbound.addEventSource(new SqsEventSource(this.inboundQueue, { batchSize: 10, reportBatchItemFailures: true }));
 
     new CfnOutput(this, 'BusName', {

@@ -1,5 +1,5 @@
 import { Stack, type StackProps, Stage, type StageProps } from 'aws-cdk-lib';
-import { LinuxBuildImage } from 'aws-cdk-lib/aws-codebuild';
+import { BuildSpec, LinuxBuildImage } from 'aws-cdk-lib/aws-codebuild';
 import { PipelineType } from 'aws-cdk-lib/aws-codepipeline';
 import { CodePipeline, CodePipelineSource, ManualApprovalStep, ShellStep } from 'aws-cdk-lib/pipelines';
 import type { Construct } from 'constructs';
@@ -21,6 +21,9 @@ export const PLACEHOLDER_SOURCE: PipelineSource = {
   branch: 'main',
   connectionArn: 'arn:aws:codeconnections:eu-west-2:000000000000:connection/00000000-0000-0000-0000-000000000000',
 };
+
+/** The Node.js major the pipeline builds and tests with: the functions' runtime (infra/function.ts, nodejs22.x; esbuild target node22). */
+export const BUILD_NODE_VERSION = '22';
 
 /** One stage of the service as a pipeline stage: the same stack (and stack name) `npx cdk deploy Lts-<stage>` deploys. */
 export class ServiceStage extends Stage {
@@ -49,8 +52,12 @@ export class PipelineStack extends Stack {
         // The synth passes the source on, so that the pipeline's self-update keeps it.
         commands: ['npm ci', 'npm test', `npx cdk synth -c pipeline=true -c repository=${repository} -c branch=${branch} -c connectionArn=${connectionArn}`],
       }),
-      // npm test runs DynamoDB Local, which needs Java: the standard image has Node.js 22 and Corretto.
-      codeBuildDefaults: { buildEnvironment: { buildImage: LinuxBuildImage.STANDARD_7_0 } },
+      // npm test runs DynamoDB Local, which needs Java: the standard image has Corretto, and several Node.js
+      // versions, of which every build (synth, self-update, assets) selects the functions' runtime's.
+      codeBuildDefaults: {
+        buildEnvironment: { buildImage: LinuxBuildImage.STANDARD_7_0 },
+        partialBuildSpec: BuildSpec.fromObject({ phases: { install: { 'runtime-versions': { nodejs: BUILD_NODE_VERSION } } } }),
+      },
       // One build publishes every function's asset, rather than a CodeBuild project per function.
       publishAssetsInParallel: false,
     });

@@ -1,4 +1,4 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { ServiceAlarms } from './alarms.ts';
@@ -25,6 +25,10 @@ export class ServiceStack extends Stack {
     super(scope, id, { stackName: stackName(props.stage.name), description: `Laboratory Tracking Service (${props.stage.name})`, ...props });
     const { stage } = props;
     this.table = serviceTable(this, 'Table', stage);
+    new CfnOutput(this, 'TableName', {
+      value: this.table.tableName,
+      description: 'The DynamoDB table: LTS_TABLE_NAME of `npm run admin -- … --aws` (API keys, reference data)',
+    });
     this.api = new ServiceApi(this, 'Api', { stage, table: this.table, keyless: props.keyless ?? '' });
     this.events = new ServiceEvents(this, 'Events', { stage, table: this.table, baseUrl: this.api.stage.url });
     this.alarms = new ServiceAlarms(this, 'Alarms', {

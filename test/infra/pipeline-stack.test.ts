@@ -1,9 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { expect, it } from 'vitest';
-import { PipelineStack, PLACEHOLDER_SOURCE } from '../../infra/pipeline-stack.ts';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
+import { bundling } from '../../infra/bundling.ts';
+import { BUILD_NODE_VERSION, PipelineStack, PLACEHOLDER_SOURCE } from '../../infra/pipeline-stack.ts';
 import { appWithoutBundling } from '../support/cdk-app.ts';
 
-const stack = new PipelineStack(appWithoutBundling(), 'Lts-pipeline', { source: { ...PLACEHOLDER_SOURCE, repository: 'lab/lts', branch: 'release' } });
+const app = appWithoutBundling();
+const stack = new PipelineStack(app, 'Lts-pipeline', { source: { ...PLACEHOLDER_SOURCE, repository: 'lab/lts', branch: 'release' } });
 const template = Template.fromStack(stack);
 const [pipeline] = Object.values(template.findResources('AWS::CodePipeline::Pipeline')) as { Properties: { Stages: { Name: string; Actions: any[] }[] } }[];
 const stages = pipeline!.Properties.Stages;
@@ -40,4 +45,18 @@ it('tests before it synthesizes, and keeps its source when it updates itself', (
     'npm test',
     `npx cdk synth -c pipeline=true -c repository=lab/lts -c branch=release -c connectionArn=${PLACEHOLDER_SOURCE.connectionArn}`,
   ]);
+});
+
+it('builds, tests, updates itself and publishes assets on the functions’ Node.js (22), not whatever the image defaults to', () => {
+  const projects = Object.values(template.findResources('AWS::CodeBuild::Project')) as any[];
+  expect(projects.length).toBeGreaterThanOrEqual(3);
+  for (const project of projects) {
+    // A long buildspec (the asset step's) is a file of the cloud assembly rather than inline.
+    const source: string = project.Properties.Source.BuildSpec;
+    const spec = source.startsWith('buildspec-') ? JSON.parse(readFileSync(join(app.outdir, source), 'utf8')) : JSON.parse(source);
+    expect(spec.phases.install['runtime-versions'], project.Properties.Description).toEqual({ nodejs: BUILD_NODE_VERSION });
+  }
+  // The same major as the functions' runtime (infra/function.ts) and the bundles' target (infra/bundling.ts).
+  expect(`nodejs${BUILD_NODE_VERSION}.x`).toBe(Runtime.NODEJS_22_X.name);
+  expect(bundling.target).toBe(`node${BUILD_NODE_VERSION}`);
 });

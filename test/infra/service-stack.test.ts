@@ -1,11 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnElement } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { INBOUND_MAX_RECEIVE_COUNT } from '../../infra/events.ts';
 import { stageSettings } from '../../infra/stage.ts';
+import { ENGINE_ACCESS, PUBLISHER_ACCESS, type TableAccess } from '../../infra/table.ts';
 import { FALLBACK, routes } from '#lib/routes.ts';
 import { tableDefinition } from '#lib/store/table.ts';
 import { serviceStack } from '../support/cdk-app.ts';
+import { SynthesizedStack } from '../support/cloudformation.ts';
+import { matchRoute } from '../support/lambda-events.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 
@@ -89,6 +93,23 @@ describe('the API', () => {
     expect(output(/^EventsInboundQueueUrl/)).toEqual({ Ref: logicalId(dev.events.inboundQueue) });
     expect(output(/^AlarmsTopicArn/)).toEqual({ Ref: logicalId(dev.alarms.topic) });
   });
+
+  it('hands /api/v2/<type>/ (a trailing slash: no route key of the type takes it) to $default, whose function serves it as the type’s own', () => {
+    const deployed = new SynthesizedStack(dev, 'lts-table');
+    const fallback = logicalId(dev.api.functions[FALLBACK]!);
+    for (const route of routes.filter((r) => r.name !== FALLBACK)) {
+      const own = logicalId(dev.api.functions[route.name]!);
+      expect(matchRoute(deployed, 'GET', `/api/v2/${route.name}`).functionLogicalId, route.name).toBe(own);
+      expect(matchRoute(deployed, 'GET', `/api/v2/${route.name}/1/`).functionLogicalId, route.name).toBe(own);
+      expect(matchRoute(deployed, 'POST', `/api/v2/${route.name}/`), route.name).toEqual({ routeKey: '$default', functionLogicalId: fallback });
+    }
+    // The fallback's entry hands any path of a type to that type's chain (test/artifact/functions.test.ts runs it, bundled, on these paths).
+    expect(readFileSync('functions/not-found.ts', 'utf8')).toMatch(/routeForPath\(event\.rawPath\)[\s\S]*createHandler\(route\.name\)/);
+  });
+
+  it('outputs the table’s name, which `npm run admin -- … --aws` needs as LTS_TABLE_NAME', () => {
+    expect(template.toJSON().Outputs.TableName).toMatchObject({ Value: { Ref: logicalId(dev.table) } });
+  });
 });
 
 describe('the table', () => {
@@ -124,21 +145,30 @@ describe('the table', () => {
     expect(table.Properties.DeletionProtectionEnabled).not.toBe(true);
   });
 
-  it('is granted to every function: read/write to the API and the inbound consumer, read to the publisher', () => {
+  it('is granted to every function as exactly what it calls: the engine’s reads and writes to the API and the inbound consumer, chunk reads to the publisher', () => {
     const tableArn = { 'Fn::GetAtt': [logicalId(dev.table), 'Arn'] };
-    const actionsOn = (roleLogicalId: string) =>
-      ofType('AWS::IAM::Policy')
-        .filter(([, p]) => p.Properties.Roles.some((r: any) => r.Ref === roleLogicalId))
-        .flatMap(([, p]) => p.Properties.PolicyDocument.Statement)
-        .filter((s: any) => JSON.stringify(s.Resource).includes(JSON.stringify(tableArn)))
-        .flatMap((s: any) => s.Action);
-    const roleOf = (fn: { role?: unknown }) => logicalId((fn as any).role);
+    const indexes = { 'Fn::Join': ['', [tableArn, '/index/*']] };
+    const grantsOf = (fn: { role?: unknown }) => {
+      const role = logicalId((fn as any).role);
+      const statements = ofType('AWS::IAM::Policy')
+        .filter(([, p]) => p.Properties.Roles.some((r: any) => r.Ref === role))
+        .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
+      const on = (resource: unknown) =>
+        statements
+          .filter((s: any) => [s.Resource].flat().some((r: unknown) => JSON.stringify(r) === JSON.stringify(resource)))
+          .flatMap((s: any) => [s.Action].flat());
+      return { table: on(tableArn).sort(), indexes: on(indexes).sort() };
+    };
+    const sorted = (access: TableAccess) => ({ table: [...access.table].sort(), indexes: [...access.indexes].sort() });
     // A transaction is authorised by the actions of its items (IAM has no TransactWriteItems action).
-    const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
-    expect(actionsOn(roleOf(dev.api.functions.samples!))).toEqual(expect.arrayContaining([...writes, 'dynamodb:Query', 'dynamodb:BatchGetItem']));
-    expect(actionsOn(roleOf(dev.events.inbound))).toEqual(expect.arrayContaining([...writes, 'dynamodb:Query']));
-    expect(actionsOn(roleOf(dev.events.publisher))).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-    expect(actionsOn(roleOf(dev.events.publisher))).not.toContain('dynamodb:PutItem');
+    expect(ENGINE_ACCESS.table).toEqual(
+      expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem']),
+    );
+    for (const route of routes) expect(grantsOf(dev.api.functions[route.name]!), route.name).toEqual(sorted(ENGINE_ACCESS));
+    expect(grantsOf(dev.events.inbound)).toEqual(sorted(ENGINE_ACCESS));
+    expect(grantsOf(dev.events.publisher)).toEqual(sorted(PUBLISHER_ACCESS));
+    // test/artifact/functions.test.ts holds these lists to the calls the deployed functions make.
+    for (const unused of ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:DescribeTable']) expect(ENGINE_ACCESS.table).not.toContain(unused);
   });
 });
 
