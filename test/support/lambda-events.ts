@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, DynamoDBRecord, SQSEvent } from 'aws-lambda';
+import { eventOf } from '#lib/http/payload-v2.ts';
 import { API_ID, type SynthesizedStack } from './cloudformation.ts';
+
+/** The client address the stand-in gateway reports. */
+const SOURCE_IP = '203.0.113.7';
 
 /**
  * The events Lambda hands the functions, as AWS builds them: API Gateway HTTP API requests (payload 2.0),
@@ -71,58 +75,39 @@ export interface HttpRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string;
-  /** API Gateway hands some bodies over base64-encoded (`isBase64Encoded`). */
-  base64?: boolean;
 }
 
 /**
  * The payload 2.0 event API Gateway sends a function for a request to the stand-in deployment's default
- * endpoint over HTTPS: lower-cased headers (duplicates joined with commas), the `Cookie` header moved
- * into `cookies`, `rawQueryString` and the decoded `queryStringParameters`, the matched route's key and
- * path parameters.
+ * endpoint over HTTPS: the event lib/http/payload-v2.ts builds (the one the local server hands its
+ * handlers: cookies in `cookies`, bodies base64 for non-text media types, …), with the matched route's key,
+ * its path parameters and the deployment's identity.
  */
 export function httpEvent(stack: SynthesizedStack, req: HttpRequest): { event: APIGatewayProxyEventV2; route: MatchedRoute } {
-  const [path = '', query = ''] = req.url.split(/\?(.*)/s);
+  const [path = ''] = req.url.split('?');
   const route = matchRoute(stack, req.method, path);
   const headers: Record<string, string> = {
     host: API_HOST(stack),
     'user-agent': 'artifact-tier',
-    'x-forwarded-for': '203.0.113.7',
+    'x-forwarded-for': SOURCE_IP,
     'x-forwarded-port': '443',
     'x-forwarded-proto': 'https',
     'x-amzn-trace-id': `Root=1-${randomUUID().replace(/-/g, '').slice(0, 8)}-${randomUUID().replace(/-/g, '').slice(0, 24)}`,
     ...(req.body !== undefined ? { 'content-length': String(Buffer.byteLength(req.body)) } : {}),
   };
   for (const [name, value] of Object.entries(req.headers ?? {})) headers[name.toLowerCase()] = value;
-  const cookies = headers.cookie?.split(/;\s*/);
-  delete headers.cookie;
-  const parameters: Record<string, string> = {};
-  for (const [name, value] of new URLSearchParams(query)) parameters[name] = name in parameters ? `${parameters[name]},${value}` : value;
-  const now = new Date();
-  const requestId = randomUUID();
-  const event: APIGatewayProxyEventV2 = {
-    version: '2.0',
-    routeKey: route.routeKey,
-    rawPath: path,
-    rawQueryString: query,
-    ...(cookies ? { cookies } : {}),
+  const gateway = eventOf({
+    method: req.method,
+    target: req.url,
     headers,
-    ...(query ? { queryStringParameters: parameters } : {}),
-    requestContext: {
-      accountId: '123456789012',
-      apiId: API_ID,
-      domainName: API_HOST(stack),
-      domainPrefix: API_ID,
-      http: { method: req.method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'artifact-tier' },
-      requestId,
-      routeKey: route.routeKey,
-      stage: '$default',
-      time: now.toISOString(),
-      timeEpoch: now.getTime(),
-    },
+    sourceIp: SOURCE_IP,
+    ...(req.body !== undefined ? { body: Buffer.from(req.body) } : {}),
+  });
+  const event: APIGatewayProxyEventV2 = {
+    ...gateway,
+    routeKey: route.routeKey,
+    requestContext: { ...gateway.requestContext, accountId: '123456789012', apiId: API_ID, domainPrefix: API_ID, routeKey: route.routeKey },
     ...(route.pathParameters ? { pathParameters: route.pathParameters } : {}),
-    ...(req.body !== undefined ? { body: req.base64 ? Buffer.from(req.body).toString('base64') : req.body } : {}),
-    isBase64Encoded: req.base64 ?? false,
   };
   return { event, route };
 }
