@@ -1,6 +1,8 @@
 /**
  * A DynamoDB stream image in either of its two wire forms: the Lambda event's (binary values as base64
  * strings) and the DynamoDB Streams API's (binary values as bytes), which the local publisher reads.
+ * DynamoDB Local's Streams API sends an empty map as `{}`, without its `M` (at any depth; AWS sends
+ * `{"M": {}}`); every other form keeps its key even when empty (`{"L": []}`, `{"S": ""}`, `{"B": ""}`).
  */
 export interface StreamAttribute {
   S?: string;
@@ -31,6 +33,8 @@ export function plainValue(attribute: StreamAttribute): unknown {
   if (attribute.SS) return new Set(attribute.SS);
   if (attribute.NS) return new Set(attribute.NS.map(Number));
   if (attribute.BS) return new Set(attribute.BS.map(bytes));
+  // No form at all: DynamoDB Local's empty map (a value of any type has its key, so this is no other).
+  if (Object.keys(attribute).length === 0) return {};
   throw new Error(`unknown attribute value: ${Object.keys(attribute).join(', ')}`);
 }
 
