@@ -41,3 +41,13 @@ export function plainValue(attribute: StreamAttribute): unknown {
 /** A stream image as a plain item. */
 export const plainImage = (image: StreamImage): Record<string, unknown> =>
   Object.fromEntries(Object.entries(image).map(([name, attribute]) => [name, plainValue(attribute)]));
+
+/** A stream record or image in its JSON form, as Lambda hands it over: binary values as base64 strings. */
+export const jsonForm = (value: unknown): unknown =>
+  value instanceof Uint8Array
+    ? Buffer.from(value).toString('base64')
+    : Array.isArray(value)
+      ? value.map(jsonForm)
+      : value && typeof value === 'object' && !(value instanceof Date)
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonForm(v)]))
+        : value;
