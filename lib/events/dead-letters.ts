@@ -2,6 +2,10 @@ import type { OutboxStreamRecord, SetAside } from '#lib/events/outbox.ts';
 import { jsonForm, plainImage } from '#lib/events/stream-image.ts';
 import type { EventEnvelope } from '#lib/store/request-payload.ts';
 
+/** The source and detail type of the publisher's dead letters on the bus (a rule sends them to its dead-letter queue). */
+export const DEAD_LETTER_SOURCE = 'lts.publisher';
+export const DEAD_LETTER_DETAIL_TYPE = 'dead_letter';
+
 /**
  * A dead letter: what the feed set aside so that it could go on (docs/events.md "Dead letters"). Locally
  * one line of the dead-letter file; on AWS the body of a message in the publisher's dead-letter queue.

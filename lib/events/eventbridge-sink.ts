@@ -1,5 +1,5 @@
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import type { DeadLetter } from '#lib/events/dead-letters.ts';
+import { DEAD_LETTER_DETAIL_TYPE, DEAD_LETTER_SOURCE, type DeadLetter } from '#lib/events/dead-letters.ts';
 import type { EventSink, Refusal } from '#lib/events/outbox.ts';
 import { PermanentError, withRetry, type RetryPolicy } from '#lib/events/retry.ts';
 import type { EventEnvelope } from '#lib/store/request-payload.ts';
@@ -10,10 +10,6 @@ export const PUT_EVENTS_BYTES = 256 * 1024;
 
 /** The events' source on the bus (contract §4). */
 export const EVENT_SOURCE = 'lts';
-
-/** The source and detail type of the publisher's dead letters on the bus (a rule sends them to its dead-letter queue). */
-export const DEAD_LETTER_SOURCE = 'lts.publisher';
-export const DEAD_LETTER_DETAIL_TYPE = 'dead_letter';
 
 /**
  * Entry error codes that name a fault of the event itself: sending it again cannot help, so it is set
