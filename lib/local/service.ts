@@ -45,6 +45,8 @@ function withFeedHealth(handler: LambdaHandler, feed: LocalEvents): LambdaHandle
 export interface LocalService {
   url: string;
   dynamo: LocalDynamo;
+  /** The local event publishers, when started with `events`. */
+  events?: LocalEvents;
   /**
    * Stops accepting connections, closes idle keep-alive connections, lets the requests in flight finish
    * (each response then closes its connection) for at most `graceMs` before closing what is left, and
@@ -126,6 +128,7 @@ export async function startLocalService(
   return {
     url: `http://localhost:${port}`,
     dynamo,
+    ...(events ? { events } : {}),
     stop({ graceMs = DEFAULT_GRACE_MS } = {}) {
       stopped ??= (async () => {
         const closed = new Promise<void>((resolve) => listening.close(() => resolve()));

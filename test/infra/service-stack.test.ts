@@ -203,7 +203,9 @@ describe('events', () => {
       'xray:PutTelemetryRecords',
       'xray:PutTraceSegments',
     ]);
-    expect(actions.filter((a: string) => a.startsWith('dynamodb:') && !/^dynamodb:(Get|Query|Scan|Batch.*Get|Describe|ListStreams|ConditionCheck)/.test(a))).toEqual([]);
+    expect(
+      actions.filter((a: string) => a.startsWith('dynamodb:') && !/^dynamodb:(Get|Query|Scan|Batch.*Get|Describe|ListStreams|ConditionCheck)/.test(a)),
+    ).toEqual([]);
   });
 
   it('consumes the inbound queue ten messages a batch with partial failures, after which messages go to its dead-letter queue', () => {
@@ -264,6 +266,8 @@ describe('alarms', () => {
     expect(single.find((a) => a.MetricName === 'IteratorAge')?.Dimensions[0].Value).toEqual({ Ref: logicalId(dev.events.publisher) });
     const queues = single.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible').map((a) => a.Dimensions[0].Value['Fn::GetAtt'][0]);
     expect(queues.sort()).toEqual([logicalId(dev.events.publisherDeadLetters), logicalId(dev.events.inboundDeadLetters)].sort());
-    expect(single.find((a) => a.MetricName === 'FailedInvocations')?.Dimensions).toEqual([{ Name: 'RuleName', Value: { Ref: logicalId(dev.events.deadLetterRule) } }]);
+    expect(single.find((a) => a.MetricName === 'FailedInvocations')?.Dimensions).toEqual([
+      { Name: 'RuleName', Value: { Ref: logicalId(dev.events.deadLetterRule) } },
+    ]);
   });
 });

@@ -180,7 +180,9 @@ describe('the stream consumer (functions/events/publisher.ts)', () => {
     const modify = { ...asLambdaRecord(first!), eventName: 'MODIFY' as const };
     const other = { eventName: 'INSERT' as const, dynamodb: { SequenceNumber: '1', NewImage: { __edb_e__: { S: 'record' } } } };
     const kept = keeping();
-    expect(await createPublisher(() => ({ sink, deadLetters: async (l) => kept.setAside(l as never) }))({ Records: [modify, other, { eventName: 'REMOVE' }] })).toEqual({
+    expect(
+      await createPublisher(() => ({ sink, deadLetters: async (l) => kept.setAside(l as never) }))({ Records: [modify, other, { eventName: 'REMOVE' }] }),
+    ).toEqual({
       batchItemFailures: [],
     });
     expect(kept.letters).toEqual([]);
@@ -226,13 +228,29 @@ describe('what the stream consumer sets aside (the dead letters)', () => {
     const refusedEvent = events[nth(2)]![0]!;
     const bus = fakeEventBridge((entry) => (entry.Source === 'lts' && JSON.parse(entry.Detail!).id === refusedEvent.id ? 'MalformedDetail' : undefined));
     expect(await busPublisher(bus)({ Records: records })).toEqual({ batchItemFailures: [] });
-    expect(eventsOn(bus).filter((e) => e.id !== refusedEvent.id).map((e) => e.id)).toEqual(events.flat().filter((e) => e.id !== refusedEvent.id).map((e) => e.id));
+    expect(
+      eventsOn(bus)
+        .filter((e) => e.id !== refusedEvent.id)
+        .map((e) => e.id),
+    ).toEqual(
+      events
+        .flat()
+        .filter((e) => e.id !== refusedEvent.id)
+        .map((e) => e.id),
+    );
     expect(deadLettersOn(bus)).toEqual([
-      expect.objectContaining({ sink: 'eventbridge', sequence_number: records[nth(2)]!.dynamodb!.SequenceNumber, event: refusedEvent, reason: expect.stringContaining('MalformedDetail') }),
+      expect.objectContaining({
+        sink: 'eventbridge',
+        sequence_number: records[nth(2)]!.dynamodb!.SequenceNumber,
+        event: refusedEvent,
+        reason: expect.stringContaining('MalformedDetail'),
+      }),
     ]);
 
     // Throttled entries are not dead letters: the record fails and goes back to the stream.
-    const throttling = fakeEventBridge((entry) => (entry.Source === 'lts' && JSON.parse(entry.Detail!).id === refusedEvent.id ? 'ThrottlingException' : undefined));
+    const throttling = fakeEventBridge((entry) =>
+      entry.Source === 'lts' && JSON.parse(entry.Detail!).id === refusedEvent.id ? 'ThrottlingException' : undefined,
+    );
     const result = await busPublisher(throttling)({ Records: records });
     expect(result.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.slice(nth(2)).map((r) => r.dynamodb!.SequenceNumber));
     expect(deadLettersOn(throttling)).toEqual([]);
