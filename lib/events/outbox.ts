@@ -29,7 +29,7 @@ export interface EventSink {
    * Delivers the events in order. Resolves once each is delivered or refused for good (the refusals are
    * returned, to be set aside); throws when a delivery failed in a way that trying again may cure.
    */
-  deliver(events: EventEnvelope[]): Promise<Refusal[] | void>;
+  deliver(events: EventEnvelope[]): Promise<Refusal[]>;
 }
 
 /** A sink that keeps what it needs to de-duplicate across a restart next to the local follower's checkpoint. */
@@ -100,7 +100,7 @@ export async function publishRecords<R extends OutboxStreamRecord>(records: read
         await steps.setAside({ record, reason: error.message });
         return [];
       });
-      const refused = events.length > 0 ? ((await sink.deliver(events)) ?? []) : [];
+      const refused = events.length > 0 ? await sink.deliver(events) : [];
       for (const { event, reason } of refused) await steps.setAside({ record, reason, event });
       await steps.delivered?.(record);
     } catch (error) {

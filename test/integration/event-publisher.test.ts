@@ -26,7 +26,13 @@ let store: { endpoint: string; tableName: string };
 /** A sink that keeps what it is given, in order. */
 const recording = (): EventSink & { events: EventEnvelope[] } => {
   const events: EventEnvelope[] = [];
-  return { events, deliver: async (batch) => void events.push(...batch) };
+  return {
+    events,
+    deliver: async (batch) => {
+      events.push(...batch);
+      return [];
+    },
+  };
 };
 type Entry = NonNullable<PutEventsCommand['input']['Entries']>[number];
 /**
@@ -165,7 +171,7 @@ describe('the stream consumer (functions/events/publisher.ts)', () => {
     const failing: EventSink = {
       async deliver(events) {
         if (++deliveries === 3) throw new Error('bus unavailable');
-        await sink.deliver(events);
+        return sink.deliver(events);
       },
     };
     const result = await createPublisher(() => ({ sink: failing, deadLetters: async () => {} }))({ Records: records });
