@@ -24,20 +24,33 @@ export interface CallResult {
 
 const handlers = new Map<string, LambdaHandler>();
 
+/** Where `call` sends its requests: the handlers in this process (undefined), or a running service's URL. */
+let service: string | undefined;
+/** What `call` answered writes with, while `recordWrites` is on: every POST and PATCH, with its answer. */
+let writes: { method: string; path: string; result: CallResult }[] | undefined;
+
 /**
- * Calls the real Lambda handler of a path with the API Gateway event it would get on AWS, and checks
- * that the response document is valid JSON:API (an HTML page's body is its text). `path` may carry a query string.
+ * Sends every `call` (and so every fixture) over HTTP to a running service, as its clients do, until
+ * called with undefined: for tests of the service run as users run it (`npm start`).
  */
-export async function call(method: string, pathAndQuery: string, options: CallOptions = {}): Promise<CallResult> {
-  const [path = '', query = ''] = pathAndQuery.split(/\?(.*)/s);
-  const headers: Record<string, string> = { host: 'lts.test', 'x-forwarded-proto': 'https', accept: 'application/vnd.api+json' };
-  if (options.body !== undefined) headers['content-type'] = 'application/vnd.api+json';
-  const key = options.key === undefined ? WRITE_KEY : options.key;
-  if (key !== null) headers['x-sequencescape-client-id'] = key;
-  for (const [name, value] of Object.entries(options.headers ?? {})) {
-    if (value === undefined) delete headers[name.toLowerCase()];
-    else headers[name.toLowerCase()] = value;
-  }
+export function callService(url: string | undefined): void {
+  service = url;
+}
+
+/** From now on, keeps every write `call` sends and its answer (for a test of what the writes produced). */
+export function recordWrites(): { method: string; path: string; result: CallResult }[] {
+  writes = [];
+  return writes;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+/** Runs a request through the handler of its path in this process, as API Gateway would hand it over. */
+async function invoke(method: string, path: string, query: string, headers: Record<string, string>, body: string | undefined): Promise<Answer> {
   const route = routeForPath(path);
   let handler = handlers.get(route.name);
   if (!handler) {
@@ -53,19 +66,54 @@ export async function call(method: string, pathAndQuery: string, options: CallOp
       headers,
       requestContext: { http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'vitest' }, requestId: `test-${Math.random()}` } as never,
       isBase64Encoded: false,
-      ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
+      ...(body !== undefined ? { body } : {}),
     },
     {} as Context,
   );
-  const responseHeaders = result.headers as Record<string, string>;
+  return { status: result.statusCode ?? 0, headers: result.headers as Record<string, string>, body: result.body };
+}
+
+/** The response headers `call`'s callers read, named as the handlers name them. */
+const READ_HEADERS = ['Content-Type', 'X-DynamoDB-Calls', 'Location', 'Retry-After', 'ETag'];
+
+/** Sends a request over HTTP to the running service (fetch sets the Host). */
+async function fetchFrom(url: string, method: string, pathAndQuery: string, headers: Record<string, string>, body: string | undefined): Promise<Answer> {
+  const { host: _, ...sent } = headers;
+  const response = await fetch(`${url}${pathAndQuery}`, { method, headers: sent, ...(body !== undefined ? { body } : {}) });
+  const received = READ_HEADERS.flatMap((name) => {
+    const value = response.headers.get(name);
+    return value === null ? [] : [[name, value] as const];
+  });
+  return { status: response.status, headers: Object.fromEntries(received), body: (await response.text()) || undefined };
+}
+
+/**
+ * Calls the real Lambda handler of a path with the API Gateway event it would get on AWS (or, after
+ * `callService`, the running service over HTTP), and checks that the response document is valid JSON:API
+ * (an HTML page's body is its text). `path` may carry a query string.
+ */
+export async function call(method: string, pathAndQuery: string, options: CallOptions = {}): Promise<CallResult> {
+  const [path = '', query = ''] = pathAndQuery.split(/\?(.*)/s);
+  const headers: Record<string, string> = { host: 'lts.test', 'x-forwarded-proto': 'https', accept: 'application/vnd.api+json' };
+  if (options.body !== undefined) headers['content-type'] = 'application/vnd.api+json';
+  const key = options.key === undefined ? WRITE_KEY : options.key;
+  if (key !== null) headers['x-sequencescape-client-id'] = key;
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (value === undefined) delete headers[name.toLowerCase()];
+    else headers[name.toLowerCase()] = value;
+  }
+  const sent = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  const result = service ? await fetchFrom(service, method, pathAndQuery, headers, sent) : await invoke(method, path, query, headers, sent);
   // Pages for people (the plate map) answer HTML: their body is the text as it is.
-  const html = responseHeaders['Content-Type']?.startsWith('text/html') ?? false;
+  const html = result.headers['Content-Type']?.startsWith('text/html') ?? false;
   const body = result.body ? (html ? result.body : JSON.parse(result.body)) : undefined;
   if (body !== undefined && !html) {
     assertJsonApiDocument(body);
     assertAttributesMatchSchemas(body);
   }
-  return { status: result.statusCode ?? 0, headers: responseHeaders, body, calls: Number(responseHeaders['X-DynamoDB-Calls']) };
+  const answer = { status: result.status, headers: result.headers, body, calls: Number(result.headers['X-DynamoDB-Calls']) };
+  if (method === 'POST' || method === 'PATCH') writes?.push({ method, path, result: answer });
+  return answer;
 }
 
 /**
