@@ -62,6 +62,9 @@ function dynamoDbLocalFiles(): { jar: string; libraryPath: string; cwd: string }
   return { jar: join(lib, release, 'DynamoDBLocal.jar'), libraryPath: join(lib, release, 'DynamoDBLocal_lib'), cwd: dirname(main) };
 }
 
+/** How long DynamoDB Local may take to answer after it is started. */
+const START_LIMIT_MS = 120_000;
+
 const LAUNCHER = fileURLToPath(new URL('./LoopbackDynamoDBLocal.java', import.meta.url));
 const LAUNCHER_CLASS = 'LoopbackDynamoDBLocal';
 
@@ -149,7 +152,8 @@ export async function startDynamoLocal(options: { port?: number; dataDir?: strin
 
   const endpoint = `http://${LOOPBACK}:${port}`;
   const client = localClient(endpoint);
-  const deadline = Date.now() + 30_000;
+  // Only a hang should reach this: on a loaded 2-core machine Java's start alone has taken over 30 s.
+  const deadline = Date.now() + START_LIMIT_MS;
   try {
     for (;;) {
       if (spawnError) throw new Error(`could not run java (Java 17 or newer must be on the PATH): ${spawnError.message}`);
@@ -160,7 +164,7 @@ export async function startDynamoLocal(options: { port?: number; dataDir?: strin
         break;
       } catch (error) {
         if ((error as { name?: string }).name === 'ResourceNotFoundException') break;
-        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on port ${port} within 30 s: ${output.trim()}`);
+        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on port ${port} within ${START_LIMIT_MS / 1000} s: ${output.trim()}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }

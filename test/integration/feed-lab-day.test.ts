@@ -93,10 +93,13 @@ const ids = (events: Envelope[]) => events.map((e) => e.id).sort();
 /** Waits until the file and the webhook hold every event of the outbox, and returns the outbox. */
 async function caughtUp(): Promise<Envelope[]> {
   const expected = ids(await outbox());
-  await vi.waitUntil(() => ids(fileEvents()).join() === expected.join() && ids([...new Map(received.map((e) => [e.id, e])).values()]).join() === expected.join(), {
-    timeout: LIMIT_MS,
-    interval: 250,
-  });
+  await vi.waitUntil(
+    () => ids(fileEvents()).join() === expected.join() && ids([...new Map(received.map((e) => [e.id, e])).values()]).join() === expected.join(),
+    {
+      timeout: LIMIT_MS,
+      interval: 250,
+    },
+  );
   return outbox();
 }
 
@@ -179,7 +182,11 @@ describe("npm start's event feed", () => {
     // Pooling by submission: two submissions' requests out of a plate's wells, into MX tubes and into a plate.
     const { plate: stock } = await filledPlate(2);
     await poolPlate(stock.id, [['A1'], ['B1']]);
-    const intoTubes = await postTransfer({ template: await templateUuid('Transfer wells to MX library tubes by submission'), source: stock.attributes.uuid, user: await adminUuid() });
+    const intoTubes = await postTransfer({
+      template: await templateUuid('Transfer wells to MX library tubes by submission'),
+      source: stock.attributes.uuid,
+      user: await adminUuid(),
+    });
     expect(intoTubes.status, JSON.stringify(intoTubes.body)).toBe(201);
     const pooledPlate = await createPlate();
     const intoPlate = await postTransfer({
@@ -195,7 +202,9 @@ describe("npm start's event feed", () => {
     expect((await call('POST', '/api/v2/samples', { body: doc('samples', { name: refusedName, control: 'no' }) })).status).toBe(422);
     const sample = await createSample();
     expect((await call('PATCH', `/api/v2/samples/${sample.id}`, { body: doc('samples', { name: null }, undefined, sample.id) })).status).toBe(422);
-    expect((await postTransfer({ template: await templateUuid('Transfer columns 1-12'), source: empty.attributes.uuid, destination: 'no-such-uuid' })).status).toBe(404);
+    expect(
+      (await postTransfer({ template: await templateUuid('Transfer columns 1-12'), source: empty.attributes.uuid, destination: 'no-such-uuid' })).status,
+    ).toBe(404);
 
     const all = await caughtUp();
     const day = all.filter((e) => !before.some((b) => b.id === e.id));
@@ -251,7 +260,7 @@ describe("npm start's event feed", () => {
       ]),
     );
     const emptied = day.find((e) => e.type === 'custom_metadatum_collections.updated' && e.resource.id === collection.body.data.id);
-    expect((emptied?.data as any).attributes.metadata).toEqual({});
+    expect((emptied!.data as any).attributes.metadata).toEqual({});
     expect(day.find((e) => e.type === 'transfers.created' && e.resource.id === fromEmpty.body.data.id)).toBeDefined();
 
     const health = (await fetch(`${service.url}/health`).then((r) => r.json())) as any;
