@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { ensureTable, localClient } from '#lib/local/dynamodb.ts';
+import type { LocalEventsOptions } from '#lib/local/event-publishing.ts';
 import { defaultReferenceData, startLocalService, useDynamo, type LocalService } from '#lib/local/service.ts';
 import { loadReferenceData } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
@@ -50,9 +51,9 @@ export async function freshStore(): Promise<{ tableName: string; endpoint: strin
 /**
  * The whole service over HTTP on loopback (the local server: the same Lambda handlers behind node:http),
  * on a fresh table of this worker's DynamoDB Local with the default reference data and the test keys.
- * For tests of what only a real HTTP client or a browser sees. Stop it in afterAll.
+ * For tests of what only a real HTTP client or a browser sees; with `events`, its event feed too. Stop it in afterAll.
  */
-export async function freshHttpService(): Promise<LocalService> {
+export async function freshHttpService(options: { events?: LocalEventsOptions } = {}): Promise<LocalService> {
   const endpoint = workerEndpoint();
   const tableName = `test-${randomUUID()}`;
   tables.push({ endpoint, tableName });
@@ -63,5 +64,6 @@ export async function freshHttpService(): Promise<LocalService> {
       await createApiKey('test-write', 'write', WRITE_KEY);
       await createApiKey('test-read', 'read', READ_KEY);
     },
+    ...options,
   });
 }
