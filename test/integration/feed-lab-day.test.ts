@@ -103,6 +103,21 @@ async function caughtUp(): Promise<Envelope[]> {
 /** The first arrival of each event at the webhook, in arrival order. */
 const firstArrivals = (): Envelope[] => [...new Map(received.map((e) => [e.id, e])).values()];
 
+/**
+ * Once the feed has caught up: the file holds every event of the outbox once, the webhook every one at
+ * least once, each resource's events (the webhook's first arrivals) in version order.
+ */
+async function expectWholeFeed(): Promise<{ all: Envelope[]; file: Envelope[] }> {
+  const all = await caughtUp();
+  const file = fileEvents();
+  expect(ids(file)).toEqual(ids(all));
+  expect(new Set(file.map((e) => e.id)).size).toBe(file.length);
+  expectVersionOrder(file);
+  expect(ids(firstArrivals())).toEqual(ids(all));
+  expectVersionOrder(firstArrivals());
+  return { all, file };
+}
+
 beforeAll(async () => {
   receiver = createServer((request, response) => {
     let body = '';
@@ -190,16 +205,8 @@ describe("npm start's event feed", () => {
       (await postTransfer({ template: await templateUuid('Transfer columns 1-12'), source: empty.attributes.uuid, destination: 'no-such-uuid' })).status,
     ).toBe(404);
 
-    const all = await caughtUp();
+    const { all, file } = await expectWholeFeed();
     const day = all.filter((e) => !before.some((b) => b.id === e.id));
-    const file = fileEvents();
-    // The file: every event of the outbox once, each resource's in version order.
-    expect(ids(file)).toEqual(ids(all));
-    expect(new Set(file.map((e) => e.id)).size).toBe(file.length);
-    expectVersionOrder(file);
-    // The webhook: every event, each resource's first arrivals in version order.
-    expect(ids(firstArrivals())).toEqual(ids(all));
-    expectVersionOrder(firstArrivals());
 
     // Event by event: each accepted write's own records are in the feed as created or changed by it …
     const accepted = writes.filter((w) => w.result.status < 300);
@@ -284,13 +291,7 @@ describe("npm start's event feed", () => {
     callService(service.url);
     await load(10);
 
-    const all = await caughtUp();
-    const file = fileEvents();
-    expect(ids(file)).toEqual(ids(all));
-    expect(new Set(file.map((e) => e.id)).size).toBe(file.length);
-    expectVersionOrder(file);
-    expect(ids(firstArrivals())).toEqual(ids(all));
-    expectVersionOrder(firstArrivals());
+    const { all, file } = await expectWholeFeed();
     // A repeat at the webhook is the same event again.
     for (const event of received) expect(event).toEqual(all.find((e) => e.id === event.id));
     // Every write the service answered 2xx to is in the feed.
