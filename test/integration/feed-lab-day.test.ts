@@ -146,158 +146,166 @@ afterAll(async () => {
 }, LIMIT_MS);
 
 describe("npm start's event feed", () => {
-  it('holds exactly the events of a whole lab day: every write type, empty maps, pooling, refused writes, in version order', async () => {
-    const before = await outbox();
-    const itemsBefore = (await requestItems()).length;
-    const writes = recordWrites();
+  it(
+    'holds exactly the events of a lab day: every write type, empty maps, pooling, refusals, in version order',
+    async () => {
+      const before = await outbox();
+      const itemsBefore = (await requestItems()).length;
+      const writes = recordWrites();
 
-    // One of every write the service serves (writes.ts: a test fails when a write route has no case).
-    const covered = new Set<string>();
-    for (const [key, write] of Object.entries(WRITES)) {
-      const res = await send(await write.make());
-      expect(res.status, `${key}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
-      covered.add(writeOf(key));
-    }
-    expect([...covered].sort()).toEqual([...new Set(routeWrites())].sort());
-
-    // Empty maps: a custom metadatum collection PATCHed to `metadata: {}`, a transfer out of an empty plate.
-    const user = await call('GET', '/api/v2/users?filter[login]=admin').then((r) => r.body.data[0].id);
-    const collection = await call('POST', '/api/v2/custom_metadatum_collections', {
-      body: doc('custom_metadatum_collections', { user_id: user, asset_id: (await createPlate()).id, metadata: { robot: 'bed-1' } }),
-    });
-    const cleared = await call('PATCH', `/api/v2/custom_metadatum_collections/${collection.body.data.id}`, {
-      body: doc('custom_metadatum_collections', { metadata: {} }, undefined, collection.body.data.id),
-    });
-    expect(cleared.status).toBe(200);
-    const [empty, destination] = [await createPlate(), await createPlate()];
-    const fromEmpty = await postTransfer({
-      template: await templateUuid('Transfer columns 1-12'),
-      source: empty.attributes.uuid,
-      destination: destination.attributes.uuid,
-      user: await adminUuid(),
-    });
-    expect(fromEmpty.status).toBe(201);
-
-    // Pooling by submission: two submissions' requests out of a plate's wells, into MX tubes and into a plate.
-    const { plate: stock } = await filledPlate(2);
-    await poolPlate(stock.id, [['A1'], ['B1']]);
-    const intoTubes = await postTransfer({
-      template: await templateUuid('Transfer wells to MX library tubes by submission'),
-      source: stock.attributes.uuid,
-      user: await adminUuid(),
-    });
-    expect(intoTubes.status, JSON.stringify(intoTubes.body)).toBe(201);
-    const pooledPlate = await createPlate();
-    const intoPlate = await postTransfer({
-      template: await templateUuid('Pool wells based on submission'),
-      source: stock.attributes.uuid,
-      destination: pooledPlate.attributes.uuid,
-      user: await adminUuid(),
-    });
-    expect(intoPlate.status, JSON.stringify(intoPlate.body)).toBe(201);
-
-    // Refused writes: none may leave an event.
-    const refusedName = uniqueName('refused');
-    expect((await call('POST', '/api/v2/samples', { body: doc('samples', { name: refusedName, control: 'no' }) })).status).toBe(422);
-    const sample = await createSample();
-    expect((await call('PATCH', `/api/v2/samples/${sample.id}`, { body: doc('samples', { name: null }, undefined, sample.id) })).status).toBe(422);
-    expect(
-      (await postTransfer({ template: await templateUuid('Transfer columns 1-12'), source: empty.attributes.uuid, destination: 'no-such-uuid' })).status,
-    ).toBe(404);
-
-    const { all, file } = await expectWholeFeed();
-    const day = all.filter((e) => !before.some((b) => b.id === e.id));
-
-    // Event by event: each accepted write's own records are in the feed as created or changed by it …
-    const accepted = writes.filter((w) => w.result.status < 300);
-    const refused = writes.filter((w) => w.result.status >= 400);
-    expect(refused).toHaveLength(3);
-    for (const { method, path, result } of accepted) {
-      for (const data of [].concat(result.body?.data ?? [])) {
-        const { type, id } = data as { type: string; id: string };
-        const types = file.filter((e) => e.resource.type === type && e.resource.id === id).map((e) => e.type);
-        expect(types, `${method} ${path} → ${type}/${id}`).toContainEqual(
-          result.status === 201 ? `${type}.created` : expect.stringMatching(new RegExp(`^${type}\\.(updated|state_changed)$`)),
-        );
+      // One of every write the service serves (writes.ts: a test fails when a write route has no case).
+      const covered = new Set<string>();
+      for (const [key, write] of Object.entries(WRITES)) {
+        const res = await send(await write.make());
+        expect(res.status, `${key}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+        covered.add(writeOf(key));
       }
-    }
-    // … every accepted write left events (a request item each), and no refused one did.
-    expect((await requestItems()).length).toBe(itemsBefore + accepted.length);
-    expect(day.filter((e) => JSON.stringify(e.data).includes(refusedName))).toEqual([]);
-    expect(day.filter((e) => e.resource.type === 'samples' && e.resource.id === sample.id).map((e) => e.type)).toEqual(['samples.created']);
+      expect([...covered].sort()).toEqual([...new Set(routeWrites())].sort());
 
-    // What the day was made of.
-    const types = new Set(day.map((e) => e.type));
-    for (const type of [
-      'requests.created',
-      'requests.state_changed',
-      'tag_layouts.created',
-      'qc_assays.created',
-      'tube_from_plate_creations.created',
-      'plate_conversions.created',
-      'custom_metadatum_collections.updated',
-      'poly_metadata.created',
-      'state_changes.created',
-    ]) {
-      expect(types, type).toContain(type);
-    }
-    const transferTypes = new Set(day.filter((e) => e.type === 'transfers.created').map((e) => (e.data as any).attributes.transfer_type));
-    expect([...transferTypes].sort()).toEqual(
-      expect.arrayContaining([
-        'Transfer::BetweenPlates',
-        'Transfer::BetweenPlatesBySubmission',
-        'Transfer::FromPlateToTube',
-        'Transfer::FromPlateToTubeBySubmission',
-      ]),
-    );
-    const emptied = day.find((e) => e.type === 'custom_metadatum_collections.updated' && e.resource.id === collection.body.data.id);
-    expect((emptied!.data as any).attributes.metadata).toEqual({});
-    expect(day.find((e) => e.type === 'transfers.created' && e.resource.id === fromEmpty.body.data.id)).toBeDefined();
+      // Empty maps: a custom metadatum collection PATCHed to `metadata: {}`, a transfer out of an empty plate.
+      const user = await call('GET', '/api/v2/users?filter[login]=admin').then((r) => r.body.data[0].id);
+      const collection = await call('POST', '/api/v2/custom_metadatum_collections', {
+        body: doc('custom_metadatum_collections', { user_id: user, asset_id: (await createPlate()).id, metadata: { robot: 'bed-1' } }),
+      });
+      const cleared = await call('PATCH', `/api/v2/custom_metadatum_collections/${collection.body.data.id}`, {
+        body: doc('custom_metadatum_collections', { metadata: {} }, undefined, collection.body.data.id),
+      });
+      expect(cleared.status).toBe(200);
+      const [empty, destination] = [await createPlate(), await createPlate()];
+      const fromEmpty = await postTransfer({
+        template: await templateUuid('Transfer columns 1-12'),
+        source: empty.attributes.uuid,
+        destination: destination.attributes.uuid,
+        user: await adminUuid(),
+      });
+      expect(fromEmpty.status).toBe(201);
 
-    const health = (await fetch(`${service.url}/health`).then((r) => r.json())) as any;
-    expect(health.meta.events.sinks).toEqual({ file: { dead_letters: 0 }, webhook: { dead_letters: 0 } });
-  }, TEST_LIMIT_MS);
+      // Pooling by submission: two submissions' requests out of a plate's wells, into MX tubes and into a plate.
+      const { plate: stock } = await filledPlate(2);
+      await poolPlate(stock.id, [['A1'], ['B1']]);
+      const intoTubes = await postTransfer({
+        template: await templateUuid('Transfer wells to MX library tubes by submission'),
+        source: stock.attributes.uuid,
+        user: await adminUuid(),
+      });
+      expect(intoTubes.status, JSON.stringify(intoTubes.body)).toBe(201);
+      const pooledPlate = await createPlate();
+      const intoPlate = await postTransfer({
+        template: await templateUuid('Pool wells based on submission'),
+        source: stock.attributes.uuid,
+        destination: pooledPlate.attributes.uuid,
+        user: await adminUuid(),
+      });
+      expect(intoPlate.status, JSON.stringify(intoPlate.body)).toBe(201);
 
-  it('loses nothing and repeats nothing in the file across a kill -9 of the service mid-load and a restart; the webhook loses nothing', async () => {
-    const writes = recordWrites();
-    /** Writes while the service may die under them: a sample, then a change to it, over and over. */
-    const load = async (count: number, onAccepted?: (n: number) => void) => {
-      let accepted = 0;
-      for (let i = 0; i < count; i++) {
-        try {
-          const created = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName('load') }) });
-          if (created.status !== 201) continue;
-          onAccepted?.(++accepted);
-          const id = created.body.data.id;
-          await call('PATCH', `/api/v2/samples/${id}`, { body: doc('samples', { site_sample_id: `site-${i}` }, undefined, id) });
-          onAccepted?.(++accepted);
-        } catch {
-          return; // the service is gone: what was in flight may or may not have been committed
+      // Refused writes: none may leave an event.
+      const refusedName = uniqueName('refused');
+      expect((await call('POST', '/api/v2/samples', { body: doc('samples', { name: refusedName, control: 'no' }) })).status).toBe(422);
+      const sample = await createSample();
+      expect((await call('PATCH', `/api/v2/samples/${sample.id}`, { body: doc('samples', { name: null }, undefined, sample.id) })).status).toBe(422);
+      expect(
+        (await postTransfer({ template: await templateUuid('Transfer columns 1-12'), source: empty.attributes.uuid, destination: 'no-such-uuid' })).status,
+      ).toBe(404);
+
+      const { all, file } = await expectWholeFeed();
+      const day = all.filter((e) => !before.some((b) => b.id === e.id));
+
+      // Event by event: each accepted write's own records are in the feed as created or changed by it …
+      const accepted = writes.filter((w) => w.result.status < 300);
+      const refused = writes.filter((w) => w.result.status >= 400);
+      expect(refused).toHaveLength(3);
+      for (const { method, path, result } of accepted) {
+        for (const data of [].concat(result.body?.data ?? [])) {
+          const { type, id } = data as { type: string; id: string };
+          const types = file.filter((e) => e.resource.type === type && e.resource.id === id).map((e) => e.type);
+          expect(types, `${method} ${path} → ${type}/${id}`).toContainEqual(
+            result.status === 201 ? `${type}.created` : expect.stringMatching(new RegExp(`^${type}\\.(updated|state_changed)$`)),
+          );
         }
       }
-    };
+      // … every accepted write left events (a request item each), and no refused one did.
+      expect((await requestItems()).length).toBe(itemsBefore + accepted.length);
+      expect(day.filter((e) => JSON.stringify(e.data).includes(refusedName))).toEqual([]);
+      expect(day.filter((e) => e.resource.type === 'samples' && e.resource.id === sample.id).map((e) => e.type)).toEqual(['samples.created']);
 
-    const first = service;
-    const killed = new Promise((resolve) => first.child.once('close', resolve));
-    await load(200, (n) => {
-      // Mid-load, with events still on their way: the process dies at once, no shutdown.
-      if (n === 30) first.child.kill('SIGKILL');
-    });
-    await killed;
-    expect(first.child.signalCode).toBe('SIGKILL');
-    await vi.waitUntil(() => !alive(first.dynamoPid), { timeout: LIMIT_MS, interval: 100 });
+      // What the day was made of.
+      const types = new Set(day.map((e) => e.type));
+      for (const type of [
+        'requests.created',
+        'requests.state_changed',
+        'tag_layouts.created',
+        'qc_assays.created',
+        'tube_from_plate_creations.created',
+        'plate_conversions.created',
+        'custom_metadatum_collections.updated',
+        'poly_metadata.created',
+        'state_changes.created',
+      ]) {
+        expect(types, type).toContain(type);
+      }
+      const transferTypes = new Set(day.filter((e) => e.type === 'transfers.created').map((e) => (e.data as any).attributes.transfer_type));
+      expect([...transferTypes].sort()).toEqual(
+        expect.arrayContaining([
+          'Transfer::BetweenPlates',
+          'Transfer::BetweenPlatesBySubmission',
+          'Transfer::FromPlateToTube',
+          'Transfer::FromPlateToTubeBySubmission',
+        ]),
+      );
+      const emptied = day.find((e) => e.type === 'custom_metadatum_collections.updated' && e.resource.id === collection.body.data.id);
+      expect((emptied!.data as any).attributes.metadata).toEqual({});
+      expect(day.find((e) => e.type === 'transfers.created' && e.resource.id === fromEmpty.body.data.id)).toBeDefined();
 
-    service = await startService();
-    callService(service.url);
-    await load(10);
+      const health = (await fetch(`${service.url}/health`).then((r) => r.json())) as any;
+      expect(health.meta.events.sinks).toEqual({ file: { dead_letters: 0 }, webhook: { dead_letters: 0 } });
+    },
+    TEST_LIMIT_MS,
+  );
 
-    const { all, file } = await expectWholeFeed();
-    // A repeat at the webhook is the same event again.
-    for (const event of received) expect(event).toEqual(all.find((e) => e.id === event.id));
-    // Every write the service answered 2xx to is in the feed.
-    for (const { result } of writes.filter((w) => w.result.status < 300)) {
-      expect(file.some((e) => e.resource.type === result.body.data.type && e.resource.id === result.body.data.id)).toBe(true);
-    }
-    expect(service.output()).not.toMatch(/set aside/);
-  }, TEST_LIMIT_MS);
+  it(
+    'file: nothing lost or repeated across a kill -9 mid-load and a restart; webhook: nothing lost',
+    async () => {
+      const writes = recordWrites();
+      /** Writes while the service may die under them: a sample, then a change to it, over and over. */
+      const load = async (count: number, onAccepted?: (n: number) => void) => {
+        let accepted = 0;
+        for (let i = 0; i < count; i++) {
+          try {
+            const created = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName('load') }) });
+            if (created.status !== 201) continue;
+            onAccepted?.(++accepted);
+            const id = created.body.data.id;
+            await call('PATCH', `/api/v2/samples/${id}`, { body: doc('samples', { site_sample_id: `site-${i}` }, undefined, id) });
+            onAccepted?.(++accepted);
+          } catch {
+            return; // the service is gone: what was in flight may or may not have been committed
+          }
+        }
+      };
+
+      const first = service;
+      const killed = new Promise((resolve) => first.child.once('close', resolve));
+      await load(200, (n) => {
+        // Mid-load, with events still on their way: the process dies at once, no shutdown.
+        if (n === 30) first.child.kill('SIGKILL');
+      });
+      await killed;
+      expect(first.child.signalCode).toBe('SIGKILL');
+      await vi.waitUntil(() => !alive(first.dynamoPid), { timeout: LIMIT_MS, interval: 100 });
+
+      service = await startService();
+      callService(service.url);
+      await load(10);
+
+      const { all, file } = await expectWholeFeed();
+      // A repeat at the webhook is the same event again.
+      for (const event of received) expect(event).toEqual(all.find((e) => e.id === event.id));
+      // Every write the service answered 2xx to is in the feed.
+      for (const { result } of writes.filter((w) => w.result.status < 300)) {
+        expect(file.some((e) => e.resource.type === result.body.data.type && e.resource.id === result.body.data.id)).toBe(true);
+      }
+      expect(service.output()).not.toMatch(/set aside/);
+    },
+    TEST_LIMIT_MS,
+  );
 });
