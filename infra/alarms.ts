@@ -1,7 +1,8 @@
 import { CfnOutput, Duration, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Alarm, ComparisonOperator, type IMetric, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, type IMetric, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { IRule } from 'aws-cdk-lib/aws-events';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -13,6 +14,8 @@ export interface ServiceAlarmsProps {
   functions: Record<string, IFunction>;
   publisher: IFunction;
   deadLetterQueues: Record<string, IQueue>;
+  /** The rule that takes the publisher's dead letters from the bus to its queue. */
+  deadLetterRule: IRule;
 }
 
 /** Alarm thresholds (docs/decisions.md, "AWS deployment"). */
@@ -87,6 +90,18 @@ export class ServiceAlarms extends Construct {
         threshold: 0,
       });
     }
+
+    // A dead letter the rule could not deliver to the queue would be seen by nobody: alarm on that too.
+    this.add('PublisherDeadLetterRuleFailures', 'Dead letters of the publisher could not be delivered to their queue', {
+      metric: new Metric({
+        namespace: 'AWS/Events',
+        metricName: 'FailedInvocations',
+        dimensionsMap: { RuleName: props.deadLetterRule.ruleName },
+        period: PERIOD,
+        statistic: 'Sum',
+      }),
+      threshold: 0,
+    });
 
     new CfnOutput(this, 'TopicArn', { value: this.topic.topicArn, description: 'SNS topic every alarm notifies: subscribe to it' });
   }

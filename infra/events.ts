@@ -1,10 +1,12 @@
 import { CfnOutput, Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { EventBus } from 'aws-cdk-lib/aws-events';
+import { EventBus, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
+import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { FilterCriteria, FilterRule, type IFunction, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DEAD_LETTER_DETAIL_TYPE, DEAD_LETTER_SOURCE } from '#lib/events/dead-letters.ts';
 import { eventEntries } from './bundling.ts';
 import { ServiceFunction } from './function.ts';
 import type { StageSettings } from './stage.ts';
@@ -35,6 +37,8 @@ export class ServiceEvents extends Construct {
   readonly bus: EventBus;
   readonly publisher: IFunction;
   readonly publisherDeadLetters: Queue;
+  /** Routes the dead letters the publisher puts on the bus to its dead-letter queue. */
+  readonly deadLetterRule: Rule;
   readonly inboundQueue: Queue;
   readonly inboundDeadLetters: Queue;
   readonly inbound: IFunction;
@@ -58,6 +62,16 @@ export class ServiceEvents extends Construct {
     Validations.of(this.publisherDeadLetters).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason: 'This queue is itself a dead-letter destination: the stream mapping sends it the batches it gave up on',
+    });
+    // A record the publisher cannot read, or an event the bus refuses for good, must not hold back the
+    // records after it (Lambda's on-failure destination only takes a batch after its retries, holding the
+    // shard meanwhile). The publisher puts such a dead letter on the bus, which it may already do, and this
+    // rule delivers its detail to the same queue and alarm: no SQS client in the bundle, no new grant.
+    this.deadLetterRule = new Rule(this, 'PublisherDeadLetterRule', {
+      eventBus: this.bus,
+      description: 'Dead letters of the event publisher (records it could not read, events the bus refused) to its dead-letter queue',
+      eventPattern: { source: [DEAD_LETTER_SOURCE], detailType: [DEAD_LETTER_DETAIL_TYPE] },
+      targets: [new SqsQueue(this.publisherDeadLetters, { message: RuleTargetInput.fromEventPath('$.detail') })],
     });
     this.publisher.addEventSource(
       new DynamoEventSource(props.table, {

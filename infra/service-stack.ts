@@ -36,6 +36,7 @@ export class ServiceStack extends Stack {
       functions: { ...this.api.functions, publisher: this.events.publisher, inbound: this.events.inbound },
       publisher: this.events.publisher,
       deadLetterQueues: { PublisherDeadLetters: this.events.publisherDeadLetters, InboundDeadLetters: this.events.inboundDeadLetters },
+      deadLetterRule: this.events.deadLetterRule,
     });
     acknowledgeServiceFindings(this, this.table);
   }

@@ -27,6 +27,8 @@ export function ndjsonSink(file: string): CheckpointedSink {
     async deliver(events: EventEnvelope[]) {
       const lines = events.filter((event) => !written.delete(event.id)).map((event) => `${JSON.stringify(event)}\n`);
       if (lines.length > 0) appendFileSync(file, lines.join(''));
+      // A file refuses nothing: a failed append (a full disk) throws, and is tried again.
+      return [];
     },
     settle: () => (existsSync(file) ? statSync(file).size : 0),
     resume(saved) {

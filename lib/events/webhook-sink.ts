@@ -1,6 +1,5 @@
-import type { EventSink } from '#lib/events/outbox.ts';
+import type { EventSink, Refusal } from '#lib/events/outbox.ts';
 import { PermanentError, withRetry, type RetryPolicy } from '#lib/events/retry.ts';
-import { log } from '#lib/log.ts';
 import type { EventEnvelope } from '#lib/store/request-payload.ts';
 
 /** Per event: 5 attempts, 0.25 s to 4 s apart (about 8 s), then the record fails and the follower retries it later. */
@@ -14,13 +13,15 @@ const retryable = (status: number): boolean => status >= 500 || status === 429 |
 /**
  * POSTs each event, alone, as JSON to `url` (locally: `LTS_WEBHOOK_URL`), in order. Network errors, 5xx,
  * 408 and 429 are tried again with exponential backoff; when the attempts are spent the delivery throws,
- * so nothing after it is sent before it. Any other 4xx is the receiver refusing that event: it is logged
- * and skipped (it stays in the NDJSON file). Events of a record already accepted are not sent again when
- * the record is retried.
+ * so nothing after it is sent before it. Any other 4xx is the receiver refusing that event for good: it
+ * is returned refused (the follower sets it aside) and the next is sent. Events of a record already
+ * answered are not sent again when the record is retried.
  */
 export function webhookSink(url: string, policy: RetryPolicy = WEBHOOK_RETRY): EventSink {
-  /** Ids of the record in progress the receiver has taken. */
+  /** Ids of the record in progress the receiver has answered (taken or refused). */
   const sent = new Set<string>();
+  /** The refusals of the record in progress, kept across its retries. */
+  let refused: Refusal[] = [];
   const post = (event: EventEnvelope) =>
     withRetry(policy, async () => {
       const response = await fetch(url, {
@@ -42,11 +43,14 @@ export function webhookSink(url: string, policy: RetryPolicy = WEBHOOK_RETRY): E
           await post(event);
         } catch (error) {
           if (!(error instanceof PermanentError)) throw error;
-          log('error', 'the webhook refused an event; skipped', { url, eventId: event.id, type: event.type, error: error.message });
+          refused.push({ event, reason: `the webhook refused the event: ${error.message}` });
         }
         sent.add(event.id);
       }
       sent.clear();
+      const answer = refused;
+      refused = [];
+      return answer;
     },
   };
 }

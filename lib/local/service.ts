@@ -28,9 +28,25 @@ export function useDynamo(endpoint: string, tableName: string): void {
   clearApiKeyCache();
 }
 
+/**
+ * `GET /health` of the local service tells how the event feed is doing as well (`meta.events`: the
+ * dead-letter file, and per sink its dead letters and whether it is retrying, since when): on AWS the
+ * publisher's alarms tell that.
+ */
+function withFeedHealth(handler: LambdaHandler, feed: LocalEvents): LambdaHandler {
+  return async (event, context) => {
+    const result = await handler(event, context);
+    if (result.statusCode !== 200 || !result.body) return result;
+    const document = JSON.parse(result.body) as { meta: Record<string, unknown> };
+    return { ...result, body: JSON.stringify({ ...document, meta: { ...document.meta, events: feed.health() } }) };
+  };
+}
+
 export interface LocalService {
   url: string;
   dynamo: LocalDynamo;
+  /** The local event publishers, when started with `events`. */
+  events?: LocalEvents;
   /**
    * Stops accepting connections, closes idle keep-alive connections, lets the requests in flight finish
    * (each response then closes its connection) for at most `graceMs` before closing what is left, and
@@ -85,6 +101,7 @@ export async function startLocalService(
     if (options.events) events = await startLocalEvents(dynamo.endpoint, tableName, options.events);
 
     const handlers = new Map<string, LambdaHandler>();
+    const feed = events;
     server = createLocalServer((path) => {
       const route = routeForPath(path);
       let handler = handlers.get(route.name);
@@ -92,7 +109,7 @@ export async function startLocalService(
         handler = handlerForRoute(route.name);
         handlers.set(route.name, handler);
       }
-      return handler;
+      return feed && path === '/health' ? withFeedHealth(handler, feed) : handler;
     });
     server.listen(options.port ?? 0, LOOPBACK);
     await once(server, 'listening'); // rejects on 'error', e.g. EADDRINUSE
@@ -111,6 +128,7 @@ export async function startLocalService(
   return {
     url: `http://localhost:${port}`,
     dynamo,
+    ...(events ? { events } : {}),
     stop({ graceMs = DEFAULT_GRACE_MS } = {}) {
       stopped ??= (async () => {
         const closed = new Promise<void>((resolve) => listening.close(() => resolve()));

@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnElement } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { INBOUND_MAX_RECEIVE_COUNT } from '../../infra/events.ts';
+import { DEAD_LETTER_DETAIL_TYPE, DEAD_LETTER_SOURCE } from '#lib/events/dead-letters.ts';
 import { stageSettings } from '../../infra/stage.ts';
 import { ENGINE_ACCESS, PUBLISHER_ACCESS, type TableAccess } from '../../infra/table.ts';
 import { FALLBACK, routes } from '#lib/routes.ts';
@@ -200,6 +201,47 @@ describe('events', () => {
     });
   });
 
+  it('routes the dead letters the publisher puts on its bus to its dead-letter queue, the letter alone as the message', () => {
+    const [, rule] = ofType('AWS::Events::Rule').find(([id]) => id === logicalId(dev.events.deadLetterRule))!;
+    expect(rule.Properties.EventBusName).toEqual({ Ref: logicalId(dev.events.bus) });
+    expect(rule.Properties.EventPattern).toEqual({ source: [DEAD_LETTER_SOURCE], 'detail-type': [DEAD_LETTER_DETAIL_TYPE] });
+    expect(rule.Properties.Targets).toEqual([
+      expect.objectContaining({ Arn: { 'Fn::GetAtt': [logicalId(dev.events.publisherDeadLetters), 'Arn'] }, InputPath: '$.detail' }),
+    ]);
+    // The queue lets that rule, and only it, send to it.
+    const statements = ofType('AWS::SQS::QueuePolicy')
+      .filter(([, p]) => p.Properties.Queues.some((q: any) => q.Ref === logicalId(dev.events.publisherDeadLetters)))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Allow',
+        Principal: { Service: 'events.amazonaws.com' },
+        Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [logicalId(dev.events.deadLetterRule), 'Arn'] } } },
+      }),
+    );
+  });
+
+  it("grants the publisher's role only what its calls and its stream mapping use: the bus, table reads, the stream, its dead-letter queue", () => {
+    const roleId = logicalId((dev.events.publisher as any).role);
+    const statements = ofType('AWS::IAM::Policy')
+      .filter(([, p]) => p.Properties.Roles.some((r: any) => r.Ref === roleId))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
+    const actions = statements.flatMap((s: any) => [].concat(s.Action)).sort();
+    // The SQS actions are those the stream mapping's on-failure destination needs (Lambda sends as the role);
+    // the publisher's own dead letters go through the bus (events:PutEvents), so it is granted nothing more.
+    expect(actions.filter((a: string) => !a.startsWith('dynamodb:'))).toEqual([
+      'events:PutEvents',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:SendMessage',
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ]);
+    expect(
+      actions.filter((a: string) => a.startsWith('dynamodb:') && !/^dynamodb:(Get|Query|Scan|Batch.*Get|Describe|ListStreams|ConditionCheck)/.test(a)),
+    ).toEqual([]);
+  });
+
   it('consumes the inbound queue ten messages a batch with partial failures, after which messages go to its dead-letter queue', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: logicalId(dev.events.inbound) },
@@ -258,5 +300,8 @@ describe('alarms', () => {
     expect(single.find((a) => a.MetricName === 'IteratorAge')?.Dimensions[0].Value).toEqual({ Ref: logicalId(dev.events.publisher) });
     const queues = single.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible').map((a) => a.Dimensions[0].Value['Fn::GetAtt'][0]);
     expect(queues.sort()).toEqual([logicalId(dev.events.publisherDeadLetters), logicalId(dev.events.inboundDeadLetters)].sort());
+    expect(single.find((a) => a.MetricName === 'FailedInvocations')?.Dimensions).toEqual([
+      { Name: 'RuleName', Value: { Ref: logicalId(dev.events.deadLetterRule) } },
+    ]);
   });
 });

@@ -4,8 +4,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createPublisher } from '../../functions/events/publisher.ts';
-import { eventBridgeSink, PUT_EVENTS_BYTES } from '#lib/events/eventbridge-sink.ts';
-import { eventsOfRecord, publishRecords, type EventSink } from '#lib/events/outbox.ts';
+import { DEAD_LETTER_DETAIL_TYPE, DEAD_LETTER_SOURCE, type DeadLetter } from '#lib/events/dead-letters.ts';
+import { eventBridgeDeadLetters, eventBridgeSink, PUT_EVENTS_BYTES } from '#lib/events/eventbridge-sink.ts';
+import { eventsOfRecord, publishRecords, type EventSink, type SetAside } from '#lib/events/outbox.ts';
 import { eventsSchema } from '#lib/events/schema.ts';
 import { registry } from '#lib/resources/index.ts';
 import type { EventEnvelope } from '#lib/store/request-payload.ts';
@@ -25,19 +26,54 @@ let store: { endpoint: string; tableName: string };
 /** A sink that keeps what it is given, in order. */
 const recording = (): EventSink & { events: EventEnvelope[] } => {
   const events: EventEnvelope[] = [];
-  return { events, deliver: async (batch) => void events.push(...batch) };
+  return {
+    events,
+    deliver: async (batch) => {
+      events.push(...batch);
+      return [];
+    },
+  };
 };
-/** An EventBridge client stand-in recording the entries of each PutEvents call and accepting them all. */
-function fakeEventBridge() {
-  const calls: NonNullable<PutEventsCommand['input']['Entries']>[] = [];
+type Entry = NonNullable<PutEventsCommand['input']['Entries']>[number];
+/**
+ * An EventBridge client stand-in recording the entries of each PutEvents call; it accepts them all but
+ * those `refuse` answers an error code for.
+ */
+function fakeEventBridge(refuse: (entry: Entry) => string | undefined = () => undefined) {
+  const calls: Entry[][] = [];
   return {
     calls,
     send: async (command: PutEventsCommand) => {
-      calls.push(command.input.Entries ?? []);
-      return { FailedEntryCount: 0, Entries: (command.input.Entries ?? []).map((_, i) => ({ EventId: `e${i}` })) };
+      const entries = command.input.Entries ?? [];
+      calls.push(entries);
+      const results = entries.map((entry, i) => (refuse(entry) ? { ErrorCode: refuse(entry), ErrorMessage: 'refused here' } : { EventId: `e${i}` }));
+      return { FailedEntryCount: results.filter((r) => 'ErrorCode' in r).length, Entries: results };
     },
   };
 }
+/** The publisher as deployed, its bus a fake: events and dead letters on one bus, as the stack routes them. */
+const busPublisher = (bus: ReturnType<typeof fakeEventBridge>) =>
+  createPublisher(() => ({ sink: eventBridgeSink('lts-bus', bus as never), deadLetters: eventBridgeDeadLetters('lts-bus', bus as never) }));
+/** The dead letters among the entries a fake bus accepted. */
+const deadLettersOn = (bus: ReturnType<typeof fakeEventBridge>): DeadLetter[] =>
+  bus.calls
+    .flat()
+    .filter((e) => e.Source === DEAD_LETTER_SOURCE)
+    .map((e) => {
+      expect(e.DetailType).toBe(DEAD_LETTER_DETAIL_TYPE);
+      return JSON.parse(e.Detail!);
+    });
+/** The domain events among the entries a fake bus was sent. */
+const eventsOn = (bus: ReturnType<typeof fakeEventBridge>): EventEnvelope[] =>
+  bus.calls
+    .flat()
+    .filter((e) => e.Source === 'lts')
+    .map((e) => JSON.parse(e.Detail!));
+/** Keeps what is set aside. */
+const keeping = () => {
+  const letters: SetAside[] = [];
+  return { letters, setAside: (letter: SetAside) => void letters.push(letter) };
+};
 const sampleDoc = (name: string) => doc('samples', { name });
 let sampleId: string;
 let bigEvent: EventEnvelope;
@@ -70,7 +106,9 @@ beforeAll(async () => {
 describe('the publisher core', () => {
   it('hands over every event of the outbox once, in commit order, a chunked payload’s too', async () => {
     const sink = recording();
-    expect(await publishRecords(await streamRecords(store.endpoint, store.tableName), sink)).toEqual({});
+    const kept = keeping();
+    expect(await publishRecords(await streamRecords(store.endpoint, store.tableName), sink, kept)).toEqual({});
+    expect(kept.letters).toEqual([]);
     const outbox = await outboxEvents();
     expect(outbox.length).toBeGreaterThan(5);
     expect(sink.events.map((e) => e.id).sort()).toEqual(outbox.map((e) => e.id).sort());
@@ -107,8 +145,8 @@ describe('the stream consumer (functions/events/publisher.ts)', () => {
   it('sends each event to EventBridge as source lts, detail-type its type, at most 10 entries and 256 KB a call; an oversized one link-only', async () => {
     const records = (await streamRecords(store.endpoint, store.tableName)).map(asLambdaRecord);
     const bus = fakeEventBridge();
-    const handler = createPublisher(() => eventBridgeSink('lts-bus', bus as never));
-    expect(await handler({ Records: records })).toEqual({ batchItemFailures: [] });
+    expect(await busPublisher(bus)({ Records: records })).toEqual({ batchItemFailures: [] });
+    expect(deadLettersOn(bus)).toEqual([]);
     const entries = bus.calls.flat();
     const outbox = await outboxEvents();
     expect(entries).toHaveLength(outbox.length);
@@ -133,10 +171,10 @@ describe('the stream consumer (functions/events/publisher.ts)', () => {
     const failing: EventSink = {
       async deliver(events) {
         if (++deliveries === 3) throw new Error('bus unavailable');
-        await sink.deliver(events);
+        return sink.deliver(events);
       },
     };
-    const result = await createPublisher(() => failing)({ Records: records });
+    const result = await createPublisher(() => ({ sink: failing, deadLetters: async () => {} }))({ Records: records });
     expect(result.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.slice(k).map((r) => r.dynamodb!.SequenceNumber));
     const before = (await Promise.all(records.slice(0, k).map(eventsOfRecord))).flat();
     expect(sink.events.map((e) => e.id)).toEqual(before.map((e) => e.id));
@@ -147,7 +185,90 @@ describe('the stream consumer (functions/events/publisher.ts)', () => {
     const [first] = await streamRecords(store.endpoint, store.tableName);
     const modify = { ...asLambdaRecord(first!), eventName: 'MODIFY' as const };
     const other = { eventName: 'INSERT' as const, dynamodb: { SequenceNumber: '1', NewImage: { __edb_e__: { S: 'record' } } } };
-    expect(await createPublisher(() => sink)({ Records: [modify, other, { eventName: 'REMOVE' }] })).toEqual({ batchItemFailures: [] });
+    const kept = keeping();
+    expect(
+      await createPublisher(() => ({ sink, deadLetters: async (l) => kept.setAside(l as never) }))({ Records: [modify, other, { eventName: 'REMOVE' }] }),
+    ).toEqual({
+      batchItemFailures: [],
+    });
+    expect(kept.letters).toEqual([]);
     expect(sink.events).toEqual([]);
   });
+});
+
+describe('what the stream consumer sets aside (the dead letters)', () => {
+  /** The real records in Lambda's form, the events each carries, and the index of the `n`th that carries any. */
+  const lambdaRecords = async () => {
+    const records = (await streamRecords(store.endpoint, store.tableName)).map(asLambdaRecord);
+    const events = await Promise.all(records.map(eventsOfRecord));
+    const nth = (n: number) => events.map((e, i) => (e.length > 0 ? i : -1)).filter((i) => i >= 0)[n]!;
+    return { records, events, nth };
+  };
+
+  it('sends a record it cannot read to the dead letters, with its sequence number, key, reason and image, and publishes every record after it', async () => {
+    const { records, events, nth } = await lambdaRecords();
+    const k = nth(1);
+    const poison = structuredClone(records[k]!);
+    // A payload that is not gzip, in a record as the stream delivers it: the request item cannot be read.
+    const image = poison.dynamodb!.NewImage as Record<string, unknown>;
+    delete image.events;
+    image.payload = { B: Buffer.from('not gzip').toString('base64') };
+    const bus = fakeEventBridge();
+    const result = await busPublisher(bus)({ Records: [...records.slice(0, k), poison, ...records.slice(k + 1)] });
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(eventsOn(bus).map((e) => e.id)).toEqual(events.filter((_, i) => i !== k).flatMap((e) => e.map((x) => x.id)));
+    const [letter, ...others] = deadLettersOn(bus);
+    expect(others).toEqual([]);
+    expect(letter).toMatchObject({
+      sink: 'eventbridge',
+      sequence_number: poison.dynamodb!.SequenceNumber,
+      keys: { pk: poison.dynamodb!.Keys!.pk!.S, sk: poison.dynamodb!.Keys!.sk!.S },
+      reason: expect.stringMatching(/^the record cannot be read: .*header/),
+      image: { payload: { B: Buffer.from('not gzip').toString('base64') } },
+    });
+    expect(letter!.event).toBeUndefined();
+  });
+
+  it('sets aside an event the bus refuses for good (MalformedDetail) and publishes the rest; throttling is still tried again', async () => {
+    const { records, events, nth } = await lambdaRecords();
+    const refusedEvent = events[nth(2)]![0]!;
+    const bus = fakeEventBridge((entry) => (entry.Source === 'lts' && JSON.parse(entry.Detail!).id === refusedEvent.id ? 'MalformedDetail' : undefined));
+    expect(await busPublisher(bus)({ Records: records })).toEqual({ batchItemFailures: [] });
+    expect(
+      eventsOn(bus)
+        .filter((e) => e.id !== refusedEvent.id)
+        .map((e) => e.id),
+    ).toEqual(
+      events
+        .flat()
+        .filter((e) => e.id !== refusedEvent.id)
+        .map((e) => e.id),
+    );
+    expect(deadLettersOn(bus)).toEqual([
+      expect.objectContaining({
+        sink: 'eventbridge',
+        sequence_number: records[nth(2)]!.dynamodb!.SequenceNumber,
+        event: refusedEvent,
+        reason: expect.stringContaining('MalformedDetail'),
+      }),
+    ]);
+
+    // Throttled entries are not dead letters: the record fails and goes back to the stream.
+    const throttling = fakeEventBridge((entry) =>
+      entry.Source === 'lts' && JSON.parse(entry.Detail!).id === refusedEvent.id ? 'ThrottlingException' : undefined,
+    );
+    const result = await busPublisher(throttling)({ Records: records });
+    expect(result.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.slice(nth(2)).map((r) => r.dynamodb!.SequenceNumber));
+    expect(deadLettersOn(throttling)).toEqual([]);
+  }, 60_000);
+
+  it('reports the record when its dead letter cannot be sent either, so nothing is lost', async () => {
+    const { records, nth } = await lambdaRecords();
+    const k = nth(0);
+    const poison = structuredClone(records[k]!);
+    (poison.dynamodb!.NewImage as Record<string, unknown>).events = { X: 'no such form' };
+    const bus = fakeEventBridge((entry) => (entry.Source === DEAD_LETTER_SOURCE ? 'InternalFailure' : undefined));
+    const result = await busPublisher(bus)({ Records: [...records.slice(0, k), poison, ...records.slice(k + 1)] });
+    expect(result.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.slice(k).map((r) => r.dynamodb!.SequenceNumber));
+  }, 60_000);
 });

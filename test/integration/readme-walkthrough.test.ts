@@ -7,12 +7,15 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { LocalService } from '#lib/local/service.ts';
 import { WAIT_MS } from '../support/limits.ts';
 import { freshHttpService, WRITE_KEY } from '../support/store.ts';
+import { expectVersionOrder, readFeed } from '../support/feed.ts';
+import { outboxEvents } from '../support/table.ts';
 
 /**
  * The README's lab day works as written: every block fenced as `sh lab-day` is run, in order and in one
  * bash with `set -euo pipefail`, against the whole service over HTTP on a fresh table. The commands are
  * pointed at it by the variables the README itself reads (`LTS_URL`, `LTS_KEY`), from an empty directory
- * (no `.lts/`); `--norc`: bash reads its rc file when stdin is a socket, as node's pipes are. Then the end state is read back: one MX tube pooling both samples, each with its tag.
+ * (no `.lts/`); `--norc`: bash reads its rc file when stdin is a socket, as node's pipes are. Then the end state is read back: one MX tube pooling both samples, each with its tag;
+ * and the day's events, as the local feed wrote them to its file.
  */
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -21,8 +24,9 @@ const done = (step: number) => `== lab-day step ${step} done`;
 
 let service: LocalService;
 const dir = mkdtempSync(join(tmpdir(), 'lts-readme-'));
+const eventsFile = join(dir, 'events.ndjson');
 beforeAll(async () => {
-  service = await freshHttpService();
+  service = await freshHttpService({ events: { eventsFile, pollMs: 50 } });
 });
 afterAll(async () => {
   await service?.stop();
@@ -58,4 +62,19 @@ it('runs every lab-day block of the README, and the pool tube holds both samples
     [`day-${day}-1`, 'AGAGTGTA'],
     [`day-${day}-2`, 'AAACTCGT'],
   ]);
+
+  // The day's events, as the feed wrote them: every event of the outbox once, each resource's in version
+  // order, the samples' creation and the pool tube's, and nothing set aside.
+  await service.events!.followers.get('file')!.caughtUp();
+  const events = readFeed(eventsFile);
+  expect(events.map((e) => e.id).sort()).toEqual((await outboxEvents()).map((e) => e.id).sort());
+  expectVersionOrder(events);
+  const created = events.filter((e) => e.type === 'samples.created').map((e) => (e.data as any).attributes.name);
+  expect(created).toEqual(expect.arrayContaining([`day-${day}-1`, `day-${day}-2`]));
+  expect(events.some((e) => e.resource.type === 'tubes' && e.resource.uuid === value('TUBE'))).toBe(true);
+  const types = new Set(events.map((e) => e.type));
+  for (const type of ['requests.created', 'transfers.created', 'tag_layouts.created', 'qc_assays.created', 'qcables.created', 'state_changes.created']) {
+    expect(types, type).toContain(type);
+  }
+  expect(service.events!.health().sinks).toEqual({ file: { dead_letters: 0 } });
 });

@@ -29,13 +29,72 @@ export interface CallResult {
 const handlers = new Map<string, LambdaHandler>();
 const DAY_MS = 86_400_000;
 
+/** Where `call` sends its requests: the handlers in this process (undefined), or a running service's URL. */
+let service: string | undefined;
+/** What `call` answered writes with, while `recordWrites` is on: every POST and PATCH, with its answer. */
+let writes: { method: string; path: string; result: CallResult }[] | undefined;
+
+/**
+ * Sends every `call` (and so every fixture) over HTTP to a running service, as its clients do, until
+ * called with undefined: for tests of the service run as users run it (`npm start`).
+ */
+export function callService(url: string | undefined): void {
+  service = url;
+}
+
+/** From now on, keeps every write `call` sends and its answer (for a test of what the writes produced). */
+export function recordWrites(): { method: string; path: string; result: CallResult }[] {
+  writes = [];
+  return writes;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string | undefined;
+  cookies: string[];
+}
+
+/** Runs a request through the handler of its path in this process, with the payload-2.0 event API Gateway would hand it. */
+async function invoke(method: string, pathAndQuery: string, headers: Record<string, string>, body: string | undefined): Promise<Answer> {
+  const path = pathAndQuery.split('?')[0]!;
+  const route = routeForPath(path);
+  let handler = handlers.get(route.name);
+  if (!handler) {
+    handler = handlerForRoute(route.name);
+    handlers.set(route.name, handler);
+  }
+  const event = eventOf({ method, target: pathAndQuery, headers, ...(body !== undefined ? { body: Buffer.from(body) } : {}), sourceIp: '127.0.0.1' });
+  const result = await handler(event, {} as Context);
+  return { status: result.statusCode ?? 0, headers: result.headers as Record<string, string>, body: result.body, cookies: result.cookies ?? [] };
+}
+
+/** The response headers `call`'s callers read, named as the handlers name them. */
+const READ_HEADERS = ['Content-Type', 'X-DynamoDB-Calls', 'Location', 'Retry-After', 'ETag'];
+
+/** Sends a request over HTTP to the running service (fetch sets the Host). */
+async function fetchFrom(url: string, method: string, pathAndQuery: string, headers: Record<string, string>, body: string | undefined): Promise<Answer> {
+  const { host: _, ...sent } = headers;
+  const response = await fetch(`${url}${pathAndQuery}`, { method, headers: sent, ...(body !== undefined ? { body } : {}) });
+  const received = READ_HEADERS.flatMap((name) => {
+    const value = response.headers.get(name);
+    return value === null ? [] : [[name, value] as const];
+  });
+  return {
+    status: response.status,
+    headers: Object.fromEntries(received),
+    body: (await response.text()) || undefined,
+    cookies: response.headers.getSetCookie(),
+  };
+}
+
 /**
  * Calls the real Lambda handler of a path with the API Gateway event it would get on AWS (payload 2.0,
- * lib/http/payload-v2.ts: a `cookie` header becomes `event.cookies`, a JSON:API body arrives base64), and
- * checks that the response document is valid JSON:API (an HTML page's body is its text). `path` may carry a query string.
+ * lib/http/payload-v2.ts: a `cookie` header becomes `event.cookies`, a JSON:API body arrives base64) (or, after
+ * `callService`, the running service over HTTP), and checks that the response document is valid JSON:API
+ * (an HTML page's body is its text). `path` may carry a query string.
  */
 export async function call(method: string, pathAndQuery: string, options: CallOptions = {}): Promise<CallResult> {
-  const path = pathAndQuery.split('?')[0]!;
   const headers: Record<string, string> = { host: 'lts.test', 'x-forwarded-proto': 'https', accept: 'application/vnd.api+json' };
   if (options.body !== undefined) headers['content-type'] = 'application/vnd.api+json';
   const key = options.key === undefined ? WRITE_KEY : options.key;
@@ -44,29 +103,18 @@ export async function call(method: string, pathAndQuery: string, options: CallOp
     if (value === undefined) delete headers[name.toLowerCase()];
     else headers[name.toLowerCase()] = value;
   }
-  const route = routeForPath(path);
-  let handler = handlers.get(route.name);
-  if (!handler) {
-    handler = handlerForRoute(route.name);
-    handlers.set(route.name, handler);
-  }
-  const body = options.body === undefined ? undefined : Buffer.from(typeof options.body === 'string' ? options.body : JSON.stringify(options.body));
-  const result = await handler(eventOf({ method, target: pathAndQuery, headers, ...(body ? { body } : {}), sourceIp: '127.0.0.1' }), {} as Context);
-  const responseHeaders = result.headers as Record<string, string>;
+  const sent = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  const result = service ? await fetchFrom(service, method, pathAndQuery, headers, sent) : await invoke(method, pathAndQuery, headers, sent);
   // Pages for people (the plate map) answer HTML: their body is the text as it is.
-  const html = responseHeaders['Content-Type']?.startsWith('text/html') ?? false;
-  const document = result.body ? (html ? result.body : JSON.parse(result.body)) : undefined;
-  if (document !== undefined && !html) {
-    assertJsonApiDocument(document);
-    assertAttributesMatchSchemas(document);
+  const html = result.headers['Content-Type']?.startsWith('text/html') ?? false;
+  const body = result.body ? (html ? result.body : JSON.parse(result.body)) : undefined;
+  if (body !== undefined && !html) {
+    assertJsonApiDocument(body);
+    assertAttributesMatchSchemas(body);
   }
-  return {
-    status: result.statusCode ?? 0,
-    headers: responseHeaders,
-    body: document,
-    calls: Number(responseHeaders['X-DynamoDB-Calls']),
-    cookies: result.cookies ?? [],
-  };
+  const answer = { status: result.status, headers: result.headers, body, calls: Number(result.headers['X-DynamoDB-Calls']), cookies: result.cookies };
+  if (method === 'POST' || method === 'PATCH') writes?.push({ method, path: pathAndQuery.split('?')[0]!, result: answer });
+  return answer;
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { BatchWriteItemCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { ensureTable, localClient } from '#lib/local/dynamodb.ts';
+import type { LocalEventsOptions } from '#lib/local/event-publishing.ts';
 import { startLocalService, useDynamo, type LocalService } from '#lib/local/service.ts';
 import { createApiKey } from '#lib/store/api-keys.ts';
 import { itemsFromJson } from './table-items.ts';
@@ -70,10 +71,11 @@ export async function freshStore(): Promise<{ tableName: string; endpoint: strin
 /**
  * The whole service over HTTP on loopback (the local server: the same Lambda handlers behind node:http),
  * on a fresh table of this worker's DynamoDB Local with the default reference data and the test keys.
- * For tests of what only a real HTTP client or a browser sees. Stop it in afterAll. (The service loads
- * the reference data as it starts, and finds it there: a read of each record, no write.)
+ * For tests of what only a real HTTP client or a browser sees; with `events`, its event feed too. Stop it
+ * in afterAll. (The service loads the reference data as it starts, and finds it there: a read of each
+ * record, no write.)
  */
-export async function freshHttpService(): Promise<LocalService> {
+export async function freshHttpService(options: { events?: LocalEventsOptions } = {}): Promise<LocalService> {
   const { endpoint, tableName } = await tableWithReferenceData();
   return startLocalService({
     dynamo: { endpoint, stop: async () => {} },
@@ -82,5 +84,6 @@ export async function freshHttpService(): Promise<LocalService> {
       await createApiKey('test-write', 'write', WRITE_KEY);
       await createApiKey('test-read', 'read', READ_KEY);
     },
+    ...options,
   });
 }

@@ -1,5 +1,6 @@
 import { GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { jsonForm } from '#lib/events/stream-image.ts';
 import { listShards, localStreamsClient, streamArnOf } from '#lib/local/outbox-stream.ts';
 
 /**
@@ -28,15 +29,5 @@ export async function streamRecords(endpoint: string, tableName: string): Promis
   }
 }
 
-/** Binary values as base64 strings: the JSON form Lambda hands a stream consumer. */
-const lambdaJson = (value: unknown): unknown =>
-  value instanceof Uint8Array
-    ? Buffer.from(value).toString('base64')
-    : Array.isArray(value)
-      ? value.map(lambdaJson)
-      : value && typeof value === 'object'
-        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, lambdaJson(v)]))
-        : value;
-
 /** A record of the Streams API as it arrives in the Lambda's DynamoDBStreamEvent. */
-export const asLambdaRecord = (record: _Record): DynamoDBRecord => lambdaJson(record) as DynamoDBRecord;
+export const asLambdaRecord = (record: _Record): DynamoDBRecord => jsonForm(record) as DynamoDBRecord;
