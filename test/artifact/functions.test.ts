@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SWAGGER_UI_FILES } from '#lib/http/docs-assets.ts';
 import { KEY_COOKIE } from '#lib/http/middleware/labware-page.ts';
 import { config } from '#lib/config.ts';
+import { DEAD_LETTER_DETAIL_TYPE, DEAD_LETTER_SOURCE } from '#lib/events/dead-letters.ts';
 import { MAX_POLY_METADATA_PER_WRITE } from '#lib/domain/budgets.ts';
 import { FALLBACK, routes } from '#lib/routes.ts';
 import { dynamo } from '#lib/store/client.ts';
@@ -267,7 +268,7 @@ describe('the stream publisher', () => {
     expect(entries.map((e: { Detail: string }) => JSON.parse(e.Detail).id).sort()).toEqual((await outboxEvents()).map((e) => e.id).sort());
   });
 
-  it('never throws on a record it cannot read (a request item naming chunks that are not there): today it reports it and every record after it', async () => {
+  it('sets a record it cannot read (a request item naming chunks that are not there) aside on the bus, and publishes the record after it', async () => {
     const [good] = await scanTable('request');
     // A real stream record of a broken request item: its payload is in two chunk items that were never written.
     const { events: _events, payload: _payload, response: _response, ...item } = good!;
@@ -279,11 +280,24 @@ describe('the stream publisher', () => {
     const records = (await lambdaStreamRecords(endpoint, stack.tableName)).filter(admits).slice(published);
     expect(records).toHaveLength(2);
     const publisher = await container('publisher');
-    const result = await publisher.invoke({ Records: records });
-    // The batch goes back from the poison record on (Lambda retries it, then its on-failure destination).
-    // Issue 19 item 1 (another branch) sets such a record aside instead: then no failures, and the good record's events published.
-    expect(result).toEqual({ batchItemFailures: records.map((r) => ({ itemIdentifier: r.dynamodb!.SequenceNumber })) });
-    expect(publisher.recorder.calls.filter((c) => c.operation === 'PutEvents')).toEqual([]);
+    const before = publisher.recorder.calls.length;
+    // Nothing goes back to the stream: the poison record is a dead letter (a rule of the bus sends it to the
+    // publisher's dead-letter queue), and the record after it is published.
+    expect(await publisher.invoke({ Records: records })).toEqual({ batchItemFailures: [] });
+    const entries = publisher.recorder.calls
+      .slice(before)
+      .filter((c) => c.operation === 'PutEvents')
+      .flatMap((c) => c.input.Entries);
+    const [letter, ...events] = entries;
+    expect(letter).toMatchObject({ Source: DEAD_LETTER_SOURCE, DetailType: DEAD_LETTER_DETAIL_TYPE });
+    expect(JSON.parse(letter.Detail)).toMatchObject({
+      sink: 'eventbridge',
+      sequence_number: records[0]!.dynamodb!.SequenceNumber,
+      reason: expect.stringContaining('chunks'),
+    });
+    const after = (await outboxEvents()).filter((e) => e.type === 'samples.created').at(-1)!;
+    expect(events.map((e: { Detail: string }) => JSON.parse(e.Detail).id)).toContain(after.id);
+    expect(events.every((e: { Source: string }) => e.Source === 'lts')).toBe(true);
     // Its record stays in the stream; the item goes, so that the outbox reads of the next tests can read every request item.
     await dynamo().send(new DeleteCommand({ TableName: config().LTS_TABLE_NAME, Key: { pk: poison.pk, sk: poison.sk } }));
   });
