@@ -15,6 +15,11 @@ export const options = {
   iterations: positiveInteger('BENCH_ITERATIONS', 24),
   /** Loads of each function's bundle (and of the minimal handler, every few functions) in the cold-start measurement. */
   coldRuns: positiveInteger('BENCH_COLD_RUNS', 7),
+  /**
+   * Only the scenarios whose name contains this (e.g. `POST` for the writes), and no cold starts: for
+   * measuring one change quickly. Such a partial run is printed, never published.
+   */
+  only: process.env.BENCH_ONLY || undefined,
   /** Where to write the results as JSON, if anywhere. */
   jsonPath: process.env.BENCH_JSON || undefined,
   /** Where the published results go (committed: the README's Performance section shows them). */

@@ -9,6 +9,7 @@
  *
  * BENCH_ITERATIONS (default 24): measured requests per side per read scenario, at least (create windows scale with it).
  * BENCH_COLD_RUNS (default 7): loads of each function's bundle in the cold-start measurement (./cold/).
+ * BENCH_ONLY=text: only the scenarios whose name contains it, no cold starts, nothing published (e.g. `POST`: the writes).
  * BENCH_JSON=path: also write the results as JSON there. BENCH_OUT (default `bench`): where the published
  * results go (results.json, results.md, ratios.svg; see ./publish.ts).
  */
@@ -31,8 +32,8 @@ const log = (line: string) => console.log(`[bench] ${line}`);
 const started = performance.now();
 
 // Cold starts first, while nothing else of the bench runs (no DynamoDB Local, no servers).
-const coldStarts = await measureColdStarts(options.coldRuns, log);
-printColdStarts(coldStarts);
+const coldStarts = options.only === undefined ? await measureColdStarts(options.coldRuns, log) : undefined;
+if (coldStarts) printColdStarts(coldStarts);
 const dynamo = await startDynamoLocal();
 const servers: ServerProcess[] = [];
 const clients: HttpClient[] = [];
@@ -63,7 +64,7 @@ try {
   const seeded = await seed(sides[0].client, runId, log, stampDestinations(labRequests(options.iterations)));
   await seedSamplesInBulk(dynamo.endpoint, env.BENCH_SERVICE_TABLE, seeded.sampleId, WALK_RECORDS, log);
   const results: ScenarioResult[] = [];
-  for (const scenario of scenarios(seeded, options.iterations, runId)) {
+  for (const scenario of scenarios(seeded, options.iterations, runId).filter((s) => options.only === undefined || s.name.includes(options.only))) {
     const difference = scenario.compare ? ((await compareAnswers(sides, scenario)) ?? 'same') : undefined;
     const t0 = performance.now();
     const [service, floor] = await measure(sides, scenario.plan, scenario.send);
@@ -79,8 +80,10 @@ try {
   ];
   printReport(results, context);
   const meta = { runAt: new Date().toISOString(), node: process.version, cores: cpus().length, iterations: options.iterations, coldRuns: options.coldRuns };
-  publish(options.outDir, results, coldStarts, meta);
-  log(`results published in ${options.outDir}/ (results.json, results.md, ratios.svg)`);
+  if (coldStarts) {
+    publish(options.outDir, results, coldStarts, meta);
+    log(`results published in ${options.outDir}/ (results.json, results.md, ratios.svg)`);
+  }
   if (options.jsonPath) {
     writeJson(options.jsonPath, { ...meta, results, coldStarts });
     log(`results written to ${options.jsonPath}`);
