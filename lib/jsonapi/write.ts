@@ -163,8 +163,9 @@ export function storedRelationships(input: WriteInput): Record<string, RelValue>
   return Object.fromEntries(Object.entries(input.relationships).map(([name, value]) => [name, relValue(value)]));
 }
 
-export async function defaultCreate(ctx: WriteContext, def: ResourceDef, input: WriteInput): Promise<StoredRecord> {
-  return ctx.uow.create(def.type, { attrs: storedAttributes(def, input), rels: storedRelationships(input) });
+/** Creates the record a write describes, under `id` if one was reserved already, else under a fresh one. */
+export async function defaultCreate(ctx: WriteContext, def: ResourceDef, input: WriteInput, id?: number): Promise<StoredRecord> {
+  return ctx.uow.create(def.type, { attrs: storedAttributes(def, input), rels: storedRelationships(input), ...(id !== undefined ? { id } : {}) });
 }
 
 export async function defaultUpdate(ctx: WriteContext, def: ResourceDef, current: StoredRecord, input: WriteInput): Promise<StoredRecord> {

@@ -9,6 +9,25 @@ import { sendWrite } from '#lib/store/transaction.ts';
 import { encodeUuid } from '#lib/store/uuids.ts';
 import { planWrite, type RecordModel } from '#lib/store/write-plan.ts';
 
+/** The members of a JSON object as JSON.stringify writes them (those whose value is undefined are left out). */
+const jsonEntries = (value: object) => Object.entries(value).filter(([, v]) => v !== undefined);
+
+/**
+ * Whether two JSON values serialise alike (JSON.stringify(a) === JSON.stringify(b)), walking both and
+ * stopping at the first difference rather than serialising them whole.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return JSON.stringify(a) === JSON.stringify(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item ?? null, b[i] ?? null));
+  }
+  // Anything but plain objects (a Date, a byte array) serialises its own way.
+  if (Object.getPrototypeOf(a) !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype) return JSON.stringify(a) === JSON.stringify(b);
+  const [left, right] = [jsonEntries(a), jsonEntries(b)];
+  return left.length === right.length && left.every(([key, value], i) => key === right[i]![0] && sameJson(value, right[i]![1]));
+}
+
 /**
  * Everything one request writes, committed as one DynamoDB transaction. Ids are reserved from their
  * sequences as records are created (an atomic ADD each, outside the transaction: a failed request leaves
@@ -38,9 +57,15 @@ export class UnitOfWork {
     return [...this.updatedByKey.values()];
   }
 
-  /** Reserves `count` consecutive ids of a family (one atomic ADD); unused ones are simply skipped. */
+  /**
+   * Reserves `count` consecutive ids of a family (one atomic ADD); unused ones are simply skipped. The
+   * creation time offered is the clock's as the ADD is sent (never before the request's): concurrent
+   * requests then reach the sequence in the order of their times, so its never-go-back condition rarely
+   * fails (with the request's start time, half the creates of 50 concurrent clients paid a second ADD).
+   */
   async allocateIds(family: string, count: number): Promise<number[]> {
-    const { first, createdAt } = await reserve(family, count, this.now);
+    const clock = new Date().toISOString();
+    const { first, createdAt } = await reserve(family, count, clock > this.now ? clock : this.now);
     const ids = Array.from({ length: count }, (_, i) => first + i);
     for (const id of ids) this.reserved.set(recordKey(family, id), createdAt);
     return ids;
@@ -72,7 +97,8 @@ export class UnitOfWork {
     const attrs = { ...current.attrs, ...change.attrs };
     const rels = { ...current.rels, ...change.rels };
     const type = change.type ?? current.type;
-    if (type === current.type && JSON.stringify(attrs) === JSON.stringify(current.attrs) && JSON.stringify(rels) === JSON.stringify(current.rels)) {
+    // Compared structurally, stopping at the first difference: serialising both states of a plate to compare them cost more than planning its write.
+    if (type === current.type && sameJson(attrs, current.attrs) && sameJson(rels, current.rels)) {
       return current;
     }
     const fresh = this.createdByKey.get(key);

@@ -5,6 +5,7 @@ import { TooLargeError, type ValueOrigin } from '#lib/store/errors.ts';
 import { packPayload, type EventEnvelope, type PackedPayload, type StoredResponse } from '#lib/store/request-payload.ts';
 import { padId, termValue, type StoredRecord } from '#lib/store/records.ts';
 import type { TransactItem } from '#lib/store/transaction.ts';
+import { recordPut, requestPut, termPut } from '#lib/store/write-items.ts';
 
 /**
  * What a unit of work's changes become in DynamoDB: an item per record (conditional on the version read),
@@ -107,11 +108,11 @@ export function planWrite(changes: StagedChanges, model: RecordModel, request: R
     }
     return size;
   };
-  const { record: records, request: requests } = store().entities;
+  const { record: records } = store().entities;
 
   for (const record of changes.created) {
     ops.push({
-      item: { Put: records.create({ ...record, ...lookupAttributes(record, model.lookupsOf(record)) }).params() },
+      item: { Put: recordPut({ ...record, ...lookupAttributes(record, model.lookupsOf(record)) }, 'new') },
       onReject: 'conflict',
       recordSize: measured(record),
     });
@@ -119,11 +120,11 @@ export function planWrite(changes: StagedChanges, model: RecordModel, request: R
   }
   for (const { before, after } of changes.updated) {
     const recordSize = measured(after);
-    const item = records
-      .put({ ...after, ...lookupAttributes(after, model.lookupsOf(after)) })
-      .where((a, op) => op.eq(a.version, before.version))
-      .params();
-    ops.push({ item: { Put: item }, onReject: 'conflict', recordSize });
+    ops.push({
+      item: { Put: recordPut({ ...after, ...lookupAttributes(after, model.lookupsOf(after)) }, { version: before.version }) },
+      onReject: 'conflict',
+      recordSize,
+    });
     ops.push(...termOps(model.termsOf(before), model.termsOf(after), after));
   }
   for (const record of changes.deleted) {
@@ -149,7 +150,7 @@ export function planWrite(changes: StagedChanges, model: RecordModel, request: R
       ...(request.idempotency ? { requestHash: request.idempotency.requestHash } : {}),
       ...payload.attributes,
     };
-    ops.push({ item: { Put: requests.create(item).params() }, onReject: request.idempotency ? 'idempotency' : 'conflict' });
+    ops.push({ item: { Put: requestPut(item) }, onReject: request.idempotency ? 'idempotency' : 'conflict' });
   }
   // Count shards, added at commit, are a few hundred bytes each: the limit's margin covers them.
   const bytes = ops.reduce((total, op) => total + (op.recordSize ?? transactItemSize(op.item)), 0);
@@ -170,8 +171,8 @@ function termOps(before: TermSpec[], after: TermSpec[], record: StoredRecord): S
     const item = { scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-', family: record.family, type: record.type, id: record.id };
     ops.push(
       t.ref === undefined
-        ? { item: { Put: term.create(item).params() }, onReject: t.origin ? { ...t.origin, value: t.value } : 'conflict' }
-        : { item: { Put: term.put(item).params() }, onReject: 'conflict' },
+        ? { item: { Put: termPut(item, true) }, onReject: t.origin ? { ...t.origin, value: t.value } : 'conflict' }
+        : { item: { Put: termPut(item, false) }, onReject: 'conflict' },
     );
   }
   return ops;

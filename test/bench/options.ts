@@ -7,11 +7,11 @@ function positiveInteger(name: string, fallback: number): number {
   return n;
 }
 
-function only(): boolean {
+/** BENCH_ONLY: `cold` for the cold starts alone, any other text for the scenarios whose name contains it. */
+function only(): { coldOnly: boolean; scenarios?: string } {
   const raw = process.env.BENCH_ONLY;
-  if (raw === undefined || raw === '') return false;
-  if (raw !== 'cold') throw new Error(`BENCH_ONLY can only be cold, got ${JSON.stringify(raw)}`);
-  return true;
+  if (raw === undefined || raw === '') return { coldOnly: false };
+  return raw === 'cold' ? { coldOnly: true } : { coldOnly: false, scenarios: raw };
 }
 
 export const options = {
@@ -23,7 +23,12 @@ export const options = {
   /** Loads of each function's bundle (and of the minimal handler, every few functions) in the cold-start measurement. */
   coldRuns: positiveInteger('BENCH_COLD_RUNS', 7),
   /** BENCH_ONLY=cold: only the cold starts (no DynamoDB Local, no servers); the published scenario results stay as they were. */
-  coldOnly: only(),
+  coldOnly: only().coldOnly,
+  /**
+   * BENCH_ONLY=text (other than `cold`): only the scenarios whose name contains it (e.g. `POST` for the
+   * writes), and no cold starts: for measuring one change quickly. Such a partial run is printed, never published.
+   */
+  scenarios: only().scenarios,
   /** Where to write the results as JSON, if anywhere. */
   jsonPath: process.env.BENCH_JSON || undefined,
   /** Where the published results go (committed: the README's Performance section shows them). */

@@ -10,6 +10,7 @@
  * BENCH_ITERATIONS (default 24): measured requests per side per read scenario, at least (create windows scale with it).
  * BENCH_COLD_RUNS (default 7): loads of each function's bundle in the cold-start measurement (./cold/).
  * BENCH_ONLY=cold: the cold starts alone; they replace the published ones, the scenarios' results stay.
+ * BENCH_ONLY=text: only the scenarios whose name contains it, no cold starts, nothing published (e.g. `POST`: the writes).
  * BENCH_JSON=path: also write the results as JSON there. BENCH_OUT (default `bench`): where the published
  * results go (results.json, results.md, ratios.svg; see ./publish.ts).
  */
@@ -32,9 +33,9 @@ const log = (line: string) => console.log(`[bench] ${line}`);
 const started = performance.now();
 
 // Cold starts first, while nothing else of the bench runs (no DynamoDB Local, no servers).
-const coldStarts = await measureColdStarts(options.coldRuns, log);
-printColdStarts(coldStarts);
-if (options.coldOnly) {
+const coldStarts = options.scenarios === undefined ? await measureColdStarts(options.coldRuns, log) : undefined;
+if (coldStarts) printColdStarts(coldStarts);
+if (options.coldOnly && coldStarts) {
   publishColdStarts(options.outDir, coldStarts, {
     coldRunAt: new Date().toISOString(),
     coldNode: process.version,
@@ -75,7 +76,8 @@ async function benchScenarios(): Promise<void> {
     const seeded = await seed(sides[0].client, runId, log, stampDestinations(labRequests(options.iterations)));
     await seedSamplesInBulk(dynamo.endpoint, env.BENCH_SERVICE_TABLE, seeded.sampleId, WALK_RECORDS, log);
     const results: ScenarioResult[] = [];
-    for (const scenario of scenarios(seeded, options.iterations, runId)) {
+    const chosen = scenarios(seeded, options.iterations, runId).filter((s) => options.scenarios === undefined || s.name.includes(options.scenarios));
+    for (const scenario of chosen) {
       const difference = scenario.compare ? ((await compareAnswers(sides, scenario)) ?? 'same') : undefined;
       const t0 = performance.now();
       const [service, floor] = await measure(sides, scenario.plan, scenario.send);
@@ -91,8 +93,10 @@ async function benchScenarios(): Promise<void> {
     ];
     printReport(results, context);
     const meta = { runAt: new Date().toISOString(), node: process.version, cores: cpus().length, iterations: options.iterations, coldRuns: options.coldRuns };
-    publish(options.outDir, results, coldStarts, meta);
-    log(`results published in ${options.outDir}/ (results.json, results.md, ratios.svg)`);
+    if (coldStarts) {
+      publish(options.outDir, results, coldStarts, meta);
+      log(`results published in ${options.outDir}/ (results.json, results.md, ratios.svg)`);
+    }
     if (options.jsonPath) {
       writeJson(options.jsonPath, { ...meta, results, coldStarts });
       log(`results written to ${options.jsonPath}`);
