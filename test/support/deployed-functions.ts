@@ -165,8 +165,8 @@ function lambdaEnvironment(stack: SynthesizedStack, fn: StackFunction, artifacts
     LTS_DYNAMODB_ENDPOINT: recorder.endpoint,
     AWS_ENDPOINT_URL: recorder.endpoint,
     // As vitest.config.ts: on a busy 2-core runner DynamoDB Local may take seconds to answer a call.
-    LTS_DYNAMODB_CONNECT_TIMEOUT_MS: '30000',
-    LTS_DYNAMODB_REQUEST_TIMEOUT_MS: '30000',
+    LTS_DYNAMODB_CONNECT_TIMEOUT_MS: '60000',
+    LTS_DYNAMODB_REQUEST_TIMEOUT_MS: '60000',
     // This machine's Node.js may be older than the runtime's 22, which the SDK would warn of.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     // The runner's context deadline (getRemainingTimeInMillis): the function's timeout.
