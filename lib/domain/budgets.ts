@@ -4,7 +4,7 @@
  * largest things the lab can do in one request. Sizes are JSON bytes, the measure the unit of work checks
  * (lib/store/unit-of-work.ts): DynamoDB's own measure of the same item is smaller, so each budget keeps a
  * margin. Past a budget a write is a 422 `too_large` naming it and the value, and nothing is written.
- * docs/decisions.md ("Item budgets") has the measured sizes behind each number.
+ * docs/decisions.md ("Labware aggregate, lineage and item budgets") has the measured sizes behind each number.
  */
 
 /** Items one transaction may write: DynamoDB's limit. */
