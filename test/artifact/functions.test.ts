@@ -19,7 +19,7 @@ import { API_HOST, type HttpRequest, httpEvent, lambdaStreamRecords, sqsEvent } 
 import { assertJsonApiDocument } from '../support/jsonapi-schema.ts';
 import { freshStore, READ_KEY, WRITE_KEY } from '../support/store.ts';
 import { outboxEvents, scanTable } from '../support/table.ts';
-import { routeWrites, WRITES, writeOf } from '../support/writes.ts';
+import { asStored, routeWrites, WRITES, writeOf } from '../support/writes.ts';
 
 /**
  * What is deployed, tested: every function bundled as `npm run bundles` bundles it (the stack's esbuild
@@ -238,20 +238,6 @@ describe('the labware function’s plate map', () => {
     expect(map.text).toContain(`<h1>${barcode}</h1>`);
   });
 });
-
-/**
- * Attributes a write answers with that a later read renders null: qc_assays' `qc_results`, the upload's
- * account of the results it created, which is not stored on the assay (docs/decisions.md, "Payload 2.0 both
- * ways, and the smaller defects"); a read finds them through the `qc_results` relationship.
- */
-const WRITE_ONLY_ANSWERS: Record<string, readonly string[]> = { qc_assays: ['qc_results'] };
-
-/** A written resource as a later read renders it. */
-function asStored(resource: { type: string; attributes?: Record<string, unknown> }) {
-  const writeOnly = WRITE_ONLY_ANSWERS[resource.type] ?? [];
-  const stored = (name: string, value: unknown) => (writeOnly.includes(name) ? null : value);
-  return { ...resource, attributes: Object.fromEntries(Object.entries(resource.attributes ?? {}).map(([name, value]) => [name, stored(name, value)])) };
-}
 
 /** The publisher's event source mapping as the template has it: its filter (as Lambda applies it) and batch size. */
 function publisherMapping() {

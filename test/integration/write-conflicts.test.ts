@@ -5,7 +5,7 @@ import { inBatches, uniqueName } from '../support/fixtures.ts';
 import { storeWithFaults, type FaultKind } from '../support/faults.ts';
 import { expectError, header, pathOf } from '../support/responses.ts';
 import { tableSnapshot } from '../support/table.ts';
-import { send, WRITES, type Write } from '../support/writes.ts';
+import { asStored, send, WRITES, type Write } from '../support/writes.ts';
 
 /**
  * Transaction conflicts and latency during every kind of write (test/support/writes.ts; faults.test.ts
@@ -41,7 +41,7 @@ async function expectCommitted(res: CallResult, write: Write, what: string): Pro
   expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(write.method === 'POST' ? 201 : 200);
   if (!res.body.links?.self) return; // an action's array of records
   const read = await call('GET', pathOf(res.body.links.self));
-  expect(read.body.data, what).toEqual(res.body.data);
+  expect(read.body.data, what).toEqual(asStored(res.body.data));
 }
 
 describe('every write: a conflict that passes is retried and the write succeeds once; its replay answers the same', () => {

@@ -67,6 +67,20 @@ const metadatum = (key: string, metadatable: { type: string; id: string }) => ({
 });
 
 /** Sends a write, with extra headers (an `Idempotency-Key`). */
+/**
+ * Attributes a write answers with that a later read renders null: qc_assays' `qc_results`, the upload's
+ * account of the results it created, which is not stored on the assay (docs/decisions.md, "Payload 2.0 both
+ * ways, and the smaller defects"); a read finds them through the `qc_results` relationship.
+ */
+const WRITE_ONLY_ANSWERS: Record<string, readonly string[]> = { qc_assays: ['qc_results'] };
+
+/** A written resource as a later read renders it. */
+export function asStored(resource: { type: string; attributes?: Record<string, unknown> }) {
+  const writeOnly = WRITE_ONLY_ANSWERS[resource.type] ?? [];
+  const stored = (name: string, value: unknown) => (writeOnly.includes(name) ? null : value);
+  return { ...resource, attributes: Object.fromEntries(Object.entries(resource.attributes ?? {}).map(([name, value]) => [name, stored(name, value)])) };
+}
+
 export const send = (write: Write, headers?: Record<string, string>): Promise<CallResult> =>
   call(write.method, write.path, { body: write.body, ...(headers ? { headers } : {}) });
 
