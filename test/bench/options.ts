@@ -14,6 +14,8 @@ function only(): { coldOnly: boolean; scenarios?: string } {
   return raw === 'cold' ? { coldOnly: true } : { coldOnly: false, scenarios: raw };
 }
 
+const chosen = only();
+
 export const options = {
   /**
    * Measured requests per side in each read scenario, at least (cheap reads run more to fill a minimum
@@ -23,12 +25,12 @@ export const options = {
   /** Loads of each function's bundle (and of the minimal handler, every few functions) in the cold-start measurement. */
   coldRuns: positiveInteger('BENCH_COLD_RUNS', 7),
   /** BENCH_ONLY=cold: only the cold starts (no DynamoDB Local, no servers); the published scenario results stay as they were. */
-  coldOnly: only().coldOnly,
+  coldOnly: chosen.coldOnly,
   /**
    * BENCH_ONLY=text (other than `cold`): only the scenarios whose name contains it (e.g. `POST` for the
    * writes), and no cold starts: for measuring one change quickly. Such a partial run is printed, never published.
    */
-  scenarios: only().scenarios,
+  scenarios: chosen.scenarios,
   /** Where to write the results as JSON, if anywhere. */
   jsonPath: process.env.BENCH_JSON || undefined,
   /** Where the published results go (committed: the README's Performance section shows them). */
