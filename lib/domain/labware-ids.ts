@@ -9,6 +9,8 @@
  * - aliquots: labware id × 1,000,000 + n, n counting the aliquots the labware ever held.
  * - QC results: labware id × 1,000,000 + n, n counting the QC results the labware ever held (another id
  *   family than aliquots', so the two never meet).
+ * - transfer requests: labware id × 1,000,000 + n, n counting the transfer requests the labware (their
+ *   target's) ever received (their own id family too).
  * - uuids: a labware's uuid, like every record's (lib/store/uuids.ts), ends in the four hex digits 0000;
  *   a receptacle's uuid is its labware's with the slot in those four digits.
  */
@@ -25,6 +27,10 @@ export const labwareOfAliquot = (id: number): number => Math.floor(id / ALIQUOTS
 export const QC_RESULTS_PER_LABWARE = 1_000_000;
 export const qcResultId = (labwareId: number, n: number): number => labwareId * QC_RESULTS_PER_LABWARE + n;
 export const labwareOfQcResult = (id: number): number => Math.floor(id / QC_RESULTS_PER_LABWARE);
+
+export const TRANSFER_REQUESTS_PER_LABWARE = 1_000_000;
+export const transferRequestId = (labwareId: number, n: number): number => labwareId * TRANSFER_REQUESTS_PER_LABWARE + n;
+export const labwareOfTransferRequest = (id: number): number => Math.floor(id / TRANSFER_REQUESTS_PER_LABWARE);
 
 export function slotUuid(labwareUuid: string, slot: number): string {
   return `${labwareUuid.slice(0, 32)}${slot.toString(16).padStart(4, '0')}`;

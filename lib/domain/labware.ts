@@ -1,5 +1,6 @@
 import type { LabwareBarcode } from '#lib/domain/barcode.ts';
 import type { QcResult } from '#lib/domain/qc-results.ts';
+import { derivedState, TRANSFER_REQUEST_STATES, type TransferRequestState } from '#lib/domain/transfer-requests.ts';
 
 /**
  * Labware as the lab sees it: a plate, tube or rack with its receptacles, each receptacle a value of its
@@ -28,39 +29,40 @@ export interface Aliquot {
   tag: Tag | null;
   tag2: Tag | null;
   library_type: string | null;
+  /**
+   * The outer request: the work this material is bound for (contract §6). Set when a transfer request copies
+   * the aliquot (its outer request, else the source aliquot's own); absent on aliquots made in place.
+   */
+  request?: number | null;
 }
 
 /** An aliquot before its labware numbers it. */
 export type AliquotContent = Omit<Aliquot, 'n'>;
 
-/**
- * The states of a receptacle: those of the transfer requests that fill it (reference-behaviour.md §3.3).
- * A receptacle nothing has been transferred into is `pending`.
- */
-export const RECEPTACLE_STATES = [
-  'pending',
-  'started',
-  'processed',
-  'processed_1',
-  'processed_2',
-  'processed_3',
-  'processed_4',
-  'passed',
-  'failed',
-  'qc_complete',
-  'cancelled',
-] as const;
-export type ReceptacleState = (typeof RECEPTACLE_STATES)[number];
+/** The states of a receptacle: those of the transfer request machine (reference-behaviour.md §7.1, lib/domain/machines.ts). */
+export const RECEPTACLE_STATES = TRANSFER_REQUEST_STATES;
+export type ReceptacleState = TransferRequestState;
 
 export const isReceptacleState = (value: string): value is ReceptacleState => (RECEPTACLE_STATES as readonly string[]).includes(value);
 
-/** Material moved into a receptacle: where it came from, and how far the work on it got. */
+/**
+ * A transfer request (contract §6): material moved from a source receptacle into the receptacle that holds
+ * it, and how far the work on that material got. It lives in its target's aggregate, so a plate's state
+ * change is one conditional write of the plate however many wells it moves; its id derives from its
+ * labware's (`transferRequestId(labware, n)`, lib/domain/labware-ids.ts).
+ */
 export interface TransferRequest {
+  /** Counts the transfer requests its labware ever received (`transferRequestCount`); the id derives from it. */
+  n: number;
   /** The source receptacle's id (a well or a tube's receptacle, lib/domain/labware-ids.ts). */
   source: number;
-  state: ReceptacleState;
+  state: TransferRequestState;
   /** The submission the material is worked on for (its pool), carried along from the source; absent when none. */
   submission?: number;
+  /** The request of that submission the material is bound for (the aliquots copied carry it); absent when none. */
+  outerRequest?: number;
+  /** Microlitres moved, when the client said. */
+  volume?: number;
 }
 
 /** A well of a plate, or the inside of a tube. */
@@ -90,6 +92,8 @@ export interface Labware {
   receptacles: Receptacle[];
   /** Aliquots ever added, so that a new one is numbered `aliquotCount + 1`. */
   aliquotCount: number;
+  /** Transfer requests ever received, so that a new one is numbered `transferRequestCount + 1`; absent while none. */
+  transferRequestCount?: number;
   /** Racks: the tubes they hold. */
   racked?: RackedTube[];
   /** A tube in a rack: the slot of its coordinate in the rack (the rack itself is the tube's `tube_rack` link). */
@@ -103,7 +107,7 @@ export interface Labware {
 }
 
 /** What the receptacle rules change: the receptacles and the count that numbers aliquots (so they also serve labware still being made). */
-export type Contents = Pick<Labware, 'receptacles' | 'aliquotCount'>;
+export type Contents = Pick<Labware, 'receptacles' | 'aliquotCount' | 'transferRequestCount'>;
 
 export const emptyReceptacle = (): Receptacle => ({ state: 'pending', aliquots: [] });
 
@@ -123,17 +127,20 @@ export const withReceptacle = <L extends Pick<Labware, 'receptacles'>>(labware: 
   receptacles: labware.receptacles.map((r, i) => (i === slot - 1 ? receptacle : r)),
 });
 
-/** The order in which mixed transfer request states name their labware's state (reference-behaviour.md §3.3). */
-const MIXED_STATE_ORDER: readonly ReceptacleState[] = ['started', 'qc_complete', 'pending', 'passed', 'failed', 'cancelled'];
+/**
+ * A receptacle's state (reference-behaviour.md §7.2): derived from the transfer requests into it, so it can
+ * never disagree with them; with none, the state it was made with (`pending`).
+ */
+export const receptacleState = (receptacle: Pick<Receptacle, 'transfers' | 'state'>): string =>
+  derivedState((receptacle.transfers ?? []).map((t) => t.state), receptacle.state);
 
 /**
- * A labware's state, derived from the transfer requests into it (reference-behaviour.md §3.3): their one
- * common state; when mixed, the first present of MIXED_STATE_ORDER, else `unknown`; with none, the state it
- * was made with (its purpose's default, `pending`).
+ * A labware's state (reference-behaviour.md §7.2): derived from the transfer requests into any of its
+ * receptacles (receptacles with none do not count); with none, the state it was made with (its purpose's
+ * default, `pending`).
  */
-export function labwareState(labware: Pick<Labware, 'receptacles' | 'state'>): string {
-  const states = new Set(labware.receptacles.flatMap((r) => (r.transfers ?? []).map((t) => t.state)));
-  if (states.size === 0) return labware.state;
-  if (states.size === 1) return [...states][0]!;
-  return MIXED_STATE_ORDER.find((state) => states.has(state)) ?? 'unknown';
-}
+export const labwareState = (labware: Pick<Labware, 'receptacles' | 'state'>): string =>
+  derivedState(
+    labware.receptacles.flatMap((r) => (r.transfers ?? []).map((t) => t.state)),
+    labware.state,
+  );

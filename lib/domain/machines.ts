@@ -52,3 +52,38 @@ export const requestMachine = defineMachine({
     { event: 'evented_pass', from: ['started', 'failed'], to: 'passed', manual: true },
   ],
 });
+
+/** The transfer request machine (reference-behaviour.md §7.1); a receptacle's state derives from it (§7.2). */
+export const TRANSFER_REQUEST_STATES = [
+  'pending',
+  'started',
+  'processed',
+  'processed_1',
+  'processed_2',
+  'processed_3',
+  'processed_4',
+  'passed',
+  'failed',
+  'qc_complete',
+  'cancelled',
+] as const;
+export type TransferRequestState = (typeof TRANSFER_REQUEST_STATES)[number];
+
+export const transferRequestMachine = defineMachine({
+  subject: 'transfer request',
+  states: TRANSFER_REQUEST_STATES,
+  initial: 'pending',
+  transitions: [
+    { event: 'start', from: ['pending'], to: 'started' },
+    { event: 'progress', from: ['started'], to: 'processed' },
+    { event: 'process_1', from: ['pending'], to: 'processed_1' },
+    { event: 'process_2', from: ['processed_1'], to: 'processed_2' },
+    { event: 'process_3', from: ['processed_2'], to: 'processed_3' },
+    { event: 'process_4', from: ['processed_3'], to: 'processed_4' },
+    { event: 'pass', from: ['pending', 'started', 'failed', 'processed', 'processed_2', 'processed_3', 'processed_4'], to: 'passed' },
+    { event: 'fail', from: ['pending', 'started', 'processed_1', 'processed_2', 'processed_3', 'processed_4', 'passed'], to: 'failed' },
+    { event: 'cancel', from: ['started', 'processed_1', 'processed_2', 'processed_3', 'processed_4', 'passed', 'qc_complete'], to: 'cancelled' },
+    { event: 'cancel_before_started', from: ['pending'], to: 'cancelled' },
+    { event: 'qc', from: ['passed'], to: 'qc_complete' },
+  ],
+});

@@ -68,9 +68,10 @@ export function addAliquot<L extends Contents>(labware: L, at: ReceptacleAt, ali
 /**
  * Copies the aliquots of a source receptacle into a receptacle of a labware, as a transfer does: a sample
  * the target already holds with the same tags is merged (the same aliquot, not a second one); another
- * sample with tags the target already holds is a tag clash. Problems concern the input named `source`.
+ * sample with tags the target already holds is a tag clash. A copy carries `outerRequest` as its request
+ * when given, else the source aliquot's own (contract §6). Problems concern the input named `source`.
  */
-export function copyAliquots<L extends Contents>(source: Receptacle, labware: L, at: ReceptacleAt): Outcome<L> {
+export function copyAliquots<L extends Contents>(source: Receptacle, labware: L, at: ReceptacleAt, outerRequest?: number): Outcome<L> {
   const target = receptacleAt(labware, at.slot);
   const sampleByTags = new Map(target.aliquots.map((a) => [tagPair(a), a.sample]));
   const problems: Problem[] = [];
@@ -83,29 +84,48 @@ export function copyAliquots<L extends Contents>(source: Receptacle, labware: L,
       continue;
     }
     sampleByTags.set(tagPair(aliquot), aliquot.sample);
-    added.push(aliquot);
+    const request = outerRequest ?? aliquot.request;
+    added.push(request === undefined ? aliquot : { ...aliquot, request });
   }
   const count = target.aliquots.length + added.length;
   if (problems.length === 0 && count > MAX_ALIQUOTS_PER_RECEPTACLE) problems.push(poolProblem(at, count, 'source'));
   return outcome(problems, () => append(labware, at.slot, target, added));
 }
 
+/** What one transfer request moves: its source receptacle (`id`, and its contents), the pool and outer request it carries, the volume. */
+export interface TransferSource {
+  id: number;
+  receptacle: Receptacle;
+  /** The submission the material goes on for (contract §2 pools), or none. */
+  pool?: number | null;
+  /** The request of that submission the material is bound for (contract §6), or none. */
+  outerRequest?: number | null;
+  volume?: number | null;
+}
+
 /**
- * Material moved from a source receptacle (`source.id` is its receptacle id) into a receptacle of a
- * labware: its aliquots copied (copyAliquots) and a pending transfer request recorded on the target,
- * carrying the source's pool (`source.pool`, a submission) so the target belongs to it too. Only the
- * target changes: the source is read, never written.
+ * Material moved from a source receptacle into a receptacle of a labware: its aliquots copied
+ * (copyAliquots, carrying the outer request) and a pending transfer request recorded on the target,
+ * numbered by the labware's count and carrying the source's pool (a submission) so the target belongs to
+ * it too. Only the target changes: the source is read, never written.
  */
-export function receiveTransfer<L extends Contents>(
-  source: { id: number; receptacle: Receptacle; pool?: number | null },
-  labware: L,
-  at: ReceptacleAt,
-): Outcome<L> {
-  const copied = copyAliquots(source.receptacle, labware, at);
+export function receiveTransfer<L extends Contents>(source: TransferSource, labware: L, at: ReceptacleAt): Outcome<L> {
+  const copied = copyAliquots(source.receptacle, labware, at, source.outerRequest ?? undefined);
   if (!copied.ok) return copied;
   const target = receptacleAt(copied.value, at.slot);
-  const request: TransferRequest = { source: source.id, state: 'pending', ...(source.pool ? { submission: source.pool } : {}) };
-  return ok(withReceptacle(copied.value, at.slot, { ...target, transfers: [...(target.transfers ?? []), request] }));
+  const n = (copied.value.transferRequestCount ?? 0) + 1;
+  const request: TransferRequest = {
+    n,
+    source: source.id,
+    state: 'pending',
+    ...(source.pool ? { submission: source.pool } : {}),
+    ...(source.outerRequest ? { outerRequest: source.outerRequest } : {}),
+    ...(source.volume !== undefined && source.volume !== null ? { volume: source.volume } : {}),
+  };
+  return ok({
+    ...withReceptacle(copied.value, at.slot, { ...target, transfers: [...(target.transfers ?? []), request] }),
+    transferRequestCount: n,
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
 import { aliquotId, qcResultId, slotId, slotUuid } from '#lib/domain/labware-ids.ts';
-import type { Labware } from '#lib/domain/labware.ts';
+import { receptacleState, type Labware } from '#lib/domain/labware.ts';
 import type { QcResult } from '#lib/domain/qc-results.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
 
@@ -51,7 +51,7 @@ export function receptacleViews(labware: StoredRecord): StoredRecord[] {
       id: slotId(labware.id, slot),
       type,
       uuid: slotUuid(labware.uuid, slot),
-      attrs: { ...(layout ? { position: { name: positionAt(layout, i) } } : {}), state: receptacle.state },
+      attrs: { ...(layout ? { position: { name: positionAt(layout, i) } } : {}), state: receptacleState(receptacle) },
       rels: {
         [type === 'wells' ? 'plate' : 'labware']: { type: labware.type, id: labware.id },
         aliquots: aliquotRefs(labware, slot),

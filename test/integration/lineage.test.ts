@@ -124,8 +124,8 @@ describe('children made from one parent at once', () => {
     }
     const child = labwareAttrs(await stored(children[0]!)) as Labware;
     expect(child.receptacles[0]!.aliquots.map((a) => a.sample)).toEqual([Number(samples[0])]);
-    expect(child.receptacles[0]!.transfers).toEqual([{ source: Number(stock.id) * 1000 + 1, state: 'pending' }]);
-    expect(child.receptacles[2]!.transfers).toEqual([{ source: Number(stock.id) * 1000 + 3, state: 'pending' }]);
+    expect(child.receptacles[0]!.transfers).toEqual([{ n: 1, source: Number(stock.id) * 1000 + 1, state: 'pending' }]);
+    expect(child.receptacles[2]!.transfers).toMatchObject([{ source: Number(stock.id) * 1000 + 3, state: 'pending' }]);
     expect(child.receptacles[1]).toEqual({ state: 'pending', aliquots: [] });
     const wells = await related(`/api/v2/plates/${children[0]}?include=wells.aliquots.sample`);
     expect((wells.body.included as any[]).filter((r) => r.type === 'samples').map((s) => s.id)).toEqual([samples[0], samples[1]]);

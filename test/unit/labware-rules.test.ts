@@ -183,8 +183,8 @@ describe('copyAliquots and receiveTransfer', () => {
     const once = value(receiveTransfer({ id: 5001, receptacle: source }, plate(), B1));
     const twice = value(receiveTransfer({ id: 6001, receptacle: { state: 'pending', aliquots: [] } }, once, B1));
     expect(twice.receptacles[1]!.transfers).toEqual([
-      { source: 5001, state: 'pending' },
-      { source: 6001, state: 'pending' },
+      { n: 1, source: 5001, state: 'pending' },
+      { n: 2, source: 6001, state: 'pending' },
     ]);
     expect(twice.receptacles[1]!.aliquots).toHaveLength(2);
     expect(twice.receptacles[0]).toEqual({ state: 'pending', aliquots: [] });
@@ -304,7 +304,7 @@ describe('linkParents', () => {
 describe('labwareState and poolOf', () => {
   const withTransfers = (...states: ReceptacleState[][]): Labware => ({
     ...plate(),
-    receptacles: plate().receptacles.map((r, i) => (states[i] ? { ...r, transfers: states[i]!.map((state) => ({ source: 1, state })) } : r)),
+    receptacles: plate().receptacles.map((r, i) => (states[i] ? { ...r, transfers: states[i]!.map((state, n) => ({ n: n + 1, source: 1, state })) } : r)),
   });
 
   it("is the state the labware was made with until material comes in, then its transfer requests' common state", () => {
@@ -325,9 +325,9 @@ describe('labwareState and poolOf', () => {
       state: 'pending',
       aliquots: [],
       transfers: [
-        { source: 1, state: 'pending', submission: 7 },
-        { source: 2, state: 'pending', submission: 9 },
-        { source: 3, state: 'pending' },
+        { n: 1, source: 1, state: 'pending', submission: 7 },
+        { n: 2, source: 2, state: 'pending', submission: 9 },
+        { n: 3, source: 3, state: 'pending' },
       ],
     };
     expect(poolOf(received, [4, 5])).toBe(4);
@@ -337,7 +337,7 @@ describe('labwareState and poolOf', () => {
 
   it('a transfer carries the source pool onto the transfer request', () => {
     const moved = value(receiveTransfer({ id: 5001, receptacle: { state: 'pending', aliquots: [] }, pool: 12 }, plate(), B1));
-    expect(moved.receptacles[1]!.transfers).toEqual([{ source: 5001, state: 'pending', submission: 12 }]);
+    expect(moved.receptacles[1]!.transfers).toEqual([{ n: 1, source: 5001, state: 'pending', submission: 12 }]);
     expect(poolOf(moved.receptacles[1]!, [])).toBe(12);
   });
 });

@@ -120,6 +120,7 @@ export async function stamp(db: Db, table: string, base: string, body: string | 
   const [fromLayout, toLayout] = [layoutForSize(from.receptacles.length)!, layoutForSize(to.receptacles.length)!];
   const receptacles = [...to.receptacles];
   let aliquotCount = to.aliquotCount;
+  let transferRequestCount = to.transferRequestCount ?? 0;
   const used: Record<string, string> = {};
   for (const [sourceWell, destinationWell] of Object.entries(map)) {
     const slot = positionIndex(fromLayout, sourceWell)!;
@@ -130,14 +131,14 @@ export async function stamp(db: Db, table: string, base: string, body: string | 
     receptacles[target] = {
       ...into,
       aliquots: [...into.aliquots, ...well.aliquots.map((a) => ({ ...a, n: ++aliquotCount }))],
-      transfers: [...(into.transfers ?? []), { source: slotId(source!.id as number, slot + 1), state: 'pending' }],
+      transfers: [...(into.transfers ?? []), { n: ++transferRequestCount, source: slotId(source!.id as number, slot + 1), state: 'pending' }],
     };
     used[sourceWell] = destinationWell;
   }
   const id = await nextId(db, table, 'transfers');
   return commit(db, table, base, {
     plate: destination!,
-    plateAttrs: { ...to, receptacles, aliquotCount },
+    plateAttrs: { ...to, receptacles, aliquotCount, transferRequestCount },
     type: 'transfers',
     id,
     attrs: { transfer_type: 'Transfer::BetweenPlates', transfers: used },
