@@ -132,7 +132,10 @@ export const withReceptacle = <L extends Pick<Labware, 'receptacles'>>(labware: 
  * never disagree with them; with none, the state it was made with (`pending`).
  */
 export const receptacleState = (receptacle: Pick<Receptacle, 'transfers' | 'state'>): string =>
-  derivedState((receptacle.transfers ?? []).map((t) => t.state), receptacle.state);
+  derivedState(
+    (receptacle.transfers ?? []).map((t) => t.state),
+    receptacle.state,
+  );
 
 /**
  * A labware's state (reference-behaviour.md §7.2): derived from the transfer requests into any of its

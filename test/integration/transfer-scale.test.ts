@@ -64,7 +64,15 @@ async function seededPlate(
     i < full ? { ...r, aliquots: [aliquot(i)], transfers: [{ n: i + 1, source: 1, state: 'pending', submission: first + (i % pools) }] } : r,
   );
   const [plate] = await seedRecords('plates', 1, () => {
-    const attrs: Labware = { name: null, barcode: externalBarcode(`SEEDED-${first}`), state: 'pending', size, receptacles, aliquotCount: full, transferRequestCount: full };
+    const attrs: Labware = {
+      name: null,
+      barcode: externalBarcode(`SEEDED-${first}`),
+      state: 'pending',
+      size,
+      receptacles,
+      aliquotCount: full,
+      transferRequestCount: full,
+    };
     return {
       attrs: attrs as unknown as Record<string, unknown>,
       rels: { purpose: { type: 'plate_purposes', id: purpose }, parents: [], custom_metadatum_collection: null },
