@@ -85,6 +85,7 @@ export function aliquotViews(labware: StoredRecord): StoredRecord[] {
         rels: {
           sample: { type: 'samples', id: a.sample },
           study: a.study === null ? null : { type: 'studies', id: a.study },
+          request: a.request ? { type: 'requests', id: a.request } : null,
           receptacle: { type, id: slotId(labware.id, i + 1) },
         },
       }),

@@ -5,12 +5,19 @@ import { resolveReverse } from '#lib/jsonapi/reverse.ts';
 import { labwareAttrs, receptacleRefs, receptacleType } from '#lib/resources/labware-views.ts';
 import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
+/** Where a receptacle's material goes on (contract §2, §6): its pool (a submission) and the open request of that pool out of it, if any. */
+export interface Destiny {
+  pool: number | null;
+  outerRequest: number | null;
+}
+
 /**
  * The pools of a labware's receptacles (contract §2): what the "by submission" transfers and the pool
- * walkers of tag layouts group wells by. The requests out of all its receptacles are one Query (they are
- * indexed by their labware), however many wells it has.
+ * walkers of tag layouts group wells by; and with each, the request of that pool out of the receptacle
+ * that material moved on from it is bound for (contract §6). The requests out of all its receptacles are
+ * one Query (they are indexed by their labware), however many wells it has.
  */
-export async function poolsOf(ctx: RequestContext, labware: StoredRecord): Promise<(number | null)[]> {
+export async function destiniesOf(ctx: RequestContext, labware: StoredRecord): Promise<Destiny[]> {
   // The receptacles by reference: the lookup needs no more, and a 384-well plate's full views cost a stamp about a millisecond.
   const slots = receptacleRefs(labware);
   const reverse = ctx.registry.require(receptacleType(labware.type)).relationships.requests_as_source!.reverse!;
@@ -20,10 +27,15 @@ export async function poolsOf(ctx: RequestContext, labware: StoredRecord): Promi
   return slots.map((slot, i) => {
     const open = refsOf(requestsOut.get(slot))
       .map((ref) => requests.get(refKey(ref)))
-      .filter((request) => request && isOpenRequest(request.attrs.state) && request.rels.submission);
-    return poolOf(
+      .filter((request): request is StoredRecord => !!request && isOpenRequest(request.attrs.state) && !!request.rels.submission);
+    const pool = poolOf(
       receptacles[i]!,
-      open.map((request) => (request!.rels.submission as Ref).id),
+      open.map((request) => (request.rels.submission as Ref).id),
     );
+    const outer = open.find((request) => (request.rels.submission as Ref).id === pool);
+    return { pool, outerRequest: outer?.id ?? null };
   });
 }
+
+/** The pools alone (destiniesOf). */
+export const poolsOf = async (ctx: RequestContext, labware: StoredRecord): Promise<(number | null)[]> => (await destiniesOf(ctx, labware)).map((d) => d.pool);

@@ -4,7 +4,6 @@ import { RECEPTACLE_STATES } from '#lib/domain/labware.ts';
 import { addAliquot } from '#lib/domain/receptacles.ts';
 import { attr, lazySchema, defineResource, reverse, toMany, toOne, uuidAttribute, type FilterDef } from '#lib/jsonapi/resource.ts';
 import type { Ref, TermHit } from '#lib/store/records.ts';
-import { computed } from '#lib/resources/labware.ts';
 import { aliquotCount, aliquotViews, labwareAttrs, receptacleCount, receptacleType, receptacleViews } from '#lib/resources/labware-views.ts';
 import { accepted, relationshipAt } from '#lib/resources/problems.ts';
 
@@ -81,7 +80,8 @@ export const aliquots = defineResource({
     receptacle: toOne('receptacles', 'WO', { required: true }),
     sample: toOne('samples', 'WO', { required: true }),
     study: toOne('studies', 'WO'),
-    request: computed('one', 'requests', () => null),
+    // The outer request a transfer request gave the copy (contract §6): how clients find a well's work.
+    request: toOne('requests', 'R'),
     poly_metadata: reverse('poly_metadata', 'metadatable'),
   },
   filters: {},

@@ -14,7 +14,7 @@ import { attr, lazySchema, defineResource, lowerCase, own, timestamps, toOne, uu
 import { createLabware, reserveLabware, tubes } from '#lib/resources/labware.ts';
 import { labwareAttrs, receptacleType } from '#lib/resources/labware-views.ts';
 import { parentsOf } from '#lib/resources/lineage.ts';
-import { poolsOf } from '#lib/resources/pools.ts';
+import { destiniesOf } from '#lib/resources/pools.ts';
 import { accepted, attributeAt, problemErrors, relationshipAt, type Locate } from '#lib/resources/problems.ts';
 import { transferMapSchema } from '#lib/resources/reference.ts';
 import { findHolders, findTerms, type Ref, type StoredRecord } from '#lib/store/records.ts';
@@ -141,7 +141,8 @@ export const transfers = defineResource({
     const sourceShape = shapeOf(source, 'source');
     const destinationShape = destination && shapeOf(destination, 'destination');
     // Every transfer needs them: the by-submission types group by them, and every copy carries its pool along.
-    const pools = await poolsOf(ctx, source);
+    const destinies = await destiniesOf(ctx, source);
+    const pools = destinies.map((d) => d.pool);
     const layout = layoutForSize(sourceShape.size);
     const sourceReceptacles = labwareAttrs(source).receptacles;
     const plan = accepted(
@@ -190,7 +191,7 @@ export const transfers = defineResource({
       const target = targetOf(move);
       const slot = 'slot' in move.into ? move.into.slot : 1;
       const received = receiveTransfer(
-        { id: slotId(source.id, move.source), receptacle: sourceReceptacles[move.source - 1]!, pool: pools[move.source - 1] ?? null },
+        { id: slotId(source.id, move.source), receptacle: sourceReceptacles[move.source - 1]!, ...destinies[move.source - 1]! },
         target.contents,
         { slot, name: target.label(slot) },
       );
