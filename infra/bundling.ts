@@ -21,6 +21,12 @@ export const bundling = {
   externalModules: [],
   /** Packages' ES module builds first: esbuild tree-shakes those (the SDK's CommonJS builds would bundle whole). */
   mainFields: ['module', 'main'],
+  /**
+   * Modules replaced in every bundle, by a path from the project root (esbuild's working directory, here
+   * and in NodejsFunction's local bundling). `node:stream/web` is read lazily: @middy/core imports it at
+   * load for streamed responses the service never sends (lib/http/lazy-stream-web.cjs).
+   */
+  alias: { 'node:stream/web': './lib/http/lazy-stream-web.cjs' },
 } as const;
 
 /** The event functions' entries (DynamoDB stream publisher and inbound queue consumer; lib/events/). */
@@ -47,6 +53,7 @@ export function esbuildOptions(entryPoints: Record<string, string>, outdir: stri
     sourcemap: bundling.sourceMap,
     external: [...bundling.externalModules],
     mainFields: [...bundling.mainFields],
+    alias: { ...bundling.alias },
     logLevel: 'warning',
   };
 }

@@ -57,6 +57,8 @@ export class ServiceFunction extends Construct {
         format: bundling.format as OutputFormat,
         externalModules: [...bundling.externalModules],
         mainFields: [...bundling.mainFields],
+        // `--alias:<module>=<path>` for each (CDK writes a list's items as `<key>:<item>`).
+        esbuildArgs: { '--alias': Object.entries(bundling.alias).map(([from, to]) => `${from}=${to}`) },
         ...(props.assets
           ? {
               commandHooks: {

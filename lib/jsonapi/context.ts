@@ -1,5 +1,6 @@
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { getRecords, recordKey, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { cachedReferenceRecord, keepReferenceRecord, referenceTicket } from '#lib/store/reference-records.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
 import type { UnitOfWork } from '#lib/store/unit-of-work.ts';
 
@@ -41,9 +42,14 @@ export class Loader {
   private readonly cache = new Map<string, StoredRecord | null>();
   private readonly views = new WeakMap<StoredRecord, Map<string, StoredRecord>>();
 
+  /**
+   * `staged`: a write's unit of work, whose changes it sees first. `cachedReferences`: reference records
+   * may come from the process's cache (lib/store/reference-records.ts) — for writes, which only link them.
+   */
   constructor(
     private readonly registry: Registry,
     private readonly staged?: (family: string, id: number) => StoredRecord | null | undefined,
+    private readonly cachedReferences = false,
   ) {}
 
   private stored(family: string, id: number): StoredRecord | null | undefined {
@@ -63,12 +69,23 @@ export class Loader {
     return views;
   }
 
-  /** Reads the stored items not yet cached or staged (one batched, consistent read). */
+  /** Reads the stored items not yet cached or staged (one batched, consistent read); reference records kept by the process count as cached, if allowed. */
   private async fetch(keys: readonly { family: string; id: number }[]): Promise<void> {
-    const missing = keys.filter(({ family, id }) => !this.cache.has(recordKey(family, id)) && this.staged?.(family, id) === undefined);
+    const shared = (family: string) => this.cachedReferences && this.registry.holdsReferenceData(family);
+    const missing = keys.filter(({ family, id }) => {
+      if (this.cache.has(recordKey(family, id)) || this.staged?.(family, id) !== undefined) return false;
+      const kept = shared(family) ? cachedReferenceRecord(family, id) : undefined;
+      if (kept) this.cache.set(recordKey(family, id), kept);
+      return !kept;
+    });
     if (missing.length === 0) return;
+    const ticket = referenceTicket();
     const found = await getRecords([...missing]);
-    for (const { family, id } of missing) this.cache.set(recordKey(family, id), found.get(recordKey(family, id)) ?? null);
+    for (const { family, id } of missing) {
+      const record = found.get(recordKey(family, id));
+      this.cache.set(recordKey(family, id), record ?? null);
+      if (record && shared(family)) keepReferenceRecord(record, ticket);
+    }
   }
 
   /** Records for the refs, keyed by `type:id` as asked; a ref whose record is missing or of another type is absent. */

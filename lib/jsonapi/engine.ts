@@ -253,7 +253,7 @@ async function commitWrite(
   for (let attempt = 1; ; attempt++) {
     const attemptStart = Date.now();
     const uow = new UnitOfWork(ctx.registry, ctx.now);
-    const wctx: WriteContext = { ...ctx, uow, loader: new Loader(ctx.registry, (family, rid) => uow.staged(family, rid)) };
+    const wctx: WriteContext = { ...ctx, uow, loader: new Loader(ctx.registry, (family, rid) => uow.staged(family, rid), true) };
     const response = await writeResponse(wctx, await stage(wctx), options);
     if (scopedKey) uow.rememberResponse(scopedKey, hash, response);
     try {

@@ -11,6 +11,7 @@ export class Registry implements RecordModel {
 
   /** Id families by the code their records' uuids carry (lib/store/uuids.ts). */
   private readonly familiesByCode = new Map<number, string>();
+  private readonly referenceFamilies = new Map<string, boolean>();
 
   constructor(defs: readonly ResourceDef[]) {
     this.defs = new Map(defs.map((d) => [d.type, d]));
@@ -60,6 +61,17 @@ export class Registry implements RecordModel {
 
   familyOf(type: string): string {
     return this.defs.get(type)?.family ?? type;
+  }
+
+  /** Whether the items of a family hold reference data only (every type stored in it `referenceData`): records a write may take from the process's cache (lib/store/reference-records.ts). */
+  holdsReferenceData(family: string): boolean {
+    let holds = this.referenceFamilies.get(family);
+    if (holds === undefined) {
+      const types = [...this.defs.values()].filter((def) => this.familyOf(def.type) === family && !def.embedded);
+      holds = types.length > 0 && types.every((def) => def.referenceData === true);
+      this.referenceFamilies.set(family, holds);
+    }
+    return holds;
   }
 
   /** Where a record is stored: its own item, or the item of the aggregate that holds it (a well's plate). */

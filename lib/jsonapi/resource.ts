@@ -201,6 +201,12 @@ export interface ResourceDef<A extends Attributes = Attributes, R extends Relati
   /** Set when the records live inside other records. */
   embedded?: EmbeddedDef;
   methods: readonly Method[];
+  /**
+   * Reference data: records written only by the admin loader (lib/reference/), never through the API
+   * (read-only methods) and never deleted, so a write may link them from a copy this process read within
+   * the last minute (lib/store/reference-records.ts).
+   */
+  referenceData?: true;
   /** Other `data.type` values a write may carry; '' accepts a missing type (legacy clients). */
   acceptedTypes?: readonly string[];
   attributes: A;

@@ -1,6 +1,7 @@
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { own, type RelationshipDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import { findTerms, getRecords, recordKey, type Ref, type RelValue } from '#lib/store/records.ts';
+import { forgetReferenceRecord } from '#lib/store/reference-records.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { referenceUuid } from '#lib/store/uuids.ts';
 
@@ -171,6 +172,8 @@ export async function loadReferenceData(registry: Registry, document: unknown): 
       report.created++;
     }
     await uow.commit();
+    // This process's writes see the change at once; other processes' within the cache's TTL.
+    for (const { family, id } of uow.updated.map((u) => u.after)) forgetReferenceRecord(family, id);
   }
   return report;
 }

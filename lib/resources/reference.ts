@@ -39,6 +39,7 @@ export function referenceResource(
     type,
     ...(options.family ? { family: options.family } : {}),
     methods: ['list', 'read'],
+    referenceData: true,
     attributes: { ...uuidAttribute, ...attributes },
     relationships: options.relationships ?? {},
     indexes: options.indexes,

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { store } from '#lib/store/entities.ts';
 import { CapacityError, capacityReason, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
+import { ProcessCache } from '#lib/store/process-cache.ts';
 
 /** API keys (contract §1.2): only a SHA-256 hash of each key is stored, with a name and a scope. */
 export type KeyScope = 'read' | 'write';
@@ -66,16 +67,9 @@ export const API_KEY_CACHE_TTL_MS = 60_000;
 /** At most this many lookups are kept; past it the least recently used is dropped. */
 export const API_KEY_CACHE_SIZE = 1_000;
 
-/** By key hash (never the key itself): the lookup's answer and when it stops being trusted. Map order is recency order. */
-const cache = new Map<string, { info: ApiKeyInfo | undefined; expires: number }>();
-/** Advanced whenever entries are dropped, so a lookup that was under way then does not cache a stale answer. */
-let generation = 0;
-
-function forget(hash?: string): void {
-  generation++;
-  if (hash === undefined) cache.clear();
-  else cache.delete(hash);
-}
+/** By key hash (never the key itself): the lookup's answer. */
+const cache = new ProcessCache<ApiKeyInfo | undefined>(API_KEY_CACHE_TTL_MS, API_KEY_CACHE_SIZE);
+const forget = (hash?: string) => cache.forget(hash);
 
 /**
  * The key's name and scope, or undefined for an unknown key, from the cache when a lookup of it is less
@@ -83,19 +77,11 @@ function forget(hash?: string): void {
  */
 export async function authenticateKey(key: string): Promise<ApiKeyInfo | undefined> {
   const hash = hashKey(key);
-  const now = Date.now();
   const hit = cache.get(hash);
-  if (hit && hit.expires > now) {
-    cache.delete(hash);
-    cache.set(hash, hit);
-    return hit.info;
-  }
-  const started = generation;
+  if (hit) return hit.value;
+  const ticket = cache.ticket();
   const info = await lookup(hash);
-  if (started !== generation) return info;
-  cache.delete(hash);
-  cache.set(hash, { info, expires: now + API_KEY_CACHE_TTL_MS });
-  while (cache.size > API_KEY_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.keep(hash, info, ticket);
   return info;
 }
 
@@ -105,7 +91,7 @@ export function clearApiKeyCache(): void {
 }
 
 /** How many key lookups are cached (tests). */
-export const apiKeyCacheSize = (): number => cache.size;
+export const apiKeyCacheSize = (): number => cache.count;
 
 export async function listApiKeys(): Promise<ApiKeyInfo[]> {
   const { data } = await store().entities.apiKeyName.query.byName({ realm: REALM }).go({ consistent: true, pages: 'all' });

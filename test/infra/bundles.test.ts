@@ -57,6 +57,8 @@ it('bundles the pinned AWS SDK, tree-shaken, into every function: nothing left f
       inputs.filter((input) => input.includes('/dist-cjs/') && input.includes('node_modules/@aws-sdk/')),
       name,
     ).toEqual([]);
+    // Node's web streams are read on first use (lib/http/lazy-stream-web.cjs): middy imports them at load for streamed responses the service never sends.
+    expect(requires, name).not.toContain('node:stream/web');
     // The DynamoDB Streams client reads DynamoDB Local's stream for `npm start` (lib/local/); on AWS the stream invokes the publisher.
     expect(
       inputs.filter((input) => input.includes('node_modules/@aws-sdk/client-dynamodb-streams/')),

@@ -16,6 +16,7 @@ import { countCalls, totalCalls } from '#lib/store/client.ts';
 import { readCounts } from '#lib/store/counts.ts';
 import { TooLargeError } from '#lib/store/errors.ts';
 import { getRecords, type StoredRecord } from '#lib/store/records.ts';
+import { clearReferenceCache } from '#lib/store/reference-records.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
 import { direct } from '../support/engine.ts';
@@ -86,6 +87,8 @@ describe('(a) call budget of a 384-well plate', () => {
   let samples: string[];
 
   it('creating a 384-well plate is one TransactWriteItems and a small constant number of calls', async () => {
+    // The purpose not yet kept by this process (lib/store/reference-records.ts): its read counts.
+    clearReferenceCache();
     const { response, document, counts } = await direct(
       'POST',
       '/api/v2/plates',
@@ -97,11 +100,11 @@ describe('(a) call budget of a 384-well plate', () => {
     // Observed: the purpose (BatchGetItem), the labware id and the barcode number (an atomic ADD each, in parallel), the commit.
     expect(counts).toEqual({ BatchGetItem: 1, UpdateItem: 2, TransactWriteItems: 1 });
 
-    // Through the HTTP handler: the same 4 calls once the API key lookup is cached; 5 with a cold cache.
+    // Through the HTTP handler, the API key lookup and the purpose cached: 3 calls (5 with both caches cold).
     await warmKeyCache();
     const res = await call('POST', '/api/v2/plates', { body: doc('plates', {}, { purpose: { data: { type: 'plate_purposes', id: plate384 } } }) });
     expect(res.status).toBe(201);
-    expect(res.calls).toBe(4);
+    expect(res.calls).toBe(3);
 
     const wells = await call('GET', `/api/v2/plates/${plateId}/wells?page[size]=500`);
     expect(wells.body.meta.record_count).toBe(384);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clearApiKeyCache } from '#lib/store/api-keys.ts';
+import { clearReferenceCache } from '#lib/store/reference-records.ts';
 import { totalCalls } from '#lib/store/client.ts';
 import { externalBarcode } from '#lib/domain/barcode.ts';
 import { TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
@@ -106,8 +107,9 @@ describe('a rack of 96 tubes', () => {
 
   it('through the HTTP handler costs the same calls plus the key lookup when the key is not cached', async () => {
     const more = await createTubes(96);
-    // A cold cache: the key lookup counts (a warm one makes no call for it).
+    // Cold caches: the key lookup counts (a warm one makes no call for it), and so does the purpose's read (lib/store/reference-records.ts).
     clearApiKeyCache();
+    clearReferenceCache();
     const res = await call('POST', '/api/v2/tube_racks', { body: rackBody(COORDINATES.map((c, i) => [c, more[i]!])) });
     expect(res.status).toBe(201);
     // 1 GetItem (API key) + 2 BatchGetItem (tubes, purpose) + 2 UpdateItem (id, barcode number) + 1 TransactWriteItems.

@@ -1,6 +1,7 @@
 import { ProvisionedThroughputExceededException, ThrottlingException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { dynamo } from '#lib/store/client.ts';
+import { clearReferenceCache } from '#lib/store/reference-records.ts';
 import { freshStore } from './store.ts';
 
 /**
@@ -129,7 +130,9 @@ export function injectFaults(): FaultInjector {
     { step: 'initialize', name: NAME, priority: 'low' },
   );
   return {
+    // Observed and armed runs each start with no reference record kept by the process (lib/store/reference-records.ts), so every run of a write makes the same calls.
     arm(operation, kind, options = {}) {
+      clearReferenceCache();
       armed = { operation, kind, times: options.times ?? Number.POSITIVE_INFINITY, delayMs: options.delayMs ?? 0 };
       fired = 0;
     },
@@ -143,6 +146,7 @@ export function injectFaults(): FaultInjector {
       return seen;
     },
     resetSeen() {
+      clearReferenceCache();
       seen = [];
     },
     remove() {
