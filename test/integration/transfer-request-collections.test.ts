@@ -24,7 +24,8 @@ beforeAll(async () => {
 });
 
 const PATH = '/api/v2/transfer_request_collections';
-const collection = (entries: unknown[], extra: Record<string, unknown> = {}) => doc('transfer_request_collections', { transfer_requests_attributes: entries, user_uuid: user, ...extra });
+const collection = (entries: unknown[], extra: Record<string, unknown> = {}) =>
+  doc('transfer_request_collections', { transfer_requests_attributes: entries, user_uuid: user, ...extra });
 /** POSTs a collection, asking for what Limber reads of the answer (its transfer requests and target tubes). */
 const post = (entries: unknown[]) => call('POST', `${PATH}?include=transfer_requests,target_tubes`, { body: collection(entries) });
 
@@ -86,7 +87,11 @@ describe('a stamp into a new plate, as Limber sends it', () => {
     // Lineage and events.
     const parents = await call('GET', `/api/v2/plates/${child.id}/parents`);
     expect(parents.body.data.map((p: any) => p.id)).toEqual([parent.id]);
-    const events = (await outboxEvents()).filter((e) => e.resource.id === res.body.data.id || e.resource.id === child.id);
+    const events = (await outboxEvents()).filter(
+      (e) =>
+        (e.resource.type === 'transfer_request_collections' && e.resource.id === res.body.data.id) ||
+        (e.resource.type === 'plates' && e.resource.id === child.id),
+    );
     expect(events.map((e) => e.type).sort()).toEqual(['plates.created', 'plates.updated', 'transfer_request_collections.created']);
 
     const listed = await call('GET', `${PATH}/${res.body.data.id}?include=transfer_requests`);
@@ -113,10 +118,15 @@ describe('a stamp into a new plate, as Limber sends it', () => {
     expect((await contentsOf('tubes', t1.id)).get('tube')!.map((a) => a.sample)).toEqual([samples.get('A1')]);
     expect((await contentsOf('tubes', t2.id)).get('tube')!.map((a) => a.sample)).toEqual([samples.get('B1')]);
     const requestOf = async (tubeId: string) =>
-      (await call('GET', `/api/v2/tubes/${tubeId}?include=transfer_requests_as_target.submission`)).body.included.find((r: any) => r.type === 'transfer_requests');
+      (await call('GET', `/api/v2/tubes/${tubeId}?include=transfer_requests_as_target.submission`)).body.included.find(
+        (r: any) => r.type === 'transfer_requests',
+      );
     expect((await requestOf(t1.id)).relationships.submission.data).toEqual({ type: 'submissions', id: first });
     expect((await requestOf(t2.id)).relationships.submission.data).toEqual({ type: 'submissions', id: first });
-    const tube2 = await call('GET', `/api/v2/tubes/${t3.id}?include=transfer_requests_as_target.source_asset,transfer_requests_as_target.submission,aliquots.request`);
+    const tube2 = await call(
+      'GET',
+      `/api/v2/tubes/${t3.id}?include=transfer_requests_as_target.source_asset,transfer_requests_as_target.submission,aliquots.request`,
+    );
     expect(tube2.body.included.find((r: any) => r.type === 'aliquots').relationships.request.data.id).toBe(outerOfC1.id);
     const request = tube2.body.included.find((r: any) => r.type === 'transfer_requests');
     expect(request.relationships.source_asset.data).toEqual({ type: 'wells', id: from.get('C1')!.id });
@@ -283,7 +293,9 @@ describe('50 collections at once', () => {
     for (const [i, p] of positions.entries()) expect((await contentsOf('plates', plates[i].id)).get(p)?.map((a) => a.sample)).toEqual([samples.get(p)]);
   });
 
-  it('into 50 distinct wells of ONE plate: 50 × 201, every well with its sample and one transfer request, none lost', { timeout: BURST_BUDGET_MS + 60_000 }, async () => {
+  it('into 50 distinct wells of ONE plate: 50 × 201, every well with its sample and one transfer request, none lost', {
+    timeout: BURST_BUDGET_MS + 60_000,
+  }, async () => {
     const plate = await createPlate();
     const into = await wellsOf(plate.id);
     const positions = [...from.keys()].slice(0, WRITERS);
