@@ -271,6 +271,27 @@ export const examples: Record<string, TypeExamples> = {
       ),
     ],
   },
+  transfer_request_collections: {
+    // Entries name receptacles by uuid, and labware uuids are random: on a fresh store only reference records' uuids are known.
+    create: [
+      refused(
+        'A uuid that is not of a receptacle (a transfer template’s)',
+        doc('transfer_request_collections', {
+          attributes: {
+            transfer_requests_attributes: [
+              {
+                source_asset: referenceUuidOf('transfer_templates', 'Custom pooling'),
+                target_asset: referenceUuidOf('transfer_templates', 'Custom pooling'),
+              },
+            ],
+            user_uuid: referenceUuidOf('users', 'admin'),
+          },
+        }),
+        422,
+        'invalid_value',
+      ),
+    ],
+  },
   plate_conversions: {
     create: [
       made(

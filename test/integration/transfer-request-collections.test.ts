@@ -283,12 +283,20 @@ describe('50 collections at once', () => {
     }
     return [...counts].map(([k, n]) => `${k} × ${n}`);
   };
+  /** What the burst cost: DynamoDB calls per request (each lost race reads and writes again), printed for the report. */
+  const measured = (what: string, results: { calls: number }[]) => {
+    const calls = results.map((r) => r.calls).sort((a, b) => a - b);
+    console.info(
+      `[measured] ${what}: DynamoDB calls per request min ${calls[0]}, median ${calls[calls.length >> 1]}, max ${calls.at(-1)}, total ${calls.reduce((a, b) => a + b, 0)}`,
+    );
+  };
 
   it('from one source into 50 different plates: 50 × 201, each plate with its well', { timeout: BURST_BUDGET_MS + 60_000 }, async () => {
     const plates = await inBatches(WRITERS, 10, () => createPlate());
     const targets = await inBatches(WRITERS, 10, (i) => wellsOf(plates[i].id));
     const positions = [...from.keys()].slice(0, WRITERS);
     const results = await Promise.all(positions.map((p, i) => post(stampEntries(from, targets[i]!, [p]))));
+    measured('50 collections into 50 plates', results);
     expect(statuses(results)).toEqual([`201 × ${WRITERS}`]);
     for (const [i, p] of positions.entries()) expect((await contentsOf('plates', plates[i].id)).get(p)?.map((a) => a.sample)).toEqual([samples.get(p)]);
   });
@@ -300,6 +308,7 @@ describe('50 collections at once', () => {
     const into = await wellsOf(plate.id);
     const positions = [...from.keys()].slice(0, WRITERS);
     const results = await Promise.all(positions.map((p) => post(stampEntries(from, into, [p]))));
+    measured('50 collections into 50 wells of one plate', results);
     expect(statuses(results)).toEqual([`201 × ${WRITERS}`]);
     const held = await contentsOf('plates', plate.id);
     expect(positions.filter((p) => held.get(p)?.[0]?.sample !== samples.get(p))).toEqual([]);
