@@ -272,21 +272,11 @@ export const examples: Record<string, TypeExamples> = {
     ],
   },
   transfer_request_collections: {
-    // Entries name receptacles by uuid, and labware uuids are random: on a fresh store only reference records' uuids are known.
+    // Entries name receptacles by uuid, and labware uuids are random: a fresh store's example can only show a refusal.
     create: [
       refused(
-        'A uuid that is not of a receptacle (a transfer template’s)',
-        doc('transfer_request_collections', {
-          attributes: {
-            transfer_requests_attributes: [
-              {
-                source_asset: referenceUuidOf('transfer_templates', 'Custom pooling'),
-                target_asset: referenceUuidOf('transfer_templates', 'Custom pooling'),
-              },
-            ],
-            user_uuid: referenceUuidOf('users', 'admin'),
-          },
-        }),
+        'An empty list of transfer requests',
+        doc('transfer_request_collections', { attributes: { transfer_requests_attributes: [], user_uuid: referenceUuidOf('users', 'admin') } }),
         422,
         'invalid_value',
       ),
