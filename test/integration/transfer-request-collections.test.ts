@@ -94,6 +94,11 @@ describe('a stamp into a new plate, as Limber sends it', () => {
     );
     expect(events.map((e) => e.type).sort()).toEqual(['plates.created', 'plates.updated', 'transfer_request_collections.created']);
 
+    // Listed like other embedded types (through the labware that holds them).
+    const all = await call('GET', '/api/v2/transfer_requests?page[size]=100');
+    expect(all.status).toBe(200);
+    expect(all.body.data.map((r: any) => r.id)).toEqual(expect.arrayContaining(made.map((r: any) => r.id)));
+
     const listed = await call('GET', `${PATH}/${res.body.data.id}?include=transfer_requests`);
     expect(listed.status).toBe(200);
     expect(listed.body.included.map((r: any) => r.id).sort()).toEqual(made.map((r: any) => r.id).sort());
