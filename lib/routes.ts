@@ -79,6 +79,8 @@ export const routes: readonly Route[] = [
   one('request_metadata', READ_WRITE),
   one('poly_metadata', READ_WRITE, [{ name: 'bulk_create', method: 'POST' }]),
   one('transfers', READ_CREATE),
+  one('transfer_requests', READ),
+  one('transfer_request_collections', READ_CREATE),
   one('plate_conversions', READ_CREATE),
   one('tube_from_plate_creations', READ_CREATE),
   one('tag_layouts', READ_CREATE),

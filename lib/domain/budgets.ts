@@ -83,6 +83,19 @@ export const poolingItems = (tubes: number): number => transactionItems({ record
 export const MAX_TUBES_PER_POOLING = Math.floor((TRANSACTION_ITEM_LIMIT - poolingItems(0)) / POOL_TUBE_ITEMS);
 
 /**
+ * A transfer request collection (POST transfer_request_collections): its record, one conditional update
+ * per target labware (its receptacles gain the transfer requests and the copies), one index item per new
+ * link of a target to a source's labware (lineage); count shards of labware and of collections. A stamp of
+ * a plate into a new plate is 6 items, whatever its wells; filling new tubes from one plate costs 2 items
+ * a tube, so one collection fills at most 48.
+ */
+export const transferRequestCollectionItems = (targets: number, newLinks: number): number =>
+  transactionItems({ records: 1 + targets, indexItems: newLinks, countedFamilies: 2 });
+
+/** Entries one transfer request collection may hold: every well of four 384-well plates (the largest pool, MAX_ALIQUOTS_PER_RECEPTACLE). */
+export const MAX_TRANSFER_REQUESTS_PER_COLLECTION = 1_536;
+
+/**
  * Poly metadata created together (`poly_metadata/bulk_create`): per metadatum its record and three index
  * items — its key's guard, its entries under its record's aggregate (the records' `poly_metadata`) and
  * under its record's id (`filter[metadatable_id]`); `key` and `metadatable_type` are lookup slots, which

@@ -56,6 +56,8 @@ export interface TransferRequest {
   n: number;
   /** The source receptacle's id (a well or a tube's receptacle, lib/domain/labware-ids.ts). */
   source: number;
+  /** Set when the source is a tube's receptacle; absent for a well (most are: it keeps a 384-well plate's item small). */
+  sourceTube?: true;
   state: TransferRequestState;
   /** The submission the material is worked on for (its pool), carried along from the source; absent when none. */
   submission?: number;

@@ -19,7 +19,10 @@ export interface Problem {
  * `blank` (a required input missing or empty), `abstract_type` and `needs_targets` (transfer types that
  * cannot be used here), `not_a_map`, `not_a_list` and `not_a_position` (a transfer map's shape and
  * names), `not_assignable` (a computed input the client sent), `no_destination_well` (more pools than the
- * destination has wells) and `no_pool` (a source without the submission a pooled destination is found by).
+ * destination has wells), `no_pool` (a source without the submission a pooled destination is found by) and
+ * `transferred_twice` (a known destination filled from the same source again). Transfer request
+ * collections (lib/resources/transfer-request-collections.ts) add `not_a_receptacle` (a uuid of labware that
+ * is not a tube, or of another type) and `given_twice` (the same source into the same target twice).
  * The tag layouts (lib/domain/tag-layout.ts) add `dual_not_supported`, `unknown_tag`, `empty_tag_group` and
  * `not_a_count`.
  */
@@ -48,6 +51,9 @@ export type ProblemCode =
   | 'not_assignable'
   | 'no_destination_well'
   | 'no_pool'
+  | 'transferred_twice'
+  | 'not_a_receptacle'
+  | 'given_twice'
   | 'dual_not_supported'
   | 'unknown_tag'
   | 'empty_tag_group'

@@ -2,6 +2,7 @@ import { MAX_ALIQUOTS_PER_RECEPTACLE } from '#lib/domain/budgets.ts';
 import {
   isReceptacleState,
   receptacleAt,
+  receptacleState,
   RECEPTACLE_STATES,
   withReceptacle,
   type Aliquot,
@@ -96,6 +97,8 @@ export function copyAliquots<L extends Contents>(source: Receptacle, labware: L,
 export interface TransferSource {
   id: number;
   receptacle: Receptacle;
+  /** True when the source is a tube's receptacle, not a well: the transfer request's `source_asset` is then of that type. */
+  tube?: boolean;
   /** The submission the material goes on for (contract §2 pools), or none. */
   pool?: number | null;
   /** The request of that submission the material is bound for (contract §6), or none. */
@@ -103,20 +106,28 @@ export interface TransferSource {
   volume?: number | null;
 }
 
+/** States of a source receptacle whose material no longer moves (reference-behaviour.md §7.1). */
+const STOPPED_STATES: ReadonlySet<string> = new Set(['failed', 'cancelled']);
+
+/** Whether material still moves out of a receptacle: not when its (derived) state is failed or cancelled. */
+export const movesMaterial = (receptacle: Receptacle): boolean => !STOPPED_STATES.has(receptacleState(receptacle));
+
 /**
  * Material moved from a source receptacle into a receptacle of a labware: its aliquots copied
  * (copyAliquots, carrying the outer request) and a pending transfer request recorded on the target,
  * numbered by the labware's count and carrying the source's pool (a submission) so the target belongs to
- * it too. Only the target changes: the source is read, never written.
+ * it too. Out of a failed or cancelled receptacle the transfer request is recorded but no aliquot moves
+ * (reference-behaviour.md §7.1). Only the target changes: the source is read, never written.
  */
 export function receiveTransfer<L extends Contents>(source: TransferSource, labware: L, at: ReceptacleAt): Outcome<L> {
-  const copied = copyAliquots(source.receptacle, labware, at, source.outerRequest ?? undefined);
+  const copied = movesMaterial(source.receptacle) ? copyAliquots(source.receptacle, labware, at, source.outerRequest ?? undefined) : ok(labware);
   if (!copied.ok) return copied;
   const target = receptacleAt(copied.value, at.slot);
   const n = (copied.value.transferRequestCount ?? 0) + 1;
   const request: TransferRequest = {
     n,
     source: source.id,
+    ...(source.tube ? { sourceTube: true } : {}),
     state: 'pending',
     ...(source.pool ? { submission: source.pool } : {}),
     ...(source.outerRequest ? { outerRequest: source.outerRequest } : {}),

@@ -1,13 +1,15 @@
 import { layoutForSize, positionAt, positionIndex, type Layout } from '#lib/domain/geometry.ts';
-import type { ReceptacleState } from '#lib/domain/labware.ts';
+import { MAX_TUBES_PER_POOLING } from '#lib/domain/budgets.ts';
+import type { Receptacle } from '#lib/domain/labware.ts';
 import { outcome, quoted, refuse, type Outcome, type Problem } from '#lib/domain/problems.ts';
 
 /**
  * Transfers (reference-behaviour.md §4.1, contract §2): which source receptacle's material goes where, for
  * each of the ten transfer types. The planner is pure: it sees the source's receptacles, the kind and size
  * of the destination and the transfer map, and answers the moves to make and what the transfer records,
- * or every problem it found. Copying aliquots, finding or creating the tubes of pools, naming tubes and
- * storing the result are the resource's (lib/domain/receptacles.ts copies the material of one move).
+ * or every problem it found. Each type is a row of TRANSFER_TABLE (at the end); the moves it yields go to
+ * the one planner of material moves (lib/domain/material-moves.ts), which records the transfer requests
+ * and copies the aliquots. Finding or creating the tubes of pools and storing the result are the resource's.
  */
 
 export const TRANSFER_TYPES = [
@@ -35,7 +37,8 @@ export interface SourceReceptacle {
   name: string;
   /** How many aliquots it holds. */
   aliquots: number;
-  state: ReceptacleState;
+  /** Its derived state (lib/domain/labware.ts `receptacleState`). */
+  state: string;
   /** The well's pool: a submission id, or null. */
   pool: number | null;
 }
@@ -63,31 +66,25 @@ export interface TransferPlan {
 
 type Kind = LabwareAt['kind'];
 
+/** How the tubes a type fills are named (reference §4.1): after the source wells' range, after the source tube, or not renamed. */
+export type TubeNaming = 'after wells' | 'after source tube' | 'none';
+
 /**
- * What each type moves: out of which kind of labware, into which (a destination the client names), or
- * into the tubes of pools the resource finds (`pool`). Two types need a list of target tubes (`targets`)
- * that the interface does not expose, and one is the abstract parent of the plate-to-tubes family; neither
- * can be used here (contract §2).
+ * A transfer type, as a row of TRANSFER_TABLE: out of which kind of labware, into which (a destination the
+ * client names), or into the tubes of pools the resource finds (`pool`); its planner, which yields the
+ * moves; how the tubes it fills are named; and whether the one pool tube it fills is the transfer's
+ * destination. Two types need a list of target tubes (`targets`) that the interface does not expose, and one
+ * is the abstract parent of the plate-to-tubes family; neither can be used here (contract §2).
  */
-type Shape = { use: 'abstract' } | { use: 'targets' } | { use: 'plan'; source: Kind; destination: Kind | 'pool' };
+type Row =
+  | { use: 'abstract' }
+  | { use: 'targets' }
+  | { use: 'plan'; source: Kind; destination: Kind | 'pool'; plan: Planner; naming: TubeNaming; poolTubeIsDestination?: true };
 
-const SHAPES: Readonly<Record<TransferType, Shape>> = {
-  'Transfer::BetweenPlateAndTubes': { use: 'abstract' },
-  'Transfer::BetweenPlatesBySubmission': { use: 'plan', source: 'plate', destination: 'plate' },
-  'Transfer::BetweenPlates': { use: 'plan', source: 'plate', destination: 'plate' },
-  'Transfer::BetweenSpecificTubes': { use: 'plan', source: 'tube', destination: 'tube' },
-  'Transfer::BetweenTubesBySubmission': { use: 'plan', source: 'tube', destination: 'pool' },
-  'Transfer::FromPlateToSpecificTubesByPool': { use: 'targets' },
-  'Transfer::FromPlateToSpecificTubes': { use: 'targets' },
-  'Transfer::FromPlateToTubeByMultiplex': { use: 'plan', source: 'plate', destination: 'pool' },
-  'Transfer::FromPlateToTubeBySubmission': { use: 'plan', source: 'plate', destination: 'pool' },
-  'Transfer::FromPlateToTube': { use: 'plan', source: 'plate', destination: 'tube' },
-};
-
-function shapeOf(type: TransferType): Shape {
-  const shape = Object.hasOwn(SHAPES, type) ? SHAPES[type] : undefined;
-  if (!shape) throw new RangeError(`${String(type)} is not a transfer type`);
-  return shape;
+function rowOf(type: TransferType): Row {
+  const row = Object.hasOwn(TRANSFER_TABLE, type) ? TRANSFER_TABLE[type] : undefined;
+  if (!row) throw new RangeError(`${String(type)} is not a transfer type`);
+  return row;
 }
 
 /** "Good" source receptacle = has aliquots, not failed, not cancelled (reference §4.1). */
@@ -97,8 +94,66 @@ export function isGoodSource(r: SourceReceptacle): boolean {
 
 /** Types that require a named destination (the "known destination" types). */
 export function needsDestination(type: TransferType): boolean {
-  const shape = shapeOf(type);
-  return shape.use === 'plan' && shape.destination !== 'pool';
+  const row = rowOf(type);
+  return row.use === 'plan' && row.destination !== 'pool';
+}
+
+/** How a type names the tubes it fills. */
+export function tubeNaming(type: TransferType): TubeNaming {
+  const row = rowOf(type);
+  return row.use === 'plan' ? row.naming : 'none';
+}
+
+/**
+ * The name a labware the transfer filled takes (reference §4.1), or undefined to leave it: a tube filled
+ * from plate wells after the plate and the wells' range, a tube filled from a tube after that tube.
+ */
+export function filledName(type: TransferType, wells: readonly string[], source: { barcode: string; size: number; name: string | null }): string | undefined {
+  const naming = tubeNaming(type);
+  if (naming === 'after wells' && wells.length > 0) return poolTubeName(source.barcode, wells, source.size);
+  if (naming === 'after source tube' && source.name) return source.name;
+  return undefined;
+}
+
+/** Whether the transfer records the pool tube it filled as its destination (a tube pooled into its submission's tube). */
+export const poolTubeIsDestination = (type: TransferType): boolean => {
+  const row = rowOf(type);
+  return row.use === 'plan' && row.poolTubeIsDestination === true;
+};
+
+/**
+ * A known destination takes material from one source once (reference-behaviour.md §4.1): refused when any
+ * transfer request into it already comes out of one of `sourceReceptacles` (their ids).
+ */
+export function transferredOnce(
+  type: TransferType,
+  destination: { name: string; receptacles: readonly Pick<Receptacle, 'transfers'>[] },
+  source: { name: string; receptacles: ReadonlySet<number> },
+): Problem[] {
+  if (!needsDestination(type)) return [];
+  const again = destination.receptacles.some((r) => (r.transfers ?? []).some((t) => source.receptacles.has(t.source)));
+  return again
+    ? [
+        {
+          code: 'transferred_twice',
+          input: ['destination'],
+          detail: `can only be transferred to once from the source: ${destination.name} already holds material of ${source.name}`,
+        },
+      ]
+    : [];
+}
+
+/** One transfer fills at most MAX_TUBES_PER_POOLING pool tubes (a transaction's items). */
+export function poolingBudget(pools: number, source: string): Problem[] {
+  return pools > MAX_TUBES_PER_POOLING
+    ? [
+        {
+          code: 'over_budget',
+          input: ['source'],
+          detail: `${source} would be pooled into ${pools} tubes; one transfer fills at most ${MAX_TUBES_PER_POOLING} (a transaction's items)`,
+        },
+      ]
+    : [];
 }
 
 /** Name of a tube filled by pooling wells of a plate: `<plate human barcode> <first well>:<last well>`, first/last in column order of the wells given (contract §2). */
@@ -134,7 +189,7 @@ export function planTransfer(input: {
   clientTransfers: boolean;
 }): Outcome<TransferPlan> {
   const { type, source, destination } = input;
-  const shape = shapeOf(type);
+  const shape = rowOf(type);
   if (shape.use === 'abstract') {
     return refuse([
       {
@@ -173,7 +228,7 @@ export function planTransfer(input: {
     transfers: input.transfers,
     clientTransfers: input.clientTransfers,
   };
-  const plan = PLANNERS[type](context, problems);
+  const plan = shape.plan(context, problems);
   return outcome(problems, () => {
     if (!plan) throw new Error(`the ${type} planner found no problem but made no plan`);
     return plan();
@@ -386,19 +441,23 @@ const betweenTubesBySubmission: Planner = (context, problems) => {
   };
 };
 
-const unusable: Planner = () => {
-  throw new Error('abstract and targets types are refused before planning');
-};
-
-const PLANNERS: Readonly<Record<TransferType, Planner>> = {
-  'Transfer::BetweenPlateAndTubes': unusable,
-  'Transfer::BetweenPlatesBySubmission': betweenPlatesBySubmission,
-  'Transfer::BetweenPlates': betweenPlates,
-  'Transfer::BetweenSpecificTubes': betweenSpecificTubes,
-  'Transfer::BetweenTubesBySubmission': betweenTubesBySubmission,
-  'Transfer::FromPlateToSpecificTubesByPool': unusable,
-  'Transfer::FromPlateToSpecificTubes': unusable,
-  'Transfer::FromPlateToTubeByMultiplex': fromPlateToTubeByMultiplex,
-  'Transfer::FromPlateToTubeBySubmission': fromPlateToTubeBySubmission,
-  'Transfer::FromPlateToTube': fromPlateToTube,
+/** The ten transfer types: what each moves, and how (see Row). Adding a type is adding a row. */
+const TRANSFER_TABLE: Readonly<Record<TransferType, Row>> = {
+  'Transfer::BetweenPlateAndTubes': { use: 'abstract' },
+  'Transfer::BetweenPlatesBySubmission': { use: 'plan', source: 'plate', destination: 'plate', plan: betweenPlatesBySubmission, naming: 'none' },
+  'Transfer::BetweenPlates': { use: 'plan', source: 'plate', destination: 'plate', plan: betweenPlates, naming: 'none' },
+  'Transfer::BetweenSpecificTubes': { use: 'plan', source: 'tube', destination: 'tube', plan: betweenSpecificTubes, naming: 'after source tube' },
+  'Transfer::BetweenTubesBySubmission': {
+    use: 'plan',
+    source: 'tube',
+    destination: 'pool',
+    plan: betweenTubesBySubmission,
+    naming: 'after source tube',
+    poolTubeIsDestination: true,
+  },
+  'Transfer::FromPlateToSpecificTubesByPool': { use: 'targets' },
+  'Transfer::FromPlateToSpecificTubes': { use: 'targets' },
+  'Transfer::FromPlateToTubeByMultiplex': { use: 'plan', source: 'plate', destination: 'pool', plan: fromPlateToTubeByMultiplex, naming: 'after wells' },
+  'Transfer::FromPlateToTubeBySubmission': { use: 'plan', source: 'plate', destination: 'pool', plan: fromPlateToTubeBySubmission, naming: 'after wells' },
+  'Transfer::FromPlateToTube': { use: 'plan', source: 'plate', destination: 'tube', plan: fromPlateToTube, naming: 'after wells' },
 };

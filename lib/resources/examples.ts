@@ -271,6 +271,17 @@ export const examples: Record<string, TypeExamples> = {
       ),
     ],
   },
+  transfer_request_collections: {
+    // Entries name receptacles by uuid, and labware uuids are random: a fresh store's example can only show a refusal.
+    create: [
+      refused(
+        'An empty list of transfer requests',
+        doc('transfer_request_collections', { attributes: { transfer_requests_attributes: [], user_uuid: referenceUuidOf('users', 'admin') } }),
+        422,
+        'invalid_value',
+      ),
+    ],
+  },
   plate_conversions: {
     create: [
       made(

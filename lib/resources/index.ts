@@ -24,6 +24,8 @@ import {
 } from '#lib/resources/reference.ts';
 import { plateConversions, tubeFromPlateCreations } from '#lib/resources/labware-creations.ts';
 import { tagLayouts } from '#lib/resources/tag-layouts.ts';
+import { transferRequestCollections } from '#lib/resources/transfer-request-collections.ts';
+import { transferRequests } from '#lib/resources/transfer-requests.ts';
 import { transfers } from '#lib/resources/transfers.ts';
 import { sampleMetadata } from '#lib/resources/sample-metadata.ts';
 import { samples } from '#lib/resources/samples.ts';
@@ -66,6 +68,8 @@ export const registry = new Registry([
   requestMetadata,
   polyMetadata,
   transfers,
+  transferRequests,
+  transferRequestCollections,
   plateConversions,
   tubeFromPlateCreations,
   tagLayouts,

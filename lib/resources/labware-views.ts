@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
-import { aliquotId, qcResultId, slotId, slotUuid } from '#lib/domain/labware-ids.ts';
-import { receptacleState, type Labware } from '#lib/domain/labware.ts';
+import { aliquotId, qcResultId, slotId, slotUuid, transferRequestId } from '#lib/domain/labware-ids.ts';
+import { receptacleState, type Labware, type TransferRequest } from '#lib/domain/labware.ts';
 import type { QcResult } from '#lib/domain/qc-results.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
 
@@ -56,6 +57,7 @@ export function receptacleViews(labware: StoredRecord): StoredRecord[] {
         [type === 'wells' ? 'plate' : 'labware']: { type: labware.type, id: labware.id },
         aliquots: aliquotRefs(labware, slot),
         qc_results: qcResultRefs(labware, slot),
+        transfer_requests_as_target: transferRequestRefs(labware, slot),
       },
     });
   });
@@ -136,4 +138,52 @@ export function qcResultViews(labware: StoredRecord): StoredRecord[] {
       rels: { asset, qc_assay: { type: 'qc_assays', id: result.assay } },
     }),
   );
+}
+
+/** The transfer requests of one receptacle (those into it), or (no slot) of every receptacle of the labware, in id order. */
+export function transferRequestRefs(labware: StoredRecord, slot?: number): Ref[] {
+  const receptacles = labwareAttrs(labware).receptacles;
+  const held = slot === undefined ? receptacles : receptacles.slice(slot - 1, slot);
+  return held
+    .flatMap((r) => r.transfers ?? [])
+    .map((t) => ({ type: 'transfer_requests', id: transferRequestId(labware.id, t.n) }))
+    .sort((a, b) => a.id - b.id);
+}
+
+export const transferRequestCount = (labware: StoredRecord): number => labwareAttrs(labware).receptacles.reduce((n, r) => n + (r.transfers?.length ?? 0), 0);
+
+/**
+ * A transfer request's uuid: derived from its labware's uuid and its number, so it is the same at every
+ * read and needs no storage (a 384-well plate's transfer requests would add ~15 KB of uuids to its item).
+ * It is a v4-format uuid made of a hash; the service finds a transfer request by id, not by this uuid.
+ */
+export function transferRequestUuid(labwareUuid: string, n: number): string {
+  const h = createHash('sha256').update(`${labwareUuid}/transfer_requests/${n}`).digest('hex');
+  const variant = (8 + (parseInt(h[16]!, 16) & 3)).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** The record a transfer request renders as: into the receptacle at `slot` of its labware (contract §6). */
+function transferRequestView(labware: StoredRecord, slot: number, request: TransferRequest): StoredRecord {
+  const type = receptacleType(labware.type);
+  return viewOf(labware, {
+    family: 'transfer_requests',
+    id: transferRequestId(labware.id, request.n),
+    type: 'transfer_requests',
+    uuid: transferRequestUuid(labware.uuid, request.n),
+    attrs: { state: request.state, volume: request.volume ?? null },
+    rels: {
+      source_asset: { type: request.sourceTube ? 'receptacles' : 'wells', id: request.source },
+      target_asset: { type, id: slotId(labware.id, slot) },
+      submission: request.submission ? { type: 'submissions', id: request.submission } : null,
+      outer_request: request.outerRequest ? { type: 'requests', id: request.outerRequest } : null,
+    },
+  });
+}
+
+/** Transfer request records: those into every receptacle of the labware, in id order. */
+export function transferRequestViews(labware: StoredRecord): StoredRecord[] {
+  return labwareAttrs(labware)
+    .receptacles.flatMap((receptacle, i) => (receptacle.transfers ?? []).map((request) => transferRequestView(labware, i + 1, request)))
+    .sort((a, b) => a.id - b.id);
 }

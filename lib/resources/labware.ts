@@ -23,7 +23,8 @@ import {
   lazySchema,
 } from '#lib/jsonapi/resource.ts';
 import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
-import { aliquotRefs, labwareAttrs, qcResultRefs, receptacleRefs, renderBarcode } from '#lib/resources/labware-views.ts';
+import { aliquotRefs, labwareAttrs, qcResultRefs, receptacleRefs, renderBarcode, transferRequestRefs } from '#lib/resources/labware-views.ts';
+import { transferRequestsAsSourceRelationship } from '#lib/resources/transfer-requests.ts';
 import { childPlates, lineageRelationships, parentIndex } from '#lib/resources/lineage.ts';
 import { accepted, relationshipAt } from '#lib/resources/problems.ts';
 
@@ -224,6 +225,9 @@ export const tubes = defineResource({
     aliquots: computed('many', 'aliquots', (r) => aliquotRefs(r)),
     qc_results: qcResultsOfLabware,
     tube_rack: toOne('tube_racks', 'R'),
+    // The transfer requests into and out of its receptacle (lib/resources/transfer-requests.ts).
+    transfer_requests_as_target: computed('many', 'transfer_requests', (r) => transferRequestRefs(r)),
+    transfer_requests_as_source: transferRequestsAsSourceRelationship,
     racked_tube: computed('one', 'racked_tubes', (r) => {
       const rack = r.rels.tube_rack as Ref | null | undefined;
       const slot = labwareAttrs(r).rackSlot;

@@ -1,8 +1,10 @@
+import type { Receptacle } from '#lib/domain/labware.ts';
+import { outerRequestOf, type OpenRequest } from '#lib/domain/material-moves.ts';
 import { isOpenRequest } from '#lib/domain/requests.ts';
 import { poolOf } from '#lib/domain/receptacles.ts';
 import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
-import { labwareAttrs, receptacleRefs, receptacleType } from '#lib/resources/labware-views.ts';
+import { labwareAttrs, receptacleRefs } from '#lib/resources/labware-views.ts';
 import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /** Where a receptacle's material goes on (contract §2, §6): its pool (a submission) and the open request of that pool out of it, if any. */
@@ -20,21 +22,37 @@ export interface Destiny {
 export async function destiniesOf(ctx: RequestContext, labware: StoredRecord): Promise<Destiny[]> {
   // The receptacles by reference: the lookup needs no more, and a 384-well plate's full views cost a stamp about a millisecond.
   const slots = receptacleRefs(labware);
-  const reverse = ctx.registry.require(receptacleType(labware.type)).relationships.requests_as_source!.reverse!;
-  const requestsOut = await resolveReverse(ctx, 'requests_as_source', reverse, slots);
+  const open = await openRequestsOut(ctx, slots);
+  return labwareAttrs(labware).receptacles.map((receptacle, i) => destinyOf(receptacle, open.get(slots[i]!) ?? []));
+}
+
+/** Where one receptacle's material goes on, from the open requests out of it (openRequestsOut). */
+export function destinyOf(receptacle: Receptacle, open: readonly OpenRequest[]): Destiny {
+  const pool = poolOf(
+    receptacle,
+    open.map((r) => r.submission),
+  );
+  return { pool, outerRequest: outerRequestOf(null, pool, open) };
+}
+
+/**
+ * The open requests with a submission out of each receptacle (wells or tubes' receptacles, of any
+ * labware), in request id order: one Query per labware they are in (the requests are indexed by their
+ * labware), however many receptacles.
+ */
+export async function openRequestsOut(ctx: RequestContext, receptacles: readonly Ref[]): Promise<Map<Ref, OpenRequest[]>> {
+  const reverse = ctx.registry.require('receptacles').relationships.requests_as_source!.reverse!;
+  const requestsOut = await resolveReverse(ctx, 'requests_as_source', reverse, receptacles);
   const requests = await ctx.loader.load([...requestsOut.values()].flatMap(refsOf));
-  const receptacles = labwareAttrs(labware).receptacles;
-  return slots.map((slot, i) => {
-    const open = refsOf(requestsOut.get(slot))
-      .map((ref) => requests.get(refKey(ref)))
-      .filter((request): request is StoredRecord => !!request && isOpenRequest(request.attrs.state) && !!request.rels.submission);
-    const pool = poolOf(
-      receptacles[i]!,
-      open.map((request) => (request.rels.submission as Ref).id),
-    );
-    const outer = open.find((request) => (request.rels.submission as Ref).id === pool);
-    return { pool, outerRequest: outer?.id ?? null };
-  });
+  return new Map(
+    receptacles.map((slot) => [
+      slot,
+      refsOf(requestsOut.get(slot))
+        .map((ref) => requests.get(refKey(ref)))
+        .filter((request): request is StoredRecord => !!request && isOpenRequest(request.attrs.state) && !!request.rels.submission)
+        .map((request) => ({ id: request.id, submission: (request.rels.submission as Ref).id })),
+    ]),
+  );
 }
 
 /** The pools alone (destiniesOf). */

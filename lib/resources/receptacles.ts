@@ -6,6 +6,7 @@ import { attr, lazySchema, defineResource, reverse, toMany, toOne, uuidAttribute
 import type { Ref, TermHit } from '#lib/store/records.ts';
 import { aliquotCount, aliquotViews, labwareAttrs, receptacleCount, receptacleType, receptacleViews } from '#lib/resources/labware-views.ts';
 import { accepted, relationshipAt } from '#lib/resources/problems.ts';
+import { transferRequestsAsSourceRelationship } from '#lib/resources/transfer-requests.ts';
 
 /** Receptacle uuids name their labware's uuid and their slot (lib/domain/labware-ids.ts). */
 const receptacleUuidFilter: FilterDef = {
@@ -43,6 +44,9 @@ export const wells = defineResource({
     // Stored with the receptacle: its view carries the linkage (lib/resources/labware-views.ts).
     qc_results: toMany('qc_results', 'R'),
     poly_metadata: reverse('poly_metadata', 'metadatable'),
+    // Into it: stored with the receptacle (its view carries the linkage); out of it: found in its labware's children.
+    transfer_requests_as_target: toMany('transfer_requests', 'R'),
+    transfer_requests_as_source: transferRequestsAsSourceRelationship,
   },
   filters: { uuid: receptacleUuidFilter },
 });
@@ -60,6 +64,8 @@ export const receptacles = defineResource({
     aliquots: toMany('aliquots', 'R'),
     requests_as_source: reverse('requests', 'asset'),
     qc_results: toMany('qc_results', 'R'),
+    transfer_requests_as_target: toMany('transfer_requests', 'R'),
+    transfer_requests_as_source: transferRequestsAsSourceRelationship,
   },
   filters: { uuid: receptacleUuidFilter },
 });

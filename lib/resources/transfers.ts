@@ -1,21 +1,30 @@
 import * as z from '#lib/zod.ts';
 import { decodeBarcode } from '#lib/domain/barcode.ts';
-import { MAX_TUBES_PER_POOLING } from '#lib/domain/budgets.ts';
 import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
-import { emptyReceptacles, labwareState, type Contents, type Labware } from '#lib/domain/labware.ts';
+import { emptyReceptacles, labwareState, receptacleState, type Contents, type Labware } from '#lib/domain/labware.ts';
 import { linkParents } from '#lib/domain/lineage.ts';
-import type { Problem } from '#lib/domain/problems.ts';
-import { receiveTransfer } from '#lib/domain/receptacles.ts';
-import { needsDestination, planTransfer, poolTubeName, TRANSFER_TYPES, type LabwareAt, type Move, type TransferType } from '#lib/domain/transfers.ts';
+import { applyMoves } from '#lib/domain/material-moves.ts';
+import { outcome } from '#lib/domain/problems.ts';
+import {
+  filledName,
+  planTransfer,
+  poolingBudget,
+  poolTubeIsDestination,
+  TRANSFER_TYPES,
+  transferredOnce,
+  type LabwareAt,
+  type Move,
+  type TransferType,
+} from '#lib/domain/transfers.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
-import { errors, JsonApiError, show } from '#lib/jsonapi/errors.ts';
+import { errors, show } from '#lib/jsonapi/errors.ts';
 import { attr, lazySchema, defineResource, lowerCase, own, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
 import { createLabware, reserveLabware, tubes } from '#lib/resources/labware.ts';
 import { labwareAttrs, receptacleType } from '#lib/resources/labware-views.ts';
 import { parentsOf } from '#lib/resources/lineage.ts';
 import { destiniesOf } from '#lib/resources/pools.ts';
-import { accepted, attributeAt, problemErrors, relationshipAt, type Locate } from '#lib/resources/problems.ts';
+import { accepted, attributeAt, relationshipAt, type Locate } from '#lib/resources/problems.ts';
 import { transferMapSchema } from '#lib/resources/reference.ts';
 import { findHolders, findTerms, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
@@ -130,81 +139,55 @@ export const transfers = defineResource({
   indexes: { transfer_type: { values: (r) => [r.attrs.transfer_type], slot: 1 } },
   filters: { uuid: uuidFilter, transfer_type: { index: 'transfer_type' } },
 
+  // Read → plan → apply → write: the rules are lib/domain/transfers.ts (which moves) and lib/domain/material-moves.ts (what a move does).
   create: async (ctx, input) => {
-    const uuid = input.attributes.transfer_template_uuid!;
-    const template = await ctx.loader.byUuid(uuid, ['transfer_templates']);
-    if (!template) throw errors.notFound(`transfer_template_uuid - no transfer_templates with uuid ${show(uuid)}`, { pointer: TEMPLATE });
-    const type = template.attrs.transfer_type as TransferType;
-    const source = input.relationships.source!;
-    const destination = input.relationships.destination ?? null;
-    const sent = input.attributes.transfers ?? undefined;
-    const sourceShape = shapeOf(source, 'source');
-    const destinationShape = destination && shapeOf(destination, 'destination');
-    // Every transfer needs them: the by-submission types group by them, and every copy carries its pool along.
-    const destinies = await destiniesOf(ctx, source);
-    const pools = destinies.map((d) => d.pool);
-    const layout = layoutForSize(sourceShape.size);
+    const read = await readTransfer(ctx, {
+      templateUuid: input.attributes.transfer_template_uuid!,
+      source: input.relationships.source!,
+      destination: input.relationships.destination ?? null,
+      sent: input.attributes.transfers ?? undefined,
+    });
+    const { type, source, destination } = read;
+    const plan = accepted(planTransfer(read.planInput), inputAt);
     const sourceReceptacles = labwareAttrs(source).receptacles;
-    const plan = accepted(
-      planTransfer({
-        type,
-        source: {
-          ...sourceShape,
-          receptacles: sourceReceptacles.map((r, i) => ({
-            slot: i + 1,
-            name: layout ? positionAt(layout, i)! : (labwareAttrs(source).name ?? ''),
-            aliquots: r.aliquots.length,
-            state: r.state,
-            pool: pools[i] ?? null,
-          })),
-        },
-        destination: destinationShape,
-        transfers: template.attrs.transfers ?? sent,
-        clientTransfers: template.attrs.transfers === undefined && sent !== undefined,
-      }),
+    const poolIds = [...new Set(plan.moves.flatMap((m) => ('pool' in m.into ? [m.into.pool] : [])))];
+    const sourceName = `${source.type} ${source.id}`;
+    const once = destination
+      ? transferredOnce(
+          type,
+          { name: `${destination.type} ${destination.id}`, receptacles: labwareAttrs(destination).receptacles },
+          { name: sourceName, receptacles: new Set(sourceReceptacles.map((_, i) => slotId(source.id, i + 1))) },
+        )
+      : [];
+    accepted(
+      outcome([...once, ...poolingBudget(poolIds.length, sourceName)], () => undefined),
       inputAt,
     );
 
-    // A known destination takes material from one source once (reference-behaviour.md §4.1).
-    if (destination && needsDestination(type)) {
-      const sourceIds = new Set(sourceReceptacles.map((_, i) => slotId(source.id, i + 1)));
-      if (labwareAttrs(destination).receptacles.some((r) => (r.transfers ?? []).some((t) => sourceIds.has(t.source))))
-        throw errors.invalidValue(
-          '/data/relationships/destination',
-          `destination - can only be transferred to once from the source: ${destination.type} ${destination.id} already holds material of ${source.type} ${source.id}`,
-        );
-    }
-
-    const poolIds = [...new Set(plan.moves.flatMap((m) => ('pool' in m.into ? [m.into.pool] : [])))];
-    if (poolIds.length > MAX_TUBES_PER_POOLING)
-      throw errors.tooLarge(
-        '/data/relationships/source',
-        `source - ${source.type} ${source.id} would be pooled into ${poolIds.length} tubes; one transfer fills at most ${MAX_TUBES_PER_POOLING} (a transaction's items)`,
-      );
     const targets = new Map<string, Target>();
     if (destination && plan.moves.some((m) => 'slot' in m.into)) targets.set('destination', existingTarget(destination));
     for (const [pool, target] of await poolTubes(ctx, poolIds)) targets.set(`pool:${pool}`, target);
+    const keyOf = (move: Move) => ('pool' in move.into ? `pool:${move.into.pool}` : 'destination');
+    const tube = source.type === 'tubes';
+    const applied = accepted(
+      applyMoves(
+        new Map([...targets].map(([key, target]) => [key, target.contents])),
+        plan.moves.map((move) => ({
+          source: { id: slotId(source.id, move.source), receptacle: sourceReceptacles[move.source - 1]!, tube, ...read.destinies[move.source - 1]! },
+          target: keyOf(move),
+          slot: 'slot' in move.into ? move.into.slot : 1,
+        })),
+        (key, slot) => targets.get(key)!.label(slot),
+      ),
+      inputAt,
+    );
+    for (const [key, contents] of applied) targets.get(key)!.contents = contents;
+    if (read.layout) for (const move of plan.moves) targets.get(keyOf(move))!.wells.push(positionAt(read.layout, move.source - 1)!);
 
-    const problems: Problem[] = [];
-    const targetOf = (move: Move) => targets.get('pool' in move.into ? `pool:${move.into.pool}` : 'destination')!;
-    for (const move of plan.moves) {
-      const target = targetOf(move);
-      const slot = 'slot' in move.into ? move.into.slot : 1;
-      const received = receiveTransfer(
-        { id: slotId(source.id, move.source), receptacle: sourceReceptacles[move.source - 1]!, ...destinies[move.source - 1]! },
-        target.contents,
-        { slot, name: target.label(slot) },
-      );
-      if (received.ok) target.contents = received.value;
-      else problems.push(...received.problems);
-      if (layout) target.wells.push(positionAt(layout, move.source - 1)!);
-    }
-    if (problems.length > 0) throw JsonApiError.all(problemErrors(problems, inputAt));
-
-    const written = await writeTargets(ctx, { type, source, targets, sourceName: labwareAttrs(source).name, sourceSize: sourceShape.size });
+    const written = await writeTargets(ctx, { type, source, targets });
     const recorded = plan.recorded;
     const transferred = Array.isArray(recorded) || recorded === null ? recorded : await withTubeSummaries(ctx, recorded, written);
-    const poolDestination = type === 'Transfer::BetweenTubesBySubmission' ? written.get(`pool:${poolIds[0]}`) : undefined;
+    const poolDestination = poolTubeIsDestination(type) ? written.get(`pool:${poolIds[0]}`) : undefined;
     return ctx.uow.create('transfers', {
       attrs: { transfer_type: type, transfers: transferred },
       rels: {
@@ -216,36 +199,50 @@ export const transfers = defineResource({
   },
 });
 
-/** Names the reference gives: a tube filled from plate wells after them, a tube filled from a tube after that tube. */
-function nameOf(
-  type: TransferType,
-  target: Target,
-  plate: { barcode: string; size: number } | undefined,
-  sourceName: string | null,
-): string | null | undefined {
-  if (plate && target.wells.length > 0 && type !== 'Transfer::BetweenPlates' && type !== 'Transfer::BetweenPlatesBySubmission')
-    return poolTubeName(plate.barcode, target.wells, plate.size);
-  if (!plate && sourceName) return sourceName;
-  return undefined;
+/** What a transfer reads before planning: its template's type, its labware, and where the source's material goes on (its pools and outer requests). */
+async function readTransfer(
+  ctx: WriteContext,
+  { templateUuid, source, destination, sent }: { templateUuid: string; source: StoredRecord; destination: StoredRecord | null; sent: unknown },
+) {
+  const template = await ctx.loader.byUuid(templateUuid, ['transfer_templates']);
+  if (!template) throw errors.notFound(`transfer_template_uuid - no transfer_templates with uuid ${show(templateUuid)}`, { pointer: TEMPLATE });
+  const type = template.attrs.transfer_type as TransferType;
+  const sourceShape = shapeOf(source, 'source');
+  const destinationShape = destination && shapeOf(destination, 'destination');
+  // Every transfer needs them: the by-submission types group by them, and every copy carries its pool along.
+  const destinies = await destiniesOf(ctx, source);
+  const layout = layoutForSize(sourceShape.size);
+  const planInput: Parameters<typeof planTransfer>[0] = {
+    type,
+    source: {
+      ...sourceShape,
+      receptacles: labwareAttrs(source).receptacles.map((r, i) => ({
+        slot: i + 1,
+        name: layout ? positionAt(layout, i)! : (labwareAttrs(source).name ?? ''),
+        aliquots: r.aliquots.length,
+        state: receptacleState(r),
+        pool: destinies[i]?.pool ?? null,
+      })),
+    },
+    destination: destinationShape,
+    transfers: template.attrs.transfers ?? sent,
+    clientTransfers: template.attrs.transfers === undefined && sent !== undefined,
+  };
+  return { type, source, destination, destinies, layout, planInput };
 }
 
 /** Stages each labware the transfer changed or made; returns them by target key. */
 async function writeTargets(
   ctx: WriteContext,
-  {
-    type,
-    source,
-    targets,
-    sourceName,
-    sourceSize,
-  }: { type: TransferType; source: StoredRecord; targets: Map<string, Target>; sourceName: string | null; sourceSize: number },
+  { type, source, targets }: { type: TransferType; source: StoredRecord; targets: Map<string, Target> },
 ): Promise<Map<string, StoredRecord>> {
-  const plate = source.type === 'plates' ? { barcode: labwareAttrs(source).barcode.human_barcode, size: sourceSize } : undefined;
+  const { barcode, name: sourceName, receptacles } = labwareAttrs(source);
+  const named = { barcode: barcode.human_barcode, size: receptacles.length, name: sourceName };
   const made = [...targets].filter(([, target]) => !target.record);
   const [reserved, purpose] = made.length > 0 ? await Promise.all([reserveLabware(ctx, made.length), poolTubePurpose(ctx)]) : [[], undefined];
   const written = new Map<string, StoredRecord>();
   for (const [key, target] of targets) {
-    const name = nameOf(type, target, plate, sourceName);
+    const name = filledName(type, target.wells, named);
     if (target.record) {
       const parents = accepted(linkParents(refOf(target.record), parentsOf(target.record), [refOf(source)]), relationshipAt);
       const attrs: Partial<Labware> = { ...target.contents, ...(name !== undefined ? { name } : {}) };

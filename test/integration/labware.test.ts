@@ -359,6 +359,8 @@ describe('POST /tubes', () => {
         'racked_tube',
         'receptacle',
         'receptacles',
+        'transfer_requests_as_source',
+        'transfer_requests_as_target',
         'tube_rack',
       ].sort(),
     );

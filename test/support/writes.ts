@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { routes } from '#lib/routes.ts';
+import { slotUuid } from '#lib/domain/labware-ids.ts';
 import { call, doc, idOf, type CallResult } from './api.ts';
 import { aliquotDoc, create, createPlate, createRack, createSample, createTube, purposeId, rel, rels, tubeOf, uniqueName } from './fixtures.ts';
 import { adminUuid, filledPlate, templateUuid, uuidOf } from './lab.ts';
@@ -246,6 +247,14 @@ export const WRITES: Record<string, WriteCase> = {
     make: async () => {
       const plate = { type: 'plates', id: (await createPlate()).id };
       return post('poly_metadata/bulk_create', { data: [metadatum(uniqueName('key'), plate), metadatum(uniqueName('key'), plate)] });
+    },
+  },
+  'POST transfer_request_collections': {
+    changesExisting: true,
+    make: async () => {
+      const [{ plate: source }, destination] = [await filledPlate(1), await createPlate()];
+      const entry = { source_asset: slotUuid(source.attributes.uuid, 1), target_asset: slotUuid(destination.attributes.uuid, 1) };
+      return post('transfer_request_collections', doc('transfer_request_collections', { transfer_requests_attributes: [entry], user_uuid: await adminUuid() }));
     },
   },
   'POST transfers (a stamp)': {

@@ -3,8 +3,8 @@ import { expect, it } from 'vitest';
 import { registry } from '#lib/resources/index.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 
-/** A labware record of `type` holding what the arbitraries give: aliquots and QC results per receptacle, racked tubes. */
-function labware(type: string, receptacles: { aliquots: number; qc: number }[], ownQc: number, racked: number): StoredRecord {
+/** A labware record of `type` holding what the arbitraries give: aliquots, QC results and transfer requests per receptacle, racked tubes. */
+function labware(type: string, receptacles: { aliquots: number; qc: number; transfers: number }[], ownQc: number, racked: number): StoredRecord {
   let n = 0;
   const qc = (count: number) =>
     Array.from({ length: count }, () => ({
@@ -32,6 +32,7 @@ function labware(type: string, receptacles: { aliquots: number; qc: number }[], 
         state: 'pending',
         aliquots: Array.from({ length: r.aliquots }, () => ({ n: ++n, sample: 1, study: null, tag: null, tag2: null, library_type: null })),
         ...(r.qc > 0 ? { qc_results: qc(r.qc) } : {}),
+        ...(r.transfers > 0 ? { transfers: Array.from({ length: r.transfers }, () => ({ n: ++n, source: 1001, state: 'pending' })) } : {}),
       })),
       ...(ownQc > 0 ? { qc_results: qc(ownQc) } : {}),
       racked: Array.from({ length: racked }, (_, i) => ({ coordinate: `A${i + 1}`, tube: 100 + i })),
@@ -42,11 +43,11 @@ function labware(type: string, receptacles: { aliquots: number; qc: number }[], 
 
 it("counts each type's embedded records as many as it would build (counts are kept without building them)", () => {
   const embedded = registry.types.map((type) => registry.require(type)).filter((def) => def.embedded);
-  expect(embedded.map((def) => def.type).sort()).toEqual(['aliquots', 'qc_results', 'racked_tubes', 'receptacles', 'wells']);
+  expect(embedded.map((def) => def.type).sort()).toEqual(['aliquots', 'qc_results', 'racked_tubes', 'receptacles', 'transfer_requests', 'wells']);
   fc.assert(
     fc.property(
       fc.constantFrom('plates', 'tubes', 'tube_racks'),
-      fc.array(fc.record({ aliquots: fc.nat(3), qc: fc.nat(2) }), { maxLength: 12 }),
+      fc.array(fc.record({ aliquots: fc.nat(3), qc: fc.nat(2), transfers: fc.nat(2) }), { maxLength: 12 }),
       fc.nat(2),
       fc.nat(6),
       (type, receptacles, ownQc, racked) => {
