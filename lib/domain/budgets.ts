@@ -113,5 +113,14 @@ export const MAX_LABWARE_PER_QC_ASSAY = TRANSACTION_ITEM_LIMIT - qcAssayItems(0)
  */
 export const MAX_QC_RESULTS_PER_ASSAY = 1_536;
 
+/**
+ * A labware's state change (POST state_changes): the labware (a rack: the rack and each tube it changes),
+ * each request it moves (a 96-well plate's first pass starts up to 96 outer requests), the state change
+ * record, the state changes' count shard and the request item. The labware lists the change in its own
+ * item, so the change has no index item: a 96-well plate's first pass is 99 items, a rack of 96 tubes 100.
+ */
+export const stateChangeItems = (labware: number, requestsMoved: number): number =>
+  transactionItems({ records: labware + requestsMoved + 1, indexItems: 0, countedFamilies: 1 });
+
 /** Characters of a QC result's texts (key, value, units, cv, assay type and version): what the reference stores. */
 export const QC_TEXT_MAX = 255;

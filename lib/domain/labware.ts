@@ -104,6 +104,8 @@ export interface Labware {
   qc_results?: QcResult[];
   /** QC results ever recorded in it (on it or its receptacles), so that a new one is numbered `qcResultCount + 1`. */
   qcResultCount?: number;
+  /** Ids of its state changes (records of their own), oldest first: its `state_changes` relationship, read with it; absent while none. */
+  stateChanges?: number[];
 }
 
 /** What the receptacle rules change: the receptacles and the count that numbers aliquots (so they also serve labware still being made). */

@@ -21,7 +21,9 @@ export interface Problem {
  * names), `not_assignable` (a computed input the client sent), `no_destination_well` (more pools than the
  * destination has wells) and `no_pool` (a source without the submission a pooled destination is found by).
  * The tag layouts (lib/domain/tag-layout.ts) add `dual_not_supported`, `unknown_tag`, `empty_tag_group` and
- * `not_a_count`.
+ * `not_a_count`. The state changers (lib/domain/state-changers.ts) add `not_allowed` (a move the transfer
+ * request machine does not allow), `nothing_to_change` and `no_outer_request` (work of a submission whose
+ * aliquots name no request).
  */
 export type ProblemCode =
   | 'tag_clash'
@@ -51,7 +53,10 @@ export type ProblemCode =
   | 'dual_not_supported'
   | 'unknown_tag'
   | 'empty_tag_group'
-  | 'not_a_count';
+  | 'not_a_count'
+  | 'not_allowed'
+  | 'nothing_to_change'
+  | 'no_outer_request';
 
 /** A rule's answer: the new value, or every problem found (never some of each). */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
