@@ -217,7 +217,7 @@ export function changeState(input: StateChangeInput): Outcome<StateChangeResult>
   const hasTransfers = targets.some((t) => (t.receptacle.transfers ?? []).length > 0);
   const hasRequestsOut = targets.some((t) => (t.requestsAsSource ?? []).length > 0);
   if (changer === 'input_plate' ? !hasRequestsOut : !hasTransfers) {
-    const what = changer === 'input_plate' ? 'no request out of it' : 'no transfer request into it';
+    const what = changer === 'input_plate' ? 'a request out of it' : 'a transfer request into it';
     return refuse([{ code: 'nothing_to_change', input: ['target_state'], detail: `no targeted receptacle of ${input.labware} has ${what}: the change would move nothing` }]);
   }
 
