@@ -71,6 +71,7 @@ export const routes: readonly Route[] = [
   one('lots', READ),
   one('qcables', READ_WRITE),
   one('state_changes', READ_CREATE),
+  one('work_completions', READ_CREATE),
   one('qc_assays', READ_CREATE),
   one('qc_results', READ),
   one('submissions', READ_CREATE),

@@ -122,5 +122,14 @@ export const MAX_QC_RESULTS_PER_ASSAY = 1_536;
 export const stateChangeItems = (labware: number, requestsMoved: number): number =>
   transactionItems({ records: labware + requestsMoved + 1, indexItems: 0, countedFamilies: 1 });
 
+/**
+ * A work completion (POST work_completions): its record, each request it changes (passed, linked to its
+ * target receptacle), two index items for each request it gives another asset (the requests of a
+ * receptacle are indexed by it), the work completions' count shard and the request item. A 96-well plate's
+ * library requests are 99 items; a next request moved to each well is 3 more each, past the limit.
+ */
+export const workCompletionItems = (requestsChanged: number, assetsMoved: number): number =>
+  transactionItems({ records: 1 + requestsChanged, indexItems: 2 * assetsMoved, countedFamilies: 1 });
+
 /** Characters of a QC result's texts (key, value, units, cv, assay type and version): what the reference stores. */
 export const QC_TEXT_MAX = 255;

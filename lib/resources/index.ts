@@ -28,6 +28,7 @@ import { transfers } from '#lib/resources/transfers.ts';
 import { sampleMetadata } from '#lib/resources/sample-metadata.ts';
 import { samples } from '#lib/resources/samples.ts';
 import { stateChanges } from '#lib/resources/state-changes.ts';
+import { workCompletions } from '#lib/resources/work-completions.ts';
 import { orders, submissions } from '#lib/resources/submissions.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
@@ -58,6 +59,7 @@ export const registry = new Registry([
   lots,
   qcables,
   stateChanges,
+  workCompletions,
   qcAssays,
   qcResults,
   submissions,
