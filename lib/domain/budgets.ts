@@ -117,7 +117,8 @@ export const MAX_QC_RESULTS_PER_ASSAY = 1_536;
  * A labware's state change (POST state_changes): the labware (a rack: the rack and each tube it changes),
  * each request it moves (a 96-well plate's first pass starts up to 96 outer requests), the state change
  * record, the state changes' count shard and the request item. The labware lists the change in its own
- * item, so the change has no index item: a 96-well plate's first pass is 99 items, a rack of 96 tubes 100.
+ * item, so the change has no index item: a 96-well plate's first pass is exactly the 100 items a
+ * transaction allows, as is a rack of 96 tubes.
  */
 export const stateChangeItems = (labware: number, requestsMoved: number): number =>
   transactionItems({ records: labware + requestsMoved + 1, indexItems: 0, countedFamilies: 1 });

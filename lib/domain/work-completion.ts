@@ -83,5 +83,9 @@ export function completeWork(input: WorkCompletionInput): WorkRequest[] {
       working.set(id, { ...request, targetAsset: request.targetAsset ?? receptacle.id, state: step.ok ? step.state : request.state });
     }
   }
-  return [...working.values()].filter((r) => r !== input.requests.get(r.id)).sort(byId);
+  const changed = (r: WorkRequest) => {
+    const before = input.requests.get(r.id)!;
+    return r.state !== before.state || r.asset !== before.asset || r.targetAsset !== before.targetAsset;
+  };
+  return [...working.values()].filter(changed).sort(byId);
 }
