@@ -214,10 +214,12 @@ export function changeState(input: StateChangeInput): Outcome<StateChangeResult>
   });
   if (problems.length > 0) return refuse(problems);
 
-  const hasTransfers = targets.some((t) => (t.receptacle.transfers ?? []).length > 0);
+  // A stock tube's or rack's failed and cancelled transfer requests stay as they are: with only those, nothing moves either.
+  const hasTransfers = targets.some((t) => movedBy(changer, targetState, t.receptacle.transfers ?? []).length > 0);
   const hasRequestsOut = targets.some((t) => (t.requestsAsSource ?? []).length > 0);
   if (changer === 'input_plate' ? !hasRequestsOut : !hasTransfers) {
-    const what = changer === 'input_plate' ? 'a request out of it' : 'a transfer request into it';
+    const left = changer === 'stock_tube' || changer === 'initial_stock_tube' || (changer === 'tube_rack' && targetState === 'passed');
+    const what = changer === 'input_plate' ? 'a request out of it' : `a transfer request into it${left ? ' that is not failed or cancelled' : ''}`;
     return refuse([{ code: 'nothing_to_change', input: ['target_state'], detail: `no targeted receptacle of ${input.labware} has ${what}: the change would move nothing` }]);
   }
 

@@ -178,7 +178,9 @@ export const stateChanges = defineResource({
     }
 
     const slots = targetedSlots(target, contents);
-    const purpose = await ctx.loader.one(target.rels.purpose as Ref);
+    // Racks may have no purpose (contract §2): their changer is the rack's whatever it is.
+    const purposeRef = target.rels.purpose as Ref | null | undefined;
+    const purpose = purposeRef ? await ctx.loader.one(purposeRef) : undefined;
     const changer = stateChangerOf(target.type, purpose?.attrs);
     // A rack's targets are its tubes' receptacles; a plate's its wells; a tube's its one receptacle.
     const holders =

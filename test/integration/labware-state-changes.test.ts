@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, doc } from '../support/api.ts';
-import { createPlate, rel } from '../support/fixtures.ts';
-import { adminUuid } from '../support/lab.ts';
+import { createPlate, createTube, rel } from '../support/fixtures.ts';
+import { adminUuid, postTransfer, templateUuid } from '../support/lab.ts';
+import { requestState } from '../support/requests.ts';
 import { expectError } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused } from '../support/table.ts';
@@ -134,5 +135,74 @@ describe('input plates', () => {
     const { stock } = await workPlate(1);
     const error = expectError(await refusedChange(stock, { target_state: 'failed', reason: 'x', contents: ['B1'] }), 422, 'invalid_value');
     expect(error.detail).toContain('has a request out of it: the change would move nothing');
+  });
+});
+
+/** A tube of `purpose` filled from a stamped work plate (one well: one request, one transfer request into the tube). */
+async function workTube(purpose: string, requestState?: string) {
+  const { plate, submission } = await workPlate(1, 'Working Dilution', requestState);
+  const tube = await createTube(purpose);
+  const res = await postTransfer({ template: await templateUuid('Whole plate to tube'), source: plate.attributes.uuid, destination: tube.attributes.uuid, user: await adminUuid() });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const [request] = await requestsOfSubmission(submission);
+  return { tube, request: request.id as string };
+}
+
+const tubeState = async (id: string) => (await call('GET', `/api/v2/tubes/${id}`)).body.data.attributes.state;
+
+describe('tubes', () => {
+  it('stock tubes: passing moves the transfer request; failing fails the started request, marked when asked', async () => {
+    const { tube, request } = await workTube('Stock Tube', 'started');
+    await changeState(tube, 'passed');
+    expect(await tubeState(tube.id)).toBe('passed');
+    expect(await requestState(request)).toBe('started');
+    await changeState(tube, 'failed', { reason: 'broken', customer_accepts_responsibility: true });
+    expect(await tubeState(tube.id)).toBe('failed');
+    const failed = (await call('GET', `/api/v2/requests/${request}`)).body.data.attributes;
+    expect(failed).toMatchObject({ state: 'failed', options: { customer_accepts_responsibility: true } });
+    // A failed stock tube's transfer requests are left by a later change: nothing moves, so nothing to change.
+    const again = expectError(await refusedChange(tube, { target_state: 'passed' }), 422, 'invalid_value');
+    expect(again.detail).toBe(`target_state - no targeted receptacle of tubes ${tube.id} has a transfer request into it that is not failed or cancelled: the change would move nothing`);
+  });
+
+  it('initial stock tubes: any target but failed, cancelled and pending starts the pending outer requests', async () => {
+    const { tube, request } = await workTube('Library Tube');
+    await changeState(tube, 'started');
+    expect(await requestState(request)).toBe('started');
+    expect(await tubeState(tube.id)).toBe('started');
+  });
+
+  it('MX tubes: passing moves the transfer request and starts the request its material is bound for', async () => {
+    const { tube, request } = await workTube('MX Tube');
+    await changeState(tube, 'passed');
+    expect(await tubeState(tube.id)).toBe('passed');
+    expect(await requestState(request)).toBe('started');
+  });
+
+  it('a tube has no positions: contents naming one is refused', async () => {
+    const { tube } = await workTube('Stock Tube');
+    const error = expectError(await refusedChange(tube, { target_state: 'passed', contents: ['A1'] }), 422, 'invalid_value', '/data/attributes/contents/0');
+    expect(error.detail).toBe(`contents - "A1" is not a position (a tube has none) of tubes ${tube.id}`);
+  });
+});
+
+describe('tube racks', () => {
+  it('moves the transfer requests of the racked tubes at the coordinates named, or of all; other coordinates are refused', async () => {
+    const [a, b] = [await workTube('Stock Tube'), await workTube('Stock Tube')];
+    const rack = (
+      await call('POST', '/api/v2/tube_racks', {
+        body: doc('tube_racks', { size: 96, tube_locations: { A1: { uuid: a.tube.attributes.uuid }, B1: { uuid: b.tube.attributes.uuid } } }),
+      })
+    ).body.data;
+    const change = await changeState(rack, 'started', { contents: ['a1'] });
+    expect(change.attributes.previous_state).toBe('pending');
+    expect([await tubeState(a.tube.id), await tubeState(b.tube.id)]).toEqual(['started', 'pending']);
+    await changeState(rack, 'passed');
+    expect([await tubeState(a.tube.id), await tubeState(b.tube.id)]).toEqual(['passed', 'passed']);
+    const events = await outboxEvents();
+    expect(events.filter((e) => e.type === 'tubes.state_changed' && e.resource.id === a.tube.id)).toHaveLength(2);
+    expect(events.filter((e) => e.type === 'tube_racks.state_changed' && e.resource.id === rack.id)).toHaveLength(2);
+    expectError(await refusedChange(rack, { target_state: 'failed', reason: 'x', contents: ['C1'] }), 422, 'invalid_value', '/data/attributes/contents/0');
+    expectError(await refusedChange(rack, { target_state: 'started' }), 422, 'invalid_transition');
   });
 });
