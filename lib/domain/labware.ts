@@ -43,8 +43,6 @@ export type AliquotContent = Omit<Aliquot, 'n'>;
 export const RECEPTACLE_STATES = TRANSFER_REQUEST_STATES;
 export type ReceptacleState = TransferRequestState;
 
-export const isReceptacleState = (value: string): value is ReceptacleState => (RECEPTACLE_STATES as readonly string[]).includes(value);
-
 /**
  * A transfer request (contract §6): material moved from a source receptacle into the receptacle that holds
  * it, and how far the work on that material got. It lives in its target's aggregate, so a plate's state
