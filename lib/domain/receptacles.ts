@@ -1,13 +1,5 @@
 import { MAX_ALIQUOTS_PER_RECEPTACLE } from '#lib/domain/budgets.ts';
-import {
-  receptacleAt,
-  withReceptacle,
-  type Aliquot,
-  type AliquotContent,
-  type Contents,
-  type Receptacle,
-  type TransferRequest,
-} from '#lib/domain/labware.ts';
+import { receptacleAt, withReceptacle, type Aliquot, type AliquotContent, type Contents, type Receptacle, type TransferRequest } from '#lib/domain/labware.ts';
 import { ok, outcome, quoted, refuse, type Outcome, type Problem } from '#lib/domain/problems.ts';
 
 /**

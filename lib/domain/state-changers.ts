@@ -116,9 +116,7 @@ function movedBy(changer: StateChanger, target: string, transfers: readonly Tran
 }
 
 /** The outer requests a receptacle's aliquots carry (the work its material is bound for), each once. */
-export const outerRequestsOf = (receptacle: Receptacle): number[] => [
-  ...new Set(receptacle.aliquots.flatMap((a) => (a.request ? [a.request] : []))),
-];
+export const outerRequestsOf = (receptacle: Receptacle): number[] => [...new Set(receptacle.aliquots.flatMap((a) => (a.request ? [a.request] : [])))];
 
 /**
  * The outer requests a starting transfer request starts (reference §7.1, the reference's `on_started`):
@@ -192,7 +190,9 @@ class RequestMoves {
 export function changeState(input: StateChangeInput): Outcome<StateChangeResult> {
   const { changer, targets, targetState, requests } = input;
   if (!isState(transferRequestMachine, targetState)) {
-    return refuse([{ code: 'unknown_state', input: ['target_state'], detail: `there is no state ${targetState}; use one of ${TRANSFER_REQUEST_STATES.join(', ')}` }]);
+    return refuse([
+      { code: 'unknown_state', input: ['target_state'], detail: `there is no state ${targetState}; use one of ${TRANSFER_REQUEST_STATES.join(', ')}` },
+    ]);
   }
   const problems: Problem[] = [];
   const moves = new RequestMoves(requests, input.customerAcceptsResponsibility);
@@ -220,7 +220,9 @@ export function changeState(input: StateChangeInput): Outcome<StateChangeResult>
   if (changer === 'input_plate' ? !hasRequestsOut : !hasTransfers) {
     const left = changer === 'stock_tube' || changer === 'initial_stock_tube' || (changer === 'tube_rack' && targetState === 'passed');
     const what = changer === 'input_plate' ? 'a request out of it' : `a transfer request into it${left ? ' that is not failed or cancelled' : ''}`;
-    return refuse([{ code: 'nothing_to_change', input: ['target_state'], detail: `no targeted receptacle of ${input.labware} has ${what}: the change would move nothing` }]);
+    return refuse([
+      { code: 'nothing_to_change', input: ['target_state'], detail: `no targeted receptacle of ${input.labware} has ${what}: the change would move nothing` },
+    ]);
   }
 
   const outerTarget = outerRequestTarget(changer, targetState);
@@ -238,7 +240,11 @@ function moveOuterRequests(input: StateChangeInput, to: RequestState, moves: Req
     case 'standard_plate': {
       const associated = [...new Set(targets.flatMap((t) => outerRequestsOf(t.receptacle)))];
       if (associated.length === 0 && targets.some((t) => (t.receptacle.transfers ?? []).some((tr) => tr.submission !== undefined))) {
-        return { code: 'no_outer_request', input: ['target_state'], detail: `the targeted wells of ${input.labware} have work of a submission but no aliquot names its request` };
+        return {
+          code: 'no_outer_request',
+          input: ['target_state'],
+          detail: `the targeted wells of ${input.labware} have work of a submission but no aliquot names its request`,
+        };
       }
       // A request still alive in a well the change leaves alone stays (reference: request_in_other_wells).
       const alive = new Set(input.others.filter((r) => receptacleState(r) !== to).flatMap(outerRequestsOf));
@@ -255,7 +261,9 @@ function moveOuterRequests(input: StateChangeInput, to: RequestState, moves: Req
       for (const id of targets.flatMap((t) => outerRequestsOf(t.receptacle))) moves.moveMarked(id, to);
       return undefined;
     case 'initial_stock_tube': {
-      const outer = targets.flatMap((t) => movedBy(changer, input.targetState, t.receptacle.transfers ?? []).flatMap((tr) => startedBy(tr, t.receptacle, requests)));
+      const outer = targets.flatMap((t) =>
+        movedBy(changer, input.targetState, t.receptacle.transfers ?? []).flatMap((tr) => startedBy(tr, t.receptacle, requests)),
+      );
       for (const id of new Set(outer)) moves.moveMarked(id, to, to === 'started' ? ['pending'] : undefined);
       return undefined;
     }

@@ -52,7 +52,11 @@ const byId = (a: WorkRequest, b: WorkRequest) => a.id - b.id;
  * all of them (pooled work goes on together); else the one at the request's own place among its order's
  * requests of its type (in id order: one next request for each).
  */
-export function nextRequests(request: WorkRequest, all: readonly WorkRequest[], input: Pick<WorkCompletionInput, 'orderRequestTypes' | 'multiplexing'>): WorkRequest[] {
+export function nextRequests(
+  request: WorkRequest,
+  all: readonly WorkRequest[],
+  input: Pick<WorkCompletionInput, 'orderRequestTypes' | 'multiplexing'>,
+): WorkRequest[] {
   const next = nextRequestType(request, input.orderRequestTypes);
   if (request.submission === null || next === undefined) return [];
   const ofSubmission = all.filter((r) => r.submission === request.submission);

@@ -41,10 +41,7 @@ const problemsAt = (problems: readonly Problem[]) =>
 /** The receptacles a change targets, by slot: `contents` (well positions, rack coordinates), absent or empty for all. */
 function targetedSlots(labware: StoredRecord, contents: readonly string[] | null | undefined): number[] {
   const attrs = labwareAttrs(labware);
-  const all =
-    labware.type === 'tube_racks'
-      ? (attrs.racked ?? []).map((t) => rackSlot(t.coordinate))
-      : attrs.receptacles.map((_, i) => i + 1);
+  const all = labware.type === 'tube_racks' ? (attrs.racked ?? []).map((t) => rackSlot(t.coordinate)) : attrs.receptacles.map((_, i) => i + 1);
   if (!contents || contents.length === 0) return all;
   const layout = attrs.size ? layoutForSize(attrs.size) : undefined;
   const problems: JsonApiError[] = [];
@@ -54,7 +51,12 @@ function targetedSlots(labware: StoredRecord, contents: readonly string[] | null
     const slot = index === undefined ? undefined : labware.type === 'tube_racks' ? rackSlot(name.toUpperCase()) : index + 1;
     if (slot === undefined || !all.includes(slot)) {
       const holds = labware.type === 'tube_racks' ? 'a racked tube' : labware.type === 'plates' ? 'a well' : 'a position (a tube has none)';
-      problems.push(errors.invalidValue(pointer('data', 'attributes', 'contents', i), `contents - ${JSON.stringify(name)} is not ${holds} of ${labware.type} ${labware.id}`));
+      problems.push(
+        errors.invalidValue(
+          pointer('data', 'attributes', 'contents', i),
+          `contents - ${JSON.stringify(name)} is not ${holds} of ${labware.type} ${labware.id}`,
+        ),
+      );
     }
     return slot ?? 0;
   });
@@ -118,11 +120,7 @@ function stageRequestMoves(ctx: WriteContext, moves: readonly RequestMove[], rec
 
 /** A labware with the state change recorded in its list (and its contents changed, when given). */
 const recorded = (ctx: WriteContext, labware: StoredRecord, change: number, attrs: Partial<Labware> = {}) =>
-  ctx.uow.update(
-    labware,
-    { attrs: { ...attrs, stateChanges: [...(labwareAttrs(labware).stateChanges ?? []), change] } },
-    { event: 'state_changed' },
-  );
+  ctx.uow.update(labware, { attrs: { ...attrs, stateChanges: [...(labwareAttrs(labware).stateChanges ?? []), change] } }, { event: 'state_changed' });
 
 export const stateChanges = defineResource({
   type: 'state_changes',
@@ -185,7 +183,9 @@ export const stateChanges = defineResource({
     // A rack's targets are its tubes' receptacles; a plate's its wells; a tube's its one receptacle.
     const holders =
       target.type === 'tube_racks'
-        ? await ctx.loader.load((labwareAttrs(target).racked ?? []).filter((t) => slots.includes(rackSlot(t.coordinate))).map((t) => ({ type: 'tubes', id: t.tube })))
+        ? await ctx.loader.load(
+            (labwareAttrs(target).racked ?? []).filter((t) => slots.includes(rackSlot(t.coordinate))).map((t) => ({ type: 'tubes', id: t.tube })),
+          )
         : undefined;
     const tubes = holders ? [...holders.values()] : [];
     const requestsOut = changer === 'input_plate' ? await requestsOutOf(ctx, target) : undefined;
@@ -213,7 +213,7 @@ export const stateChanges = defineResource({
     }
     const previous = holders ? rackState(tubes.map((tube) => labwareState(labwareAttrs(tube)))) : labwareState(labwareAttrs(target));
     if (holders) {
-      tubes.forEach((tube, i) => ctx.uow.update(tube, { attrs: { receptacles: [receptacles[i]!] } }, { event: 'state_changed' }));
+      for (const [i, tube] of tubes.entries()) ctx.uow.update(tube, { attrs: { receptacles: [receptacles[i]!] } }, { event: 'state_changed' });
       recorded(ctx, target, id!);
     } else {
       const after = labwareAttrs(target).receptacles.map((r, i) => (slots.includes(i + 1) ? receptacles[slots.indexOf(i + 1)]! : r));

@@ -24,7 +24,10 @@ const SUBMISSIONS = '/data/relationships/submissions';
  * plate's wells, a tube's receptacle, a rack's tubes' receptacles (one batched read).
  */
 async function receptaclesOf(ctx: WriteContext, labware: StoredRecord): Promise<{ receptacles: CompletedReceptacle[]; refs: Map<number, Ref> }> {
-  const holders = labware.type === 'tube_racks' ? [...(await ctx.loader.load((labwareAttrs(labware).racked ?? []).map((t): Ref => ({ type: 'tubes', id: t.tube })))).values()] : [labware];
+  const holders =
+    labware.type === 'tube_racks'
+      ? [...(await ctx.loader.load((labwareAttrs(labware).racked ?? []).map((t): Ref => ({ type: 'tubes', id: t.tube })))).values()]
+      : [labware];
   const refs = new Map(holders.flatMap((holder) => receptacleRefs(holder).map((ref) => [ref.id, ref] as const)));
   const receptacles = holders.flatMap((holder) =>
     labwareAttrs(holder).receptacles.map((receptacle, i) => ({ id: slotId(holder.id, i + 1), outerRequests: outerRequestsOf(receptacle) })),
@@ -39,7 +42,9 @@ async function namedSubmissions(ctx: WriteContext, related: StoredRecord[] | und
   if (given.length === 0) throw errors.missingRequired(SUBMISSIONS, 'submissions');
   const found = await ctx.loader.byUuids(given, ['submissions']);
   const missing = given.flatMap((uuid, i) =>
-    found[i] ? [] : [errors.notFound(`submission_uuids - no submissions with uuid ${show(uuid)}`, { pointer: pointer('data', 'attributes', 'submission_uuids', i) })],
+    found[i]
+      ? []
+      : [errors.notFound(`submission_uuids - no submissions with uuid ${show(uuid)}`, { pointer: pointer('data', 'attributes', 'submission_uuids', i) })],
   );
   if (missing.length > 0) throw JsonApiError.all(missing);
   return found as StoredRecord[];
@@ -113,7 +118,10 @@ export const workCompletions = defineResource({
       const record = work.records.get(request.id)!;
       // A link the completion made names a receptacle of the target; one it kept stays as stored.
       const link = (name: string, id: number | null) => (id === linkId(record, name) ? (record.rels[name] ?? null) : refs.get(id!)!);
-      ctx.uow.update(record, { attrs: { state: request.state }, rels: { asset: link('asset', request.asset), target_asset: link('target_asset', request.targetAsset) } });
+      ctx.uow.update(record, {
+        attrs: { state: request.state },
+        rels: { asset: link('asset', request.asset), target_asset: link('target_asset', request.targetAsset) },
+      });
     }
     return ctx.uow.create('work_completions', {
       attrs: {},
@@ -121,4 +129,3 @@ export const workCompletions = defineResource({
     });
   },
 });
-

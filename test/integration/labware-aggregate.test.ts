@@ -35,7 +35,12 @@ describe('receptacle state', () => {
   it("a tube's receptacle renders its own state, and the tube the state of the transfer requests into it", async () => {
     const { plate } = await workPlate(1);
     const tube = await createTube('Stock Tube');
-    const moved = await postTransfer({ template: await templateUuid('Whole plate to tube'), source: plate.attributes.uuid, destination: tube.attributes.uuid, user: await adminUuid() });
+    const moved = await postTransfer({
+      template: await templateUuid('Whole plate to tube'),
+      source: plate.attributes.uuid,
+      destination: tube.attributes.uuid,
+      user: await adminUuid(),
+    });
     expect(moved.status, JSON.stringify(moved.body)).toBe(201);
     await changeState(tube, 'started');
     expect((await call('GET', `/api/v2/receptacles/${Number(tube.id) * 1000 + 1}`)).body.data.attributes.state).toBe('started');

@@ -17,11 +17,7 @@ import { adminId, changeState, plateView, requestsOfSubmission, workPlate } from
 beforeAll(freshStore);
 
 const refusedChange = async (target: any, attributes: Record<string, unknown>) =>
-  refused(
-    'POST',
-    '/api/v2/state_changes',
-    doc('state_changes', { target_uuid: target.attributes.uuid, user_uuid: await adminUuid(), ...attributes }),
-  );
+  refused('POST', '/api/v2/state_changes', doc('state_changes', { target_uuid: target.attributes.uuid, user_uuid: await adminUuid(), ...attributes }));
 
 describe('standard plates', () => {
   it('passing a stamped plate passes every well and starts the outer requests (the first pass); the change is recorded on the plate', async () => {
@@ -30,7 +26,12 @@ describe('standard plates', () => {
     expect(change.attributes).toMatchObject({ previous_state: 'pending', target_state: 'passed', contents: null, customer_accepts_responsibility: false });
     const view = await plateView(plate.id);
     expect(view.state).toBe('passed');
-    expect([...view.wells].filter(([, w]) => w.requests.length > 0).map(([p, w]) => `${p}:${w.state}`)).toEqual(['A1:passed', 'B1:passed', 'C1:passed', 'D1:passed']);
+    expect([...view.wells].filter(([, w]) => w.requests.length > 0).map(([p, w]) => `${p}:${w.state}`)).toEqual([
+      'A1:passed',
+      'B1:passed',
+      'C1:passed',
+      'D1:passed',
+    ]);
     expect([...view.wells.values()].filter((w) => w.requests.length === 0).every((w) => w.state === 'pending')).toBe(true);
     expect((await requestsOfSubmission(submission)).map((r) => r.attributes.state)).toEqual(['started', 'started', 'started', 'started']);
 
@@ -50,7 +51,13 @@ describe('standard plates', () => {
     const { plate } = await workPlate(3);
     await changeState(plate, 'passed');
     const change = await changeState(plate, 'failed', { contents: ['B1'], reason: 'Low yield', customer_accepts_responsibility: true });
-    expect(change.attributes).toMatchObject({ previous_state: 'passed', target_state: 'failed', contents: ['B1'], customer_accepts_responsibility: true, reason: 'Low yield' });
+    expect(change.attributes).toMatchObject({
+      previous_state: 'passed',
+      target_state: 'failed',
+      contents: ['B1'],
+      customer_accepts_responsibility: true,
+      reason: 'Low yield',
+    });
     const view = await plateView(plate.id);
     // 2 passed wells and 1 failed: the plate is passed (reference §7.2).
     expect(view.state).toBe('passed');
@@ -78,7 +85,9 @@ describe('standard plates', () => {
     await changeState(plate, 'passed');
     const res = await refusedChange(plate, { target_state: 'started' });
     const error = expectError(res, 422, 'invalid_transition', '/data/attributes/target_state');
-    expect(error.detail).toBe('target_state - well A1 is passed: a transfer request cannot move from passed to started; from passed it can move to failed, qc_complete, cancelled');
+    expect(error.detail).toBe(
+      'target_state - well A1 is passed: a transfer request cannot move from passed to started; from passed it can move to failed, qc_complete, cancelled',
+    );
     expect(res.body.errors).toHaveLength(2);
     expect(res.body.errors[1].detail).toContain('well B1 is passed');
   });
@@ -90,7 +99,12 @@ describe('standard plates', () => {
     const { plate } = await workPlate(1);
     const unknown = expectError(await refusedChange(plate, { target_state: 'done' }), 422, 'invalid_value', '/data/attributes/target_state');
     expect(unknown.detail).toContain('there is no state done');
-    const outside = expectError(await refusedChange(plate, { target_state: 'passed', contents: ['A1', 'Z99'] }), 422, 'invalid_value', '/data/attributes/contents/1');
+    const outside = expectError(
+      await refusedChange(plate, { target_state: 'passed', contents: ['A1', 'Z99'] }),
+      422,
+      'invalid_value',
+      '/data/attributes/contents/1',
+    );
     expect(outside.detail).toBe(`contents - "Z99" is not a well of plates ${plate.id}`);
     const onlyEmpty = expectError(await refusedChange(plate, { target_state: 'passed', contents: ['H12'] }), 422, 'invalid_value');
     expect(onlyEmpty.detail).toContain('would move nothing');
@@ -142,7 +156,12 @@ describe('input plates', () => {
 async function workTube(purpose: string, requestState?: string) {
   const { plate, submission } = await workPlate(1, 'Working Dilution', requestState);
   const tube = await createTube(purpose);
-  const res = await postTransfer({ template: await templateUuid('Whole plate to tube'), source: plate.attributes.uuid, destination: tube.attributes.uuid, user: await adminUuid() });
+  const res = await postTransfer({
+    template: await templateUuid('Whole plate to tube'),
+    source: plate.attributes.uuid,
+    destination: tube.attributes.uuid,
+    user: await adminUuid(),
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   const [request] = await requestsOfSubmission(submission);
   return { tube, request: request.id as string };
@@ -162,7 +181,9 @@ describe('tubes', () => {
     expect(failed).toMatchObject({ state: 'failed', options: { customer_accepts_responsibility: true } });
     // A failed stock tube's transfer requests are left by a later change: nothing moves, so nothing to change.
     const again = expectError(await refusedChange(tube, { target_state: 'passed' }), 422, 'invalid_value');
-    expect(again.detail).toBe(`target_state - no targeted receptacle of tubes ${tube.id} has a transfer request into it that is not failed or cancelled: the change would move nothing`);
+    expect(again.detail).toBe(
+      `target_state - no targeted receptacle of tubes ${tube.id} has a transfer request into it that is not failed or cancelled: the change would move nothing`,
+    );
   });
 
   it('initial stock tubes: any target but failed, cancelled and pending starts the pending outer requests', async () => {

@@ -29,7 +29,9 @@ afterAll(() => {
 });
 
 describe('50 clients at once', () => {
-  it('changing ONE plate to passed: each well moves once, each request starts once; the rest are changes that moved nothing', { timeout: BURST_BUDGET_MS + 60_000 }, async () => {
+  it('changing ONE plate to passed: each well moves once, each request starts once; the rest are changes that moved nothing', {
+    timeout: BURST_BUDGET_MS + 60_000,
+  }, async () => {
     const { plate, submission } = await workPlate(8);
     const results = await Promise.all(Array.from({ length: CLIENTS }, () => postStateChange(plate, 'passed')));
     expect(results.filter((r) => r.status !== 201 && r.status !== 409).map((r) => JSON.stringify(r.body))).toEqual([]);

@@ -97,7 +97,12 @@ describe('POST /state_changes', () => {
 
   it('a labware with no qcable moves by its state changer: with no transfer request into it, nothing to change (422)', async () => {
     const plate = await createPlate('Working Dilution');
-    const error = expectError(await refusedChange({ target_state: 'passed' }, { target: rel('plates', plate.id) }), 422, 'invalid_value', '/data/attributes/target_state');
+    const error = expectError(
+      await refusedChange({ target_state: 'passed' }, { target: rel('plates', plate.id) }),
+      422,
+      'invalid_value',
+      '/data/attributes/target_state',
+    );
     expect(error.detail).toBe(`target_state - no targeted receptacle of plates ${plate.id} has a transfer request into it: the change would move nothing`);
   });
 
@@ -190,7 +195,9 @@ describe('concurrent state changes of one qcable', () => {
 
   it('20 simultaneous changes whose targets chain (qc_in_progress, then failed): the successes form one chain of transitions', async () => {
     const { qcable, plate } = await createQcable('LOT-0003');
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => postStateChange(plate.id, i % 2 === 0 ? 'qc_in_progress' : 'failed', { reason: 'QC' })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => postStateChange(plate.id, i % 2 === 0 ? 'qc_in_progress' : 'failed', { reason: 'QC' })),
+    );
     for (const r of results) expect([201, 409, 422], JSON.stringify(r.body)).toContain(r.status);
     const winners = results.filter((r) => r.status === 201).map((r) => r.body.data.attributes);
     // Either failed straight from pending, or qc_in_progress and then failed from there: never two moves from one state.

@@ -65,7 +65,11 @@ describe('POST /work_completions', () => {
     await stamp(stock, plate);
     await changeState(plate, 'passed');
     const res = await call('POST', '/api/v2/work_completions', {
-      body: doc('work_completions', {}, { target: rel('plates', plate.id), submissions: { data: [{ type: 'submissions', id: submission }] }, user: rel('users', await adminId()) }),
+      body: doc(
+        'work_completions',
+        {},
+        { target: rel('plates', plate.id), submissions: { data: [{ type: 'submissions', id: submission }] }, user: rel('users', await adminId()) },
+      ),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const wells = await wellIds(plate.id);

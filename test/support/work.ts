@@ -35,7 +35,12 @@ export async function changeState(target: { attributes: { uuid: string } }, targ
 
 /** A stamp of a whole 96-well plate (or the columns a template names) into another plate. */
 export async function stamp(source: any, destination: any, template = 'Transfer columns 1-12'): Promise<void> {
-  const res = await postTransfer({ template: await templateUuid(template), source: source.attributes.uuid, destination: destination.attributes.uuid, user: await adminUuid() });
+  const res = await postTransfer({
+    template: await templateUuid(template),
+    source: source.attributes.uuid,
+    destination: destination.attributes.uuid,
+    user: await adminUuid(),
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
 }
 
@@ -51,10 +56,7 @@ export interface WorkPlate {
 export async function workPlate(count: number, purpose = 'Working Dilution', requestState?: string): Promise<WorkPlate> {
   const { plate: stock } = await filledPlate(count);
   const wells = (await call('GET', `/api/v2/plates/${stock.id}/wells?page[size]=100`)).body.data.slice(0, count);
-  const [submission] = await poolPlate(
-    stock.id,
-    [wells.map((w: any) => w.attributes.position.name)],
-  );
+  const [submission] = await poolPlate(stock.id, [wells.map((w: any) => w.attributes.position.name)]);
   if (requestState) for (const request of await requestsOfSubmission(submission!)) await patchState(request.id, requestState);
   const plate = await createPlate(purpose);
   await stamp(stock, plate);

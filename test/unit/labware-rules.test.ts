@@ -2,15 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_ALIQUOTS_PER_RECEPTACLE } from '#lib/domain/budgets.ts';
 import { layoutForSize } from '#lib/domain/geometry.ts';
-import {
-  emptyReceptacles,
-  labwareState,
-  type Aliquot,
-  type AliquotContent,
-  type Labware,
-  type Receptacle,
-  type ReceptacleState,
-} from '#lib/domain/labware.ts';
+import { emptyReceptacles, labwareState, type Aliquot, type AliquotContent, type Labware, type Receptacle, type ReceptacleState } from '#lib/domain/labware.ts';
 import { linkParents } from '#lib/domain/lineage.ts';
 import { placeTubes, planPlacements, rackSlot, rackState, resizeRack } from '#lib/domain/racks.ts';
 import { addAliquot, copyAliquots, poolOf, receiveTransfer } from '#lib/domain/receptacles.ts';

@@ -71,7 +71,10 @@ describe('standard plates (StateChanger::StandardPlate)', () => {
     const result = value(change('standard_plate', [well(1), well(2)], 'passed', { requests: requests({ 1: 'pending', 2: 'pending' }) }));
     expect(result.receptacles.map(receptacleState)).toEqual(['passed', 'passed']);
     expect(result.transferRequestsMoved).toBe(2);
-    expect(moves(change('standard_plate', [well(1), well(2)], 'passed', { requests: requests({ 1: 'pending', 2: 'pending' }) }))).toEqual(['1:started', '2:started']);
+    expect(moves(change('standard_plate', [well(1), well(2)], 'passed', { requests: requests({ 1: 'pending', 2: 'pending' }) }))).toEqual([
+      '1:started',
+      '2:started',
+    ]);
   });
 
   it.each(['started', 'processed_1'])('moving pending wells to %s starts the requests too (the reference spec’s initial plate)', (target) => {
@@ -81,7 +84,12 @@ describe('standard plates (StateChanger::StandardPlate)', () => {
   it('passing started wells moves no request; failing them fails the started requests, marked when the customer accepts', () => {
     expect(moves(change('standard_plate', [well(1, 'started')], 'passed', { requests: requests({ 1: 'started' }) }))).toEqual([]);
     expect(
-      moves(change('standard_plate', [well(1, 'passed'), well(2, 'passed')], 'failed', { requests: requests({ 1: 'started', 2: 'passed' }), customerAcceptsResponsibility: true })),
+      moves(
+        change('standard_plate', [well(1, 'passed'), well(2, 'passed')], 'failed', {
+          requests: requests({ 1: 'started', 2: 'passed' }),
+          customerAcceptsResponsibility: true,
+        }),
+      ),
     ).toEqual(['1:failed!', '2:failed!']);
   });
 
@@ -109,7 +117,11 @@ describe('standard plates (StateChanger::StandardPlate)', () => {
           input: ['target_state'],
           detail: 'well A1 is passed: a transfer request cannot move from passed to started; from passed it can move to failed, qc_complete, cancelled',
         },
-        { code: 'not_allowed', input: ['target_state'], detail: 'well B1 is failed: a transfer request cannot move from failed to started; from failed it can move to passed' },
+        {
+          code: 'not_allowed',
+          input: ['target_state'],
+          detail: 'well B1 is failed: a transfer request cannot move from failed to started; from failed it can move to passed',
+        },
       ],
     });
   });
@@ -155,9 +167,13 @@ const tube = (requestIds: number[], states: TransferRequest['state'][]) => ({
 
 describe('tubes (StateChanger::StockTube, InitialStockTube, MxTube)', () => {
   it('stock tubes move the transfer requests not failed or cancelled; failing fails their requests', () => {
-    const result = value(changeState({ ...base('stock_tube', 'passed'), targets: [tube([1, 2], ['pending', 'failed'])], requests: requests({ 1: 'started', 2: 'started' }) }));
+    const result = value(
+      changeState({ ...base('stock_tube', 'passed'), targets: [tube([1, 2], ['pending', 'failed'])], requests: requests({ 1: 'started', 2: 'started' }) }),
+    );
     expect(result.receptacles[0]!.transfers!.map((t) => t.state)).toEqual(['passed', 'failed']);
-    expect(moves(changeState({ ...base('stock_tube', 'failed'), targets: [tube([1], ['passed'])], requests: requests({ 1: 'started' }) }))).toEqual(['1:failed']);
+    expect(moves(changeState({ ...base('stock_tube', 'failed'), targets: [tube([1], ['passed'])], requests: requests({ 1: 'started' }) }))).toEqual([
+      '1:failed',
+    ]);
   });
 
   it('initial stock tubes start their pending outer requests on any target but failed (fail), cancelled and pending (left)', () => {
@@ -172,9 +188,13 @@ describe('tubes (StateChanger::StockTube, InitialStockTube, MxTube)', () => {
   it('MX tubes passing or failing pass or fail the open requests whose target is the tube', () => {
     const into = requests({ 1: 'started' }, 2001);
     expect(moves(changeState({ ...base('mx_tube', 'passed'), targets: [tube([1], ['pending'])], requests: into }))).toEqual(['1:passed']);
-    expect(moves(changeState({ ...base('mx_tube', 'failed'), targets: [tube([1], ['pending'])], requests: into, customerAcceptsResponsibility: true }))).toEqual(['1:failed!']);
+    expect(
+      moves(changeState({ ...base('mx_tube', 'failed'), targets: [tube([1], ['pending'])], requests: into, customerAcceptsResponsibility: true })),
+    ).toEqual(['1:failed!']);
     // A request whose work ends elsewhere (a well) is not the tube's: starting it is the only move (its transfer request left pending).
-    expect(moves(changeState({ ...base('mx_tube', 'passed'), targets: [tube([1], ['pending'])], requests: requests({ 1: 'pending' }, 999) }))).toEqual(['1:started']);
+    expect(moves(changeState({ ...base('mx_tube', 'passed'), targets: [tube([1], ['pending'])], requests: requests({ 1: 'pending' }, 999) }))).toEqual([
+      '1:started',
+    ]);
   });
 });
 
@@ -244,7 +264,14 @@ describe('work completion (WorkCompletion::PlateCompletion, LabwareCompletion)',
 
   it('passes started requests, leaves failed and pending ones, links each to its well once', () => {
     const list = [request(1, LIB, 'started', 11), request(2, LIB, 'failed', 12), request(3, LIB, 'pending', 13, { targetAsset: 99 })];
-    const changed = completeWork({ ...input(list), receptacles: [{ id: 101, outerRequests: [1] }, { id: 102, outerRequests: [2] }, { id: 103, outerRequests: [3] }] });
+    const changed = completeWork({
+      ...input(list),
+      receptacles: [
+        { id: 101, outerRequests: [1] },
+        { id: 102, outerRequests: [2] },
+        { id: 103, outerRequests: [3] },
+      ],
+    });
     expect(changed.map((r) => [r.id, r.state, r.targetAsset])).toEqual([
       [1, 'passed', 101],
       [2, 'failed', 102],
@@ -262,7 +289,13 @@ describe('work completion (WorkCompletion::PlateCompletion, LabwareCompletion)',
     expect(nextRequests(list[0]!, list, input(list, [LIB])).map((r) => r.id)).toEqual([3, 4]);
     expect(nextRequests({ ...list[0]!, targetAsset: 12 }, list, input(list)).map((r) => r.id)).toEqual([4]);
     expect(nextRequests(list[2]!, list, input(list))).toEqual([]);
-    const changed = completeWork({ ...input(list), receptacles: [{ id: 101, outerRequests: [1] }, { id: 102, outerRequests: [2] }] });
+    const changed = completeWork({
+      ...input(list),
+      receptacles: [
+        { id: 101, outerRequests: [1] },
+        { id: 102, outerRequests: [2] },
+      ],
+    });
     expect(changed.map((r) => [r.id, r.state, r.asset, r.targetAsset])).toEqual([
       [1, 'passed', 11, 101],
       [2, 'passed', 12, 102],
