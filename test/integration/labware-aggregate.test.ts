@@ -3,9 +3,8 @@ import type { Labware } from '#lib/domain/labware.ts';
 import { getRecords, type StoredRecord } from '#lib/store/records.ts';
 import { call } from '../support/api.ts';
 import { createPlate, createTube } from '../support/fixtures.ts';
-import { adminUuid, postTransfer, templateUuid } from '../support/lab.ts';
 import { freshStore } from '../support/store.ts';
-import { changeState, workPlate } from '../support/work.ts';
+import { changeState, workPlate, workTube } from '../support/work.ts';
 
 /**
  * The labware aggregate as stored (lib/domain/labware.ts): every receptacle a value of its own, stored
@@ -33,15 +32,7 @@ describe('receptacle state', () => {
   });
 
   it("a tube's receptacle renders its own state, and the tube the state of the transfer requests into it", async () => {
-    const { plate } = await workPlate(1);
-    const tube = await createTube('Stock Tube');
-    const moved = await postTransfer({
-      template: await templateUuid('Whole plate to tube'),
-      source: plate.attributes.uuid,
-      destination: tube.attributes.uuid,
-      user: await adminUuid(),
-    });
-    expect(moved.status, JSON.stringify(moved.body)).toBe(201);
+    const { tube } = await workTube('Stock Tube');
     await changeState(tube, 'started');
     expect((await call('GET', `/api/v2/receptacles/${Number(tube.id) * 1000 + 1}`)).body.data.attributes.state).toBe('started');
     expect((await call('GET', `/api/v2/tubes/${tube.id}`)).body.data.attributes.state).toBe('started');

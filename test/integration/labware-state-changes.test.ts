@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, doc } from '../support/api.ts';
-import { createPlate, createTube, rel } from '../support/fixtures.ts';
-import { adminUuid, postTransfer, templateUuid } from '../support/lab.ts';
+import { createPlate, rel } from '../support/fixtures.ts';
+import { adminUuid } from '../support/lab.ts';
 import { requestState } from '../support/requests.ts';
 import { expectError } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused } from '../support/table.ts';
-import { adminId, changeState, plateView, requestsOfSubmission, workPlate } from '../support/work.ts';
+import { adminId, changeState, plateView, requestsOfSubmission, workPlate, workTube } from '../support/work.ts';
 
 /**
  * State changes of labware without a qcable (contract §6, reference-behaviour.md §7.3), over HTTP as Limber
@@ -151,21 +151,6 @@ describe('input plates', () => {
     expect(error.detail).toContain('has a request out of it: the change would move nothing');
   });
 });
-
-/** A tube of `purpose` filled from a stamped work plate (one well: one request, one transfer request into the tube). */
-async function workTube(purpose: string, requestState?: string) {
-  const { plate, submission } = await workPlate(1, 'Working Dilution', requestState);
-  const tube = await createTube(purpose);
-  const res = await postTransfer({
-    template: await templateUuid('Whole plate to tube'),
-    source: plate.attributes.uuid,
-    destination: tube.attributes.uuid,
-    user: await adminUuid(),
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const [request] = await requestsOfSubmission(submission);
-  return { tube, request: request.id as string };
-}
 
 const tubeState = async (id: string) => (await call('GET', `/api/v2/tubes/${id}`)).body.data.attributes.state;
 

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { call, doc, idOf, type CallResult } from './api.ts';
-import { createPlate, rel } from './fixtures.ts';
+import { createPlate, createTube, rel } from './fixtures.ts';
 import { adminUuid, filledPlate, poolPlate, postTransfer, templateUuid } from './lab.ts';
 import { patchState } from './requests.ts';
 
@@ -61,6 +61,17 @@ export async function workPlate(count: number, purpose = 'Working Dilution', req
   const plate = await createPlate(purpose);
   await stamp(stock, plate);
   return { stock, plate, submission: submission! };
+}
+
+/** A tube of `purpose` filled from a stamped work plate (one well: one request, one transfer request into the tube). */
+export async function workTube(purpose: string, requestState?: string): Promise<{ tube: any; request: string }> {
+  const { plate, submission } = await workPlate(1, 'Working Dilution', requestState);
+  const tube = await createTube(purpose);
+  const template = await templateUuid('Whole plate to tube');
+  const res = await postTransfer({ template, source: plate.attributes.uuid, destination: tube.attributes.uuid, user: await adminUuid() });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const [request] = await requestsOfSubmission(submission);
+  return { tube, request: request.id };
 }
 
 /** The requests of a submission. */
