@@ -71,7 +71,6 @@ export const routes: readonly Route[] = [
   one('lots', READ),
   one('qcables', READ_WRITE),
   one('state_changes', READ_CREATE),
-  one('work_completions', READ_CREATE),
   one('qc_assays', READ_CREATE),
   one('qc_results', READ),
   one('submissions', READ_CREATE),
@@ -83,6 +82,7 @@ export const routes: readonly Route[] = [
   one('plate_conversions', READ_CREATE),
   one('tube_from_plate_creations', READ_CREATE),
   one('tag_layouts', READ_CREATE),
+  one('work_completions', READ_CREATE),
   { name: FALLBACK, types: [], methods: [], actions: [], pages: [] },
 ];
 

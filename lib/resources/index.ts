@@ -59,7 +59,6 @@ export const registry = new Registry([
   lots,
   qcables,
   stateChanges,
-  workCompletions,
   qcAssays,
   qcResults,
   submissions,
@@ -71,4 +70,5 @@ export const registry = new Registry([
   plateConversions,
   tubeFromPlateCreations,
   tagLayouts,
+  workCompletions,
 ]);
