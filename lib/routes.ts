@@ -84,6 +84,7 @@ export const routes: readonly Route[] = [
   one('plate_conversions', READ_CREATE),
   one('tube_from_plate_creations', READ_CREATE),
   one('tag_layouts', READ_CREATE),
+  one('work_completions', READ_CREATE),
   { name: FALLBACK, types: [], methods: [], actions: [], pages: [] },
 ];
 

@@ -126,5 +126,24 @@ export const MAX_LABWARE_PER_QC_ASSAY = TRANSACTION_ITEM_LIMIT - qcAssayItems(0)
  */
 export const MAX_QC_RESULTS_PER_ASSAY = 1_536;
 
+/**
+ * A labware's state change (POST state_changes): the labware (a rack: the rack and each tube it changes),
+ * each request it moves (a 96-well plate's first pass starts up to 96 outer requests), the state change
+ * record, the state changes' count shard and the request item. The labware lists the change in its own
+ * item, so the change has no index item: a 96-well plate's first pass is exactly the 100 items a
+ * transaction allows, as is a rack of 96 tubes.
+ */
+export const stateChangeItems = (labware: number, requestsMoved: number): number =>
+  transactionItems({ records: labware + requestsMoved + 1, indexItems: 0, countedFamilies: 1 });
+
+/**
+ * A work completion (POST work_completions): its record, each request it changes (passed, linked to its
+ * target receptacle), two index items for each request it gives another asset (the requests of a
+ * receptacle are indexed by it), the work completions' count shard and the request item. A 96-well plate's
+ * library requests are 99 items; a next request moved to each well is 3 more each, past the limit.
+ */
+export const workCompletionItems = (requestsChanged: number, assetsMoved: number): number =>
+  transactionItems({ records: 1 + requestsChanged, indexItems: 2 * assetsMoved, countedFamilies: 1 });
+
 /** Characters of a QC result's texts (key, value, units, cv, assay type and version): what the reference stores. */
 export const QC_TEXT_MAX = 255;

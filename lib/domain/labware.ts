@@ -43,8 +43,6 @@ export type AliquotContent = Omit<Aliquot, 'n'>;
 export const RECEPTACLE_STATES = TRANSFER_REQUEST_STATES;
 export type ReceptacleState = TransferRequestState;
 
-export const isReceptacleState = (value: string): value is ReceptacleState => (RECEPTACLE_STATES as readonly string[]).includes(value);
-
 /**
  * A transfer request (contract §6): material moved from a source receptacle into the receptacle that holds
  * it, and how far the work on that material got. It lives in its target's aggregate, so a plate's state
@@ -106,6 +104,8 @@ export interface Labware {
   qc_results?: QcResult[];
   /** QC results ever recorded in it (on it or its receptacles), so that a new one is numbered `qcResultCount + 1`. */
   qcResultCount?: number;
+  /** Ids of its state changes (records of their own), oldest first: its `state_changes` relationship, read with it; absent while none. */
+  stateChanges?: number[];
 }
 
 /** What the receptacle rules change: the receptacles and the count that numbers aliquots (so they also serve labware still being made). */

@@ -24,7 +24,9 @@ export interface Problem {
  * collections (lib/resources/transfer-request-collections.ts) add `not_a_receptacle` (a uuid of labware that
  * is not a tube, or of another type) and `given_twice` (the same source into the same target twice).
  * The tag layouts (lib/domain/tag-layout.ts) add `dual_not_supported`, `unknown_tag`, `empty_tag_group` and
- * `not_a_count`.
+ * `not_a_count`. The state changers (lib/domain/state-changers.ts) add `not_allowed` (a move the transfer
+ * request machine does not allow), `nothing_to_change` and `no_outer_request` (work of a submission whose
+ * aliquots name no request).
  */
 export type ProblemCode =
   | 'tag_clash'
@@ -57,7 +59,10 @@ export type ProblemCode =
   | 'dual_not_supported'
   | 'unknown_tag'
   | 'empty_tag_group'
-  | 'not_a_count';
+  | 'not_a_count'
+  | 'not_allowed'
+  | 'nothing_to_change'
+  | 'no_outer_request';
 
 /** A rule's answer: the new value, or every problem found (never some of each). */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };

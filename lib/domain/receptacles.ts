@@ -1,9 +1,7 @@
 import { MAX_ALIQUOTS_PER_RECEPTACLE } from '#lib/domain/budgets.ts';
 import {
-  isReceptacleState,
   receptacleAt,
   receptacleState,
-  RECEPTACLE_STATES,
   withReceptacle,
   type Aliquot,
   type AliquotContent,
@@ -147,15 +145,4 @@ export function receiveTransfer<L extends Contents>(source: TransferSource, labw
 export function poolOf(receptacle: Receptacle, openRequestSubmissions: readonly number[]): number | null {
   const carried = (receptacle.transfers ?? []).findLast((t) => t.submission !== undefined)?.submission;
   return openRequestSubmissions[0] ?? carried ?? null;
-}
-
-/** Sets one receptacle's state (not its labware's, nor its neighbours'): one of RECEPTACLE_STATES. */
-export function setReceptacleState<L extends Contents>(labware: L, at: ReceptacleAt, state: string): Outcome<L> {
-  const receptacle = receptacleAt(labware, at.slot);
-  if (!isReceptacleState(state)) {
-    return refuse([
-      { code: 'unknown_state', input: ['state'], detail: `${quoted(state)} is not a state of ${at.name}; use one of ${RECEPTACLE_STATES.join(', ')}` },
-    ]);
-  }
-  return ok(receptacle.state === state ? labware : withReceptacle(labware, at.slot, { ...receptacle, state }));
 }

@@ -199,9 +199,9 @@ export function recordEvents(
     if (!written.some((r) => r.family === record.family && r.id === record.id)) emit(record, mode === 'create' ? 'created' : 'updated');
   }
   for (const record of ctx.uow.created) emit(record, 'created');
-  for (const { before, after } of ctx.uow.updated) {
+  for (const { before, after, event } of ctx.uow.updated) {
     const stateChanged = 'state' in after.attrs && before.attrs.state !== after.attrs.state;
-    emit(after, stateChanged ? 'state_changed' : 'updated');
+    emit(after, event ?? (stateChanged ? 'state_changed' : 'updated'));
   }
 }
 

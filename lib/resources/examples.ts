@@ -175,7 +175,7 @@ export const examples: Record<string, TypeExamples> = {
       made(
         'The QC plate to pending',
         'state_changes',
-        { attributes: { target_state: 'pending', reason: 'example' }, relationships: { target: to('plates', QC_PLATE) } },
+        { attributes: { target_state: 'pending', reason: 'example' }, relationships: { target: to('plates', QC_PLATE), user: ADMIN } },
         '1',
         {
           target_state: 'pending',
@@ -217,6 +217,16 @@ export const examples: Record<string, TypeExamples> = {
       ),
     ],
     update: [changed('Started', 'requests', '1', { attributes: { state: 'started' } }, { state: 'started' })],
+  },
+  work_completions: {
+    create: [
+      made(
+        "Submission 1's work on the stock plate done",
+        'work_completions',
+        { relationships: { target: to('plates', STOCK_PLATE), submissions: { data: [{ type: 'submissions', id: '1' }] }, user: ADMIN } },
+        '1',
+      ),
+    ],
   },
   request_metadata: {
     create: [made('Options of the request', 'request_metadata', { attributes: { number_of_pools: 2 }, relationships: { request: to('requests', '1') } }, '1')],

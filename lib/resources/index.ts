@@ -30,6 +30,7 @@ import { transfers } from '#lib/resources/transfers.ts';
 import { sampleMetadata } from '#lib/resources/sample-metadata.ts';
 import { samples } from '#lib/resources/samples.ts';
 import { stateChanges } from '#lib/resources/state-changes.ts';
+import { workCompletions } from '#lib/resources/work-completions.ts';
 import { orders, submissions } from '#lib/resources/submissions.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
@@ -73,4 +74,5 @@ export const registry = new Registry([
   plateConversions,
   tubeFromPlateCreations,
   tagLayouts,
+  workCompletions,
 ]);

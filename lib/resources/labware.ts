@@ -103,6 +103,8 @@ export const labwareRelationships = (purposeType: string) => ({
   ...lineageRelationships,
   custom_metadatum_collection: toOne('custom_metadatum_collections', 'R'),
   poly_metadata: reverse('poly_metadata', 'metadatable'),
+  // Listed in the labware's aggregate as they are made (lib/resources/state-changes.ts): no read to resolve.
+  state_changes: computed('many', 'state_changes', (r) => (labwareAttrs(r).stateChanges ?? []).map((id) => ({ type: 'state_changes', id }))),
 });
 
 /** A barcode given on create: any text of these characters; in this service's own format (migrated labware) in any of its forms. */

@@ -74,8 +74,10 @@ const purpose = (type: string, extra: Record<string, AttributeDef>) =>
   );
 /** A size of a list of sizes (a 1536-well plate purpose does not load: lib/domain/budgets.ts). */
 const sizeOf = (sizes: readonly number[]) => attr('R', () => z.number().check(z.refine((n) => sizes.includes(n), `must be one of ${sizes.join(', ')}`)));
-export const platePurposes = purpose('plate_purposes', { size: sizeOf(PLATE_SIZES) });
-export const tubePurposes = purpose('tube_purposes', {});
+// `input_plate`: the plate a pipeline starts from (its state changes fail the requests out of it, lib/domain/state-changers.ts).
+export const platePurposes = purpose('plate_purposes', { size: sizeOf(PLATE_SIZES), input_plate: attr('R', () => z.boolean()) });
+// `purpose_type`: the reference's purpose class, which names the tubes' state changer (contract §6); none is a plain `Tube::Purpose`.
+export const tubePurposes = purpose('tube_purposes', { purpose_type: attr('R', text) });
 export const tubeRackPurposes = purpose('tube_rack_purposes', { size: sizeOf(RACK_SIZES) });
 
 export const requestTypes = referenceResource(

@@ -38,7 +38,14 @@ export const requests = defineResource({
     state: attr('RW', () => z.string()),
     priority: attr('WO', () => z.enum(REQUEST_PRIORITIES)),
     // The values of the request's metadata, copied onto the request when the metadata is linked (request_metadata.ts).
-    options: attr('R', () => z.object({ number_of_pools: z.optional(z.number().check(z.int())), cells_per_chip_well: z.optional(z.number().check(z.int())) })),
+    // customer_accepts_responsibility: set by a state change that fails the request when the customer asked to go on (lib/resources/state-changes.ts).
+    options: attr('R', () =>
+      z.object({
+        number_of_pools: z.optional(z.number().check(z.int())),
+        cells_per_chip_well: z.optional(z.number().check(z.int())),
+        customer_accepts_responsibility: z.optional(z.boolean()),
+      }),
+    ),
     // Request types carry no library type in this service, so it is null; clients ask for it in fields[requests].
     library_type: attr('R', () => z.string()),
     ...timestamps,
@@ -49,6 +56,8 @@ export const requests = defineResource({
     order: toOne('orders', 'R', { acceptOnCreate: true, alwaysLinked: true }),
     request_type: toOne('request_types', 'R', { acceptOnCreate: true, required: true }),
     asset: toOne('receptacles', 'WO', { required: true }),
+    // Where the work ended: set by a work completion (lib/resources/work-completions.ts) when not set before.
+    target_asset: toOne('receptacles', 'R'),
     request_metadata: toOne('request_metadata', 'R'),
     poly_metadata: reverse('poly_metadata', 'metadatable'),
   },
@@ -69,6 +78,7 @@ export const requests = defineResource({
         order: order ? refOf(order) : null,
         request_type: refOf(linked(input, 'request_type')!),
         asset: refOf(linked(input, 'asset')!),
+        target_asset: null,
         request_metadata: null,
       },
     });

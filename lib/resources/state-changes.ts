@@ -1,46 +1,225 @@
 import * as z from '#lib/zod.ts';
-import { QCABLE_STATES } from '#lib/domain/machines.ts';
+import { TRANSACTION_ITEM_LIMIT, stateChangeItems } from '#lib/domain/budgets.ts';
+import { layoutForSize, positionAt, positionIndex } from '#lib/domain/geometry.ts';
+import { slotId } from '#lib/domain/labware-ids.ts';
+import { labwareState, type Labware } from '#lib/domain/labware.ts';
+import type { RequestState } from '#lib/domain/machines.ts';
+import type { Problem } from '#lib/domain/problems.ts';
 import { qcableStateChange } from '#lib/domain/qcables.ts';
-import { refOf } from '#lib/jsonapi/context.ts';
-import { errors } from '#lib/jsonapi/errors.ts';
+import { rackSlot, rackState } from '#lib/domain/racks.ts';
+import { changeState, outerRequestsOf, stateChangerOf, type RequestFacts, type RequestMove, type TargetedReceptacle } from '#lib/domain/state-changers.ts';
+import { refKey, refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import { errors, JsonApiError, pointer } from '#lib/jsonapi/errors.ts';
+import { resolveReverse } from '#lib/jsonapi/reverse.ts';
 import { attr, defineResource, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
+import { labwareAttrs, receptacleRefs, receptacleType } from '#lib/resources/labware-views.ts';
+import { attributeAt, problemErrors } from '#lib/resources/problems.ts';
 import { qcableOfLabware } from '#lib/resources/qcables.ts';
+import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**
- * State changes (extension, contract §2): a request to move the qcable of a labware to a target state.
- * The qcable's update is conditional on the version read, so of two concurrent changes from one state
- * only one commits; the other is re-run from fresh reads and then refused by the machine (422).
+ * State changes (contract §2, §6; reference-behaviour.md §7.3): a request to move a labware to a target
+ * state. A labware with a qcable moves its qcable by the qcable machine; any other moves the transfer
+ * requests into its targeted receptacles, and the requests their material is bound for, by the state
+ * changer of its purpose (lib/domain/state-changers.ts). The labware, each request moved and the state
+ * change are written in one transaction, each conditional on the version read: of concurrent changes of
+ * one labware one commits, the others run again from fresh reads (and then find the move made).
+ *
+ * The state change is a record of its own; its labware lists it (`stateChanges` in the aggregate), so the
+ * `state_changes` relationship of labware costs no read and the change no index item (the budget:
+ * stateChangeItems in lib/domain/budgets.ts).
  */
+const TARGET_STATE = '/data/attributes/target_state';
+const FAILURE_STATES: readonly string[] = ['failed', 'cancelled'];
+
+/** A state changer's problems: each at the target state, a move the machine does not allow an `invalid_transition`. */
+const problemsAt = (problems: readonly Problem[]) =>
+  problems.map((problem) =>
+    problem.code === 'not_allowed' ? errors.invalidTransition(TARGET_STATE, `target_state - ${problem.detail}`) : problemErrors([problem], attributeAt)[0]!,
+  );
+
+/** The receptacles a change targets, by slot: `contents` (well positions, rack coordinates), absent or empty for all. */
+function targetedSlots(labware: StoredRecord, contents: readonly string[] | null | undefined): number[] {
+  const attrs = labwareAttrs(labware);
+  const all = labware.type === 'tube_racks' ? (attrs.racked ?? []).map((t) => rackSlot(t.coordinate)) : attrs.receptacles.map((_, i) => i + 1);
+  if (!contents || contents.length === 0) return all;
+  const layout = attrs.size ? layoutForSize(attrs.size) : undefined;
+  const problems: JsonApiError[] = [];
+  const slots = contents.map((name, i) => {
+    const index = layout ? positionIndex(layout, name) : undefined;
+    // A rack numbers its coordinates on the 96-position grid, whatever its size (lib/domain/racks.ts).
+    const slot = index === undefined ? undefined : labware.type === 'tube_racks' ? rackSlot(name.toUpperCase()) : index + 1;
+    if (slot === undefined || !all.includes(slot)) {
+      const holds = labware.type === 'tube_racks' ? 'a racked tube' : labware.type === 'plates' ? 'a well' : 'a position (a tube has none)';
+      problems.push(
+        errors.invalidValue(
+          pointer('data', 'attributes', 'contents', i),
+          `contents - ${JSON.stringify(name)} is not ${holds} of ${labware.type} ${labware.id}`,
+        ),
+      );
+    }
+    return slot ?? 0;
+  });
+  if (problems.length > 0) throw JsonApiError.all(problems);
+  return [...new Set(slots)].sort((a, b) => a - b);
+}
+
+/** A receptacle of a plate or tube as the changer sees it, named as the lab names it. */
+const targetOf = (labware: StoredRecord, slot: number, requestsAsSource?: readonly number[]): TargetedReceptacle => {
+  const attrs = labwareAttrs(labware);
+  const layout = attrs.size ? layoutForSize(attrs.size) : undefined;
+  return {
+    id: slotId(labware.id, slot),
+    name: layout ? `well ${positionAt(layout, slot - 1)}` : `tube ${attrs.barcode.human_barcode}`,
+    receptacle: attrs.receptacles[slot - 1]!,
+    ...(requestsAsSource ? { requestsAsSource } : {}),
+  };
+};
+
+/** The requests out of each receptacle of a labware (`requests_as_source`): one Query for the whole labware. */
+async function requestsOutOf(ctx: WriteContext, labware: StoredRecord): Promise<number[][]> {
+  const slots = receptacleRefs(labware);
+  const reverse = ctx.registry.require(receptacleType(labware.type)).relationships.requests_as_source!.reverse!;
+  const found = await resolveReverse(ctx, 'requests_as_source', reverse, slots);
+  return slots.map((slot) => refsOf(found.get(slot)).map((r) => r.id));
+}
+
+/** What a changer knows of each request the targets name (one batched read). */
+async function requestFacts(ctx: WriteContext, targets: readonly TargetedReceptacle[]): Promise<Map<number, { record: StoredRecord; facts: RequestFacts }>> {
+  const ids = new Set(
+    targets.flatMap((t) => [
+      ...outerRequestsOf(t.receptacle),
+      ...(t.receptacle.transfers ?? []).flatMap((tr) => (tr.outerRequest ? [tr.outerRequest] : [])),
+      ...(t.requestsAsSource ?? []),
+    ]),
+  );
+  const loaded = await ctx.loader.load([...ids].map((id): Ref => ({ type: 'requests', id })));
+  const found = new Map<number, { record: StoredRecord; facts: RequestFacts }>();
+  for (const id of ids) {
+    const record = loaded.get(refKey({ type: 'requests', id }));
+    if (!record) continue;
+    const link = (name: string) => (record.rels[name] as Ref | null | undefined)?.id ?? null;
+    found.set(id, { record, facts: { id, state: record.attrs.state as RequestState, submission: link('submission'), targetAsset: link('target_asset') } });
+  }
+  return found;
+}
+
+/** Stages the moves of requests: their state, and the customer's responsibility in their `options` (as the reference's request metadata records it). */
+function stageRequestMoves(ctx: WriteContext, moves: readonly RequestMove[], records: ReadonlyMap<number, { record: StoredRecord }>): void {
+  for (const move of moves) {
+    const record = records.get(move.id)!.record;
+    const options = record.attrs.options as Record<string, unknown> | undefined;
+    ctx.uow.update(record, {
+      attrs: {
+        state: move.to,
+        ...(move.customerAcceptsResponsibility ? { options: { ...options, customer_accepts_responsibility: true } } : {}),
+      },
+    });
+  }
+}
+
+/** A labware with the state change recorded in its list (and its contents changed, when given). */
+const recorded = (ctx: WriteContext, labware: StoredRecord, change: number, attrs: Partial<Labware> = {}) =>
+  ctx.uow.update(labware, { attrs: { ...attrs, stateChanges: [...(labwareAttrs(labware).stateChanges ?? []), change] } }, { event: 'state_changed' });
+
 export const stateChanges = defineResource({
   type: 'state_changes',
   methods: ['list', 'read', 'create'],
   attributes: {
     ...uuidAttribute,
-    previous_state: attr('R', () => z.enum(QCABLE_STATES)),
+    previous_state: attr('R', () => z.string()),
     target_state: attr('WO', () => z.string().check(z.minLength(1)), { required: true }),
     reason: attr('WO', () => z.string()),
+    contents: attr('WO', () => z.array(z.string())),
+    customer_accepts_responsibility: attr('WO', () => z.boolean()),
     target_uuid: uuidOfAttribute('target'),
     user_uuid: uuidOfAttribute('user'),
     ...timestamps,
   },
   relationships: {
     target: toOne('labware', 'WO', { required: true }),
-    user: toOne('users', 'WO'),
+    user: toOne('users', 'WO', { required: true }),
     qcable: toOne('qcables', 'R'),
   },
   filters: { uuid: uuidFilter },
 
+  // The reference requires a reason for a failure (StateChange: `validates :reason, if: :targetted_for_failure?`).
+  validate: (_ctx, input) =>
+    FAILURE_STATES.includes(input.attributes.target_state ?? '') && !input.attributes.reason?.trim()
+      ? [errors.missingRequired('/data/attributes/reason', 'reason')]
+      : [],
+
   create: async (ctx, input) => {
     const target = input.relationships.target!;
-    const user = input.relationships.user;
+    const { target_state: targetState, reason, contents, customer_accepts_responsibility } = input.attributes;
+    const [id] = await ctx.uow.allocateIds('state_changes', 1);
+    const record = (previous: string, qcable: StoredRecord | null) =>
+      ctx.uow.create('state_changes', {
+        id: id!,
+        attrs: {
+          previous_state: previous,
+          target_state: targetState!,
+          reason: reason ?? null,
+          contents: contents ?? null,
+          customer_accepts_responsibility: customer_accepts_responsibility ?? false,
+        },
+        rels: { target: refOf(target), user: refOf(input.relationships.user!), qcable: qcable ? refOf(qcable) : null },
+      });
+
     const qcable = await qcableOfLabware(ctx, target);
-    if (!qcable) throw errors.invalidValue('/data/relationships/target', `target - ${target.type} ${target.id} has no qcable whose state could change`);
-    const step = qcableStateChange(qcable.attrs.state, input.attributes.target_state!);
-    if (!step.ok) throw errors.invalidTransition('/data/attributes/target_state', `target_state - ${step.detail}`);
-    ctx.uow.update(qcable, { attrs: { state: step.state } });
-    return ctx.uow.create('state_changes', {
-      attrs: { previous_state: qcable.attrs.state, target_state: step.state, reason: input.attributes.reason ?? null },
-      rels: { target: refOf(target), user: user ? refOf(user) : null, qcable: refOf(qcable) },
+    if (qcable) {
+      const step = qcableStateChange(qcable.attrs.state, targetState!);
+      if (!step.ok) throw errors.invalidTransition(TARGET_STATE, `target_state - ${step.detail}`);
+      ctx.uow.update(qcable, { attrs: { state: step.state } });
+      recorded(ctx, target, id!);
+      return record(String(qcable.attrs.state), qcable);
+    }
+
+    const slots = targetedSlots(target, contents);
+    // Racks may have no purpose (contract §2): their changer is the rack's whatever it is.
+    const purposeRef = target.rels.purpose as Ref | null | undefined;
+    const purpose = purposeRef ? await ctx.loader.one(purposeRef) : undefined;
+    const changer = stateChangerOf(target.type, purpose?.attrs);
+    // A rack's targets are its tubes' receptacles; a plate's its wells; a tube's its one receptacle.
+    const holders =
+      target.type === 'tube_racks'
+        ? await ctx.loader.load(
+            (labwareAttrs(target).racked ?? []).filter((t) => slots.includes(rackSlot(t.coordinate))).map((t) => ({ type: 'tubes', id: t.tube })),
+          )
+        : undefined;
+    const tubes = holders ? [...holders.values()] : [];
+    const requestsOut = changer === 'input_plate' ? await requestsOutOf(ctx, target) : undefined;
+    const targets = holders ? tubes.map((tube) => targetOf(tube, 1)) : slots.map((slot) => targetOf(target, slot, requestsOut?.[slot - 1]));
+    const others = holders ? [] : labwareAttrs(target).receptacles.filter((_, i) => !slots.includes(i + 1));
+    const requests = await requestFacts(ctx, targets);
+    const changed = changeState({
+      changer,
+      labware: `${target.type} ${target.id}`,
+      targets,
+      others,
+      targetState: targetState!,
+      customerAcceptsResponsibility: customer_accepts_responsibility ?? false,
+      requests: new Map([...requests].map(([rid, r]) => [rid, r.facts])),
     });
+    if (!changed.ok) throw JsonApiError.all(problemsAt(changed.problems));
+    const { receptacles, requestMoves } = changed.value;
+
+    const items = stateChangeItems(1 + tubes.length, requestMoves.length);
+    if (items > TRANSACTION_ITEM_LIMIT) {
+      throw errors.tooLarge(
+        TARGET_STATE,
+        `target_state - this change would write ${items} items (${requestMoves.length} requests moved, ${1 + tubes.length} labware); one state change may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`,
+      );
+    }
+    const previous = holders ? rackState(tubes.map((tube) => labwareState(labwareAttrs(tube)))) : labwareState(labwareAttrs(target));
+    if (holders) {
+      for (const [i, tube] of tubes.entries()) ctx.uow.update(tube, { attrs: { receptacles: [receptacles[i]!] } }, { event: 'state_changed' });
+      recorded(ctx, target, id!);
+    } else {
+      const after = labwareAttrs(target).receptacles.map((r, i) => (slots.includes(i + 1) ? receptacles[slots.indexOf(i + 1)]! : r));
+      recorded(ctx, target, id!, { receptacles: after });
+    }
+    stageRequestMoves(ctx, requestMoves, requests);
+    return record(previous, null);
   },
 });

@@ -40,7 +40,7 @@ export class UnitOfWork {
   /** Creation time of each reserved id, by record key. */
   private readonly reserved = new Map<string, string>();
   private readonly createdByKey = new Map<string, StoredRecord>();
-  private readonly updatedByKey = new Map<string, { before: StoredRecord; after: StoredRecord }>();
+  private readonly updatedByKey = new Map<string, { before: StoredRecord; after: StoredRecord; event?: string }>();
   private readonly deletedByKey = new Map<string, StoredRecord>();
   private readonly events: EventEnvelope[] = [];
   private idempotency: { key: string; requestHash: string; response: StoredResponse } | undefined;
@@ -53,7 +53,7 @@ export class UnitOfWork {
   get created(): StoredRecord[] {
     return [...this.createdByKey.values()];
   }
-  get updated(): { before: StoredRecord; after: StoredRecord }[] {
+  get updated(): { before: StoredRecord; after: StoredRecord; event?: string }[] {
     return [...this.updatedByKey.values()];
   }
 
@@ -91,8 +91,16 @@ export class UnitOfWork {
     return record;
   }
 
-  /** Stages a change of a record read earlier; returns the new state. A change that changes nothing is no write. */
-  update(current: StoredRecord, change: { attrs?: Record<string, unknown>; rels?: Record<string, RelValue>; type?: string }): StoredRecord {
+  /**
+   * Stages a change of a record read earlier; returns the new state. A change that changes nothing is no
+   * write. `event` names the change's event when its stored attributes do not say it (a labware's state
+   * change is `state_changed`, though its state is derived: lib/jsonapi/write.ts recordEvents).
+   */
+  update(
+    current: StoredRecord,
+    change: { attrs?: Record<string, unknown>; rels?: Record<string, RelValue>; type?: string },
+    options: { event?: string } = {},
+  ): StoredRecord {
     const key = recordKey(current.family, current.id);
     const attrs = { ...current.attrs, ...change.attrs };
     const rels = { ...current.rels, ...change.rels };
@@ -106,10 +114,12 @@ export class UnitOfWork {
       Object.assign(fresh, { attrs, rels, type });
       return fresh;
     }
-    const before = this.updatedByKey.get(key)?.before ?? current;
+    const staged = this.updatedByKey.get(key);
+    const before = staged?.before ?? current;
     const { family, id, uuid, createdAt, version } = before;
     const after: StoredRecord = { family, id, type, uuid, createdAt, updatedAt: this.now, version: version + 1, attrs, rels };
-    this.updatedByKey.set(key, { before, after });
+    const event = options.event ?? staged?.event;
+    this.updatedByKey.set(key, { before, after, ...(event ? { event } : {}) });
     return after;
   }
 

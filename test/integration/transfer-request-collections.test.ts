@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '#lib/config.ts';
 import { MAX_TRANSFER_REQUESTS_PER_COLLECTION, TRANSACTION_ITEM_LIMIT, transferRequestCollectionItems } from '#lib/domain/budgets.ts';
-import type { Labware } from '#lib/domain/labware.ts';
 import { call, doc } from '../support/api.ts';
 import { createPlate, createTube, inBatches } from '../support/fixtures.ts';
 import { adminUuid, contentsOf, filledPlate, poolPlate, postTransfer, templateUuid } from '../support/lab.ts';
-import { changeLabware } from '../support/plate-map.ts';
 import { expectError } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused } from '../support/table.ts';
@@ -155,16 +153,14 @@ describe('a stamp into a new plate, as Limber sends it', () => {
 });
 
 describe('a failed well moves nothing (reference §7.1)', () => {
-  /**
-   * FIXTURE, not a real state change: the state-change route that fails a well belongs to another part of
-   * issue 20 and is not merged here, so the failed transfer request into the middle plate's A1 is written
-   * straight into the plate's stored aggregate (test/support/plate-map.ts `changeLabware`).
-   */
-  const failA1 = (plateId: string) =>
-    changeLabware(plateId, (labware: Labware) => ({
-      ...labware,
-      receptacles: labware.receptacles.map((r, i) => (i === 0 ? { ...r, transfers: r.transfers!.map((t) => ({ ...t, state: 'failed' as const })) } : r)),
-    }));
+  /** Fails the middle plate's A1 as Limber's "fail wells" does: a state change of that well. */
+  const failA1 = async (plateId: string) => {
+    const plate = (await call('GET', `/api/v2/plates/${plateId}`)).body.data;
+    const res = await call('POST', '/api/v2/state_changes', {
+      body: doc('state_changes', { target_uuid: plate.attributes.uuid, target_state: 'failed', contents: ['A1'], reason: 'Individual Well Failure', user_uuid: user }),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+  };
 
   it('a later stamp (transfer or collection) moves nothing out of the failed well; its neighbours move', async () => {
     const { plate: stock, samples } = await filledPlate(2);

@@ -1,44 +1,14 @@
 import { expect } from 'vitest';
-import { layoutForSize, positionIndex } from '#lib/domain/geometry.ts';
-import type { Labware } from '#lib/domain/labware.ts';
-import { setReceptacleState } from '#lib/domain/receptacles.ts';
-import { registry } from '#lib/resources/index.ts';
-import { getRecords } from '#lib/store/records.ts';
-import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { call, doc } from './api.ts';
 import { createPlate } from './fixtures.ts';
 import { adminUuid, filledPlate, postTransfer, templateUuid, uuidOf } from './lab.ts';
+import { changeState } from './work.ts';
 
 /**
  * Labware as a plate map shows it (test/integration/labware-page.test.ts, plate-map.test.ts and the README's
  * screenshot, `npm run docs:plate-map`): a dual-tagged plate between its parent and child, with wells in a
  * few states and QC results.
  */
-
-const accepted = <T>(result: { ok: true; value: T } | { ok: false }): T => {
-  if (!result.ok) throw new Error('refused');
-  return result.value;
-};
-
-/** Changes a labware's aggregate as a future write would (no endpoint sets receptacle states yet): one update of its item. */
-export async function changeLabware(id: string, rule: (labware: Labware) => Labware): Promise<void> {
-  const record = (await getRecords([{ family: 'labware', id: Number(id) }])).get(`labware:${id}`);
-  expect(record).toBeDefined();
-  const uow = new UnitOfWork(registry, new Date().toISOString());
-  uow.update(record!, { attrs: rule(record!.attrs as unknown as Labware) as unknown as Record<string, unknown> });
-  await uow.commit();
-}
-
-/** Sets receptacle states by position (`tube` for a tube's receptacle). */
-export function setStates(id: string, states: Record<string, string>): Promise<void> {
-  return changeLabware(id, (labware) =>
-    Object.entries(states).reduce((current, [name, state]) => {
-      const layout = current.size ? layoutForSize(current.size) : undefined;
-      const slot = layout ? positionIndex(layout, name)! + 1 : 1;
-      return accepted(setReceptacleState(current, { slot, name }, state));
-    }, labware),
-  );
-}
 
 /** Records QC results of a labware (of its wells when given) by its barcode, as a plate reader sends them. */
 export async function recordQc(barcode: string, results: { well?: string; key: string; value: string; units: string }[]): Promise<void> {
@@ -59,8 +29,8 @@ const barcode = (labware: any): string => labware.attributes.labware_barcode.hum
 
 /**
  * A stock plate of `count` samples stamped into a new plate, which is dual-tagged (A1 tags i7 1 / i5 1, B1
- * 2 / 2, …), then stamped on into a child; the tagged plate's first column passed, A2 failed, B2 started,
- * A1 and B1 with a concentration.
+ * 2 / 2, …), then stamped on into a child; the tagged plate's first column passed, A2 failed, B2 started
+ * (by state changes, as a lab makes them: their transfer requests move), A1 and B1 with a concentration.
  */
 export async function taggedPlate(count = 12): Promise<TaggedPlate> {
   const [user, stamp, dual] = await Promise.all([
@@ -69,7 +39,8 @@ export async function taggedPlate(count = 12): Promise<TaggedPlate> {
     uuidOf('tag_layout_templates', 'name', 'Test dual column'),
   ]);
   const { plate: parent, samples } = await filledPlate(count);
-  const [plate, child] = await Promise.all([createPlate(), createPlate('Library Plate')]);
+  // Not a stock plate: a stock plate is an input plate, whose state changes move no transfer request (reference §7.3).
+  const [plate, child] = await Promise.all([createPlate('Working Dilution'), createPlate('Library Plate')]);
   const transfer = async (from: any, to: any) => {
     const res = await postTransfer({ template: stamp, source: from.attributes.uuid, destination: to.attributes.uuid, user });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -81,7 +52,9 @@ export async function taggedPlate(count = 12): Promise<TaggedPlate> {
   expect(tagged.status, JSON.stringify(tagged.body)).toBe(201);
   await transfer(plate, child);
   const firstColumn = ['A1', 'B1', 'C1', 'D1', 'E1', 'F1', 'G1', 'H1'];
-  await setStates(plate.id, { ...Object.fromEntries(firstColumn.map((w) => [w, 'passed'])), A2: 'failed', B2: 'started' });
+  await changeState(plate, 'passed', { contents: firstColumn });
+  await changeState(plate, 'failed', { contents: ['A2'], reason: 'Low yield' });
+  await changeState(plate, 'started', { contents: ['B2'] });
   await recordQc(barcode(plate), [
     { well: 'A1', key: 'concentration', value: '12.3', units: 'ng/ul' },
     { well: 'B1', key: 'concentration', value: '11.9', units: 'ng/ul' },

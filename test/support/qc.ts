@@ -24,13 +24,13 @@ export async function createQcable(lotNumber: string, plate?: any): Promise<{ qc
   return { qcable, plate: labware };
 }
 
-/** POSTs a state change of a labware's qcable (by relationship), optionally by a user and with a reason. */
-export const postStateChange = (labwareId: string, targetState: unknown, extra: { user?: string; reason?: string } = {}): Promise<CallResult> =>
+/** POSTs a state change of a labware's qcable (by relationship), by a user (`admin` unless given) and optionally with a reason. */
+export const postStateChange = async (labwareId: string, targetState: unknown, extra: { user?: string; reason?: string } = {}): Promise<CallResult> =>
   call('POST', '/api/v2/state_changes', {
     body: doc(
       'state_changes',
       { target_state: targetState, ...(extra.reason !== undefined ? { reason: extra.reason } : {}) },
-      { target: rel('plates', labwareId), ...(extra.user ? { user: rel('users', extra.user) } : {}) },
+      { target: rel('plates', labwareId), user: rel('users', extra.user ?? (await idOf('users', 'login', 'admin'))) },
     ),
   });
 

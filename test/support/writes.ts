@@ -190,7 +190,8 @@ export const WRITES: Record<string, WriteCase> = {
     changesExisting: true,
     make: async () => {
       const { plate } = await createQcable('LOT-0001');
-      return post('state_changes', doc('state_changes', { target_state: 'pending', reason: 'faults' }, { target: rel('plates', plate.id) }));
+      const user = rel('users', await idOf('users', 'login', 'admin'));
+      return post('state_changes', doc('state_changes', { target_state: 'pending', reason: 'faults' }, { target: rel('plates', plate.id), user }));
     },
   },
   'POST qc_assays': {

@@ -2,19 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_ALIQUOTS_PER_RECEPTACLE } from '#lib/domain/budgets.ts';
 import { layoutForSize } from '#lib/domain/geometry.ts';
-import {
-  emptyReceptacles,
-  labwareState,
-  RECEPTACLE_STATES,
-  type Aliquot,
-  type AliquotContent,
-  type Labware,
-  type Receptacle,
-  type ReceptacleState,
-} from '#lib/domain/labware.ts';
+import { emptyReceptacles, labwareState, type Aliquot, type AliquotContent, type Labware, type Receptacle, type ReceptacleState } from '#lib/domain/labware.ts';
 import { linkParents } from '#lib/domain/lineage.ts';
 import { placeTubes, planPlacements, rackSlot, rackState, resizeRack } from '#lib/domain/racks.ts';
-import { addAliquot, copyAliquots, poolOf, receiveTransfer, setReceptacleState } from '#lib/domain/receptacles.ts';
+import { addAliquot, copyAliquots, poolOf, receiveTransfer } from '#lib/domain/receptacles.ts';
 import { problems, value } from '../support/outcomes.ts';
 
 /** The lab rules over the labware aggregate (lib/domain), without any store or HTTP. */
@@ -191,22 +182,6 @@ describe('copyAliquots and receiveTransfer', () => {
     expect(source).not.toHaveProperty('transfers');
     const clashing = value(addAliquot(plate(), B1, content(8, { tag: tag('AAAA') })));
     expect(problems(receiveTransfer({ id: 5001, receptacle: source }, clashing, B1))[0]!.code).toBe('tag_clash');
-  });
-});
-
-describe('setReceptacleState', () => {
-  it("sets one receptacle's own state, not its labware's or its neighbours'", () => {
-    const after = value(setReceptacleState(plate(), B1, 'passed'));
-    expect(after.receptacles.map((r) => r.state).slice(0, 3)).toEqual(['pending', 'passed', 'pending']);
-    expect(after.state).toBe('pending');
-    expect(value(setReceptacleState(after, B1, 'passed'))).toBe(after);
-  });
-
-  it('refuses a state receptacles do not have, listing those they do', () => {
-    const [problem] = problems(setReceptacleState(plate(), A1, 'done'));
-    expect(problem).toMatchObject({ code: 'unknown_state', input: ['state'] });
-    expect(problem!.detail).toContain('"done" is not a state of wells 7001');
-    for (const state of RECEPTACLE_STATES) expect(problem!.detail).toContain(state);
   });
 });
 

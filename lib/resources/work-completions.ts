@@ -1,0 +1,131 @@
+import * as z from '#lib/zod.ts';
+import { TRANSACTION_ITEM_LIMIT, workCompletionItems } from '#lib/domain/budgets.ts';
+import { slotId } from '#lib/domain/labware-ids.ts';
+import type { RequestState } from '#lib/domain/machines.ts';
+import { outerRequestsOf } from '#lib/domain/state-changers.ts';
+import { completeWork, type CompletedReceptacle, type WorkRequest } from '#lib/domain/work-completion.ts';
+import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
+import { attr, defineResource, timestamps, toMany, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
+import { resolveReverse } from '#lib/jsonapi/reverse.ts';
+import { labwareAttrs, receptacleRefs } from '#lib/resources/labware-views.ts';
+import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
+
+/**
+ * Work completions (contract §6, reference-behaviour.md §7.4): the lab says the work of some submissions is
+ * done on a labware ("Charge and pass" in Limber). The requests that carry it pass and are linked to the
+ * receptacles it ended in (lib/domain/work-completion.ts); the record and every request it changes are one
+ * transaction, within workCompletionItems (lib/domain/budgets.ts).
+ */
+const SUBMISSIONS = '/data/relationships/submissions';
+
+/**
+ * The receptacles of a labware with the outer requests of their aliquots, and each one's reference: a
+ * plate's wells, a tube's receptacle, a rack's tubes' receptacles (one batched read).
+ */
+async function receptaclesOf(ctx: WriteContext, labware: StoredRecord): Promise<{ receptacles: CompletedReceptacle[]; refs: Map<number, Ref> }> {
+  const holders =
+    labware.type === 'tube_racks'
+      ? [...(await ctx.loader.load((labwareAttrs(labware).racked ?? []).map((t): Ref => ({ type: 'tubes', id: t.tube })))).values()]
+      : [labware];
+  const refs = new Map(holders.flatMap((holder) => receptacleRefs(holder).map((ref) => [ref.id, ref] as const)));
+  const receptacles = holders.flatMap((holder) =>
+    labwareAttrs(holder).receptacles.map((receptacle, i) => ({ id: slotId(holder.id, i + 1), outerRequests: outerRequestsOf(receptacle) })),
+  );
+  return { receptacles, refs };
+}
+
+/** The submissions a completion names: the relationship, else `submission_uuids` (each found, or a 404 pointing at it). */
+async function namedSubmissions(ctx: WriteContext, related: StoredRecord[] | undefined, uuids: readonly string[] | null | undefined): Promise<StoredRecord[]> {
+  if (related && related.length > 0) return related;
+  const given = uuids ?? [];
+  if (given.length === 0) throw errors.missingRequired(SUBMISSIONS, 'submissions');
+  const found = await ctx.loader.byUuids(given, ['submissions']);
+  const missing = given.flatMap((uuid, i) =>
+    found[i]
+      ? []
+      : [errors.notFound(`submission_uuids - no submissions with uuid ${show(uuid)}`, { pointer: pointer('data', 'attributes', 'submission_uuids', i) })],
+  );
+  if (missing.length > 0) throw JsonApiError.all(missing);
+  return found as StoredRecord[];
+}
+
+const linkId = (record: StoredRecord, name: string): number | null => (record.rels[name] as Ref | null | undefined)?.id ?? null;
+
+/**
+ * The requests of the submissions (one Query each, then one batched read), with what deciding their next
+ * requests needs: their orders' request types and which request types are multiplexed.
+ */
+async function requestsOf(ctx: WriteContext, submissions: readonly StoredRecord[]) {
+  const reverse = ctx.registry.require('submissions').relationships.requests!.reverse!;
+  const found = await resolveReverse(ctx, 'requests', reverse, submissions);
+  const records = [...(await ctx.loader.load(submissions.flatMap((s) => refsOf(found.get(s))))).values()];
+  const linked = (name: string, type: string) => [...new Set(records.map((r) => linkId(r, name)).filter((id) => id !== null))].map((id): Ref => ({ type, id }));
+  const [orders, requestTypes] = await Promise.all([ctx.loader.load(linked('order', 'orders')), ctx.loader.load(linked('request_type', 'request_types'))]);
+  const requests = new Map<number, WorkRequest>(
+    records.map((r) => [
+      r.id,
+      {
+        id: r.id,
+        state: r.attrs.state as RequestState,
+        submission: linkId(r, 'submission'),
+        order: linkId(r, 'order'),
+        requestType: linkId(r, 'request_type')!,
+        asset: linkId(r, 'asset')!,
+        targetAsset: linkId(r, 'target_asset'),
+      },
+    ]),
+  );
+  return {
+    records: new Map(records.map((r) => [r.id, r])),
+    requests,
+    orderRequestTypes: new Map([...orders.values()].map((o) => [o.id, refsOf(o.rels.request_types).map((t) => t.id)])),
+    multiplexing: new Set([...requestTypes.values()].filter((t) => t.attrs.for_multiplexing === true).map((t) => t.id)),
+  };
+}
+
+export const workCompletions = defineResource({
+  type: 'work_completions',
+  methods: ['list', 'read', 'create'],
+  attributes: {
+    ...uuidAttribute,
+    target_uuid: uuidOfAttribute('target'),
+    user_uuid: uuidOfAttribute('user'),
+    submission_uuids: attr('W', () => z.array(z.string()), { transient: true, acceptOnCreate: true }),
+    ...timestamps,
+  },
+  relationships: {
+    target: toOne('labware', 'WO', { required: true }),
+    user: toOne('users', 'WO', { required: true }),
+    submissions: toMany('submissions', 'WO'),
+  },
+  filters: { uuid: uuidFilter },
+
+  create: async (ctx, input) => {
+    const target = input.relationships.target!;
+    const submissions = await namedSubmissions(ctx, input.relationships.submissions, input.attributes.submission_uuids);
+    const [{ receptacles, refs }, work] = await Promise.all([receptaclesOf(ctx, target), requestsOf(ctx, submissions)]);
+    const changed = completeWork({ receptacles, submissions: new Set(submissions.map((s) => s.id)), ...work });
+    const assetsMoved = changed.filter((r) => r.asset !== work.requests.get(r.id)!.asset).length;
+    const items = workCompletionItems(changed.length, assetsMoved);
+    if (items > TRANSACTION_ITEM_LIMIT) {
+      throw errors.tooLarge(
+        '/data/relationships/target',
+        `target - completing this work would write ${items} items (${changed.length} requests changed, ${assetsMoved} of them moved to another receptacle); one work completion may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`,
+      );
+    }
+    for (const request of changed) {
+      const record = work.records.get(request.id)!;
+      // A link the completion made names a receptacle of the target; one it kept stays as stored.
+      const link = (name: string, id: number | null) => (id === linkId(record, name) ? (record.rels[name] ?? null) : refs.get(id!)!);
+      ctx.uow.update(record, {
+        attrs: { state: request.state },
+        rels: { asset: link('asset', request.asset), target_asset: link('target_asset', request.targetAsset) },
+      });
+    }
+    return ctx.uow.create('work_completions', {
+      attrs: {},
+      rels: { target: refOf(target), user: refOf(input.relationships.user!), submissions: submissions.map(refOf) },
+    });
+  },
+});

@@ -1,0 +1,214 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, doc } from '../support/api.ts';
+import { createPlate, rel } from '../support/fixtures.ts';
+import { adminUuid } from '../support/lab.ts';
+import { requestState } from '../support/requests.ts';
+import { expectError } from '../support/responses.ts';
+import { freshStore } from '../support/store.ts';
+import { outboxEvents, refused } from '../support/table.ts';
+import { adminId, changeState, plateView, requestsOfSubmission, workPlate, workTube } from '../support/work.ts';
+
+/**
+ * State changes of labware without a qcable (contract §6, reference-behaviour.md §7.3), over HTTP as Limber
+ * sends them: the transfer requests into the targeted wells move to the target state, and with them the
+ * requests their material is bound for. Every refused change leaves the table as it was.
+ */
+
+beforeAll(freshStore);
+
+const refusedChange = async (target: any, attributes: Record<string, unknown>) =>
+  refused('POST', '/api/v2/state_changes', doc('state_changes', { target_uuid: target.attributes.uuid, user_uuid: await adminUuid(), ...attributes }));
+
+describe('standard plates', () => {
+  it('passing a stamped plate passes every well and starts the outer requests (the first pass); the change is recorded on the plate', async () => {
+    const { plate, submission } = await workPlate(4);
+    const change = await changeState(plate, 'passed');
+    expect(change.attributes).toMatchObject({ previous_state: 'pending', target_state: 'passed', contents: null, customer_accepts_responsibility: false });
+    const view = await plateView(plate.id);
+    expect(view.state).toBe('passed');
+    expect([...view.wells].filter(([, w]) => w.requests.length > 0).map(([p, w]) => `${p}:${w.state}`)).toEqual([
+      'A1:passed',
+      'B1:passed',
+      'C1:passed',
+      'D1:passed',
+    ]);
+    expect([...view.wells.values()].filter((w) => w.requests.length === 0).every((w) => w.state === 'pending')).toBe(true);
+    expect((await requestsOfSubmission(submission)).map((r) => r.attributes.state)).toEqual(['started', 'started', 'started', 'started']);
+
+    const read = await call('GET', `/api/v2/plates/${plate.id}?include=state_changes`);
+    expect(read.body.data.relationships.state_changes.data).toEqual([{ type: 'state_changes', id: change.id }]);
+    const target = await call('GET', `/api/v2/state_changes/${change.id}/target`);
+    expect(target.body.data).toMatchObject({ type: 'plates', id: plate.id });
+
+    const events = await outboxEvents();
+    expect(events.filter((e) => e.type === 'plates.state_changed' && e.resource.id === plate.id)).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'state_changes.created' && e.resource.id === change.id)).toHaveLength(1);
+    const requests = new Set((await requestsOfSubmission(submission)).map((r) => r.id));
+    expect(events.filter((e) => e.type === 'requests.state_changed' && requests.has(e.resource.id))).toHaveLength(4);
+  });
+
+  it('contents: fails one well (with a reason), fails its request marked as the customer’s responsibility, leaves the others', async () => {
+    const { plate } = await workPlate(3);
+    await changeState(plate, 'passed');
+    const change = await changeState(plate, 'failed', { contents: ['B1'], reason: 'Low yield', customer_accepts_responsibility: true });
+    expect(change.attributes).toMatchObject({
+      previous_state: 'passed',
+      target_state: 'failed',
+      contents: ['B1'],
+      customer_accepts_responsibility: true,
+      reason: 'Low yield',
+    });
+    const view = await plateView(plate.id);
+    // 2 passed wells and 1 failed: the plate is passed (reference §7.2).
+    expect(view.state).toBe('passed');
+    expect(['A1', 'B1', 'C1'].map((p) => view.wells.get(p)!.state)).toEqual(['passed', 'failed', 'passed']);
+    const [a1, b1, c1] = ['A1', 'B1', 'C1'].map((p) => view.wells.get(p)!.requests[0]!);
+    expect([a1!.state, b1!.state, c1!.state]).toEqual(['started', 'failed', 'started']);
+    expect(b1!.options).toEqual({ customer_accepts_responsibility: true });
+    expect(a1!.options).toEqual({});
+  });
+
+  it('a repeated change to the state the wells are in is recorded and moves nothing (Limber may send it twice)', async () => {
+    const { plate } = await workPlate(2);
+    await changeState(plate, 'passed');
+    const again = await changeState(plate, 'passed');
+    expect(again.attributes.previous_state).toBe('passed');
+    const events = await outboxEvents();
+    expect(events.filter((e) => e.type === 'plates.state_changed' && e.resource.id === plate.id)).toHaveLength(2);
+    const requests = new Set((await plateView(plate.id)).wells.get('A1')!.requests.map((r) => r.id));
+    expect(events.filter((e) => e.type === 'requests.state_changed' && requests.has(e.resource.id))).toHaveLength(1);
+    expect((await plateView(plate.id)).state).toBe('passed');
+  });
+
+  it('refuses a move the machine does not allow for a targeted well: 422 naming the well, its state and the reachable ones; nothing written', async () => {
+    const { plate } = await workPlate(2);
+    await changeState(plate, 'passed');
+    const res = await refusedChange(plate, { target_state: 'started' });
+    const error = expectError(res, 422, 'invalid_transition', '/data/attributes/target_state');
+    expect(error.detail).toBe(
+      'target_state - well A1 is passed: a transfer request cannot move from passed to started; from passed it can move to failed, qc_complete, cancelled',
+    );
+    expect(res.body.errors).toHaveLength(2);
+    expect(res.body.errors[1].detail).toContain('well B1 is passed');
+  });
+
+  it('refuses a change that would move nothing, an unknown state, a position the plate does not have, a failure without reason', async () => {
+    const empty = await createPlate('Working Dilution');
+    const nothing = expectError(await refusedChange(empty, { target_state: 'passed' }), 422, 'invalid_value', '/data/attributes/target_state');
+    expect(nothing.detail).toBe(`target_state - no targeted receptacle of plates ${empty.id} has a transfer request into it: the change would move nothing`);
+    const { plate } = await workPlate(1);
+    const unknown = expectError(await refusedChange(plate, { target_state: 'done' }), 422, 'invalid_value', '/data/attributes/target_state');
+    expect(unknown.detail).toContain('there is no state done');
+    const outside = expectError(
+      await refusedChange(plate, { target_state: 'passed', contents: ['A1', 'Z99'] }),
+      422,
+      'invalid_value',
+      '/data/attributes/contents/1',
+    );
+    expect(outside.detail).toBe(`contents - "Z99" is not a well of plates ${plate.id}`);
+    const onlyEmpty = expectError(await refusedChange(plate, { target_state: 'passed', contents: ['H12'] }), 422, 'invalid_value');
+    expect(onlyEmpty.detail).toContain('would move nothing');
+    expectError(await refusedChange(plate, { target_state: 'failed' }), 422, 'required', '/data/attributes/reason');
+    expectError(await refusedChange(plate, { target_state: 'passed', contents: 'A1' }), 422, 'invalid_type', '/data/attributes/contents');
+    expectError(await refusedChange(plate, { target_state: 'passed', customer_accepts_responsibility: 'yes' }), 422, 'invalid_type');
+    expectError(await refusedChange(plate, { target_state: 'passed', previous_state: 'pending' }), 400, 'param_not_allowed');
+    const noUser = await refused('POST', '/api/v2/state_changes', doc('state_changes', { target_uuid: plate.attributes.uuid, target_state: 'passed' }));
+    expectError(noUser, 422, 'required', '/data/relationships/user');
+  });
+
+  it('a pending request does not fail with its well (its work never started); a failed well passes again', async () => {
+    const { plate, submission } = await workPlate(1);
+    await changeState(plate, 'failed', { reason: 'wrong plate' });
+    const [request] = await requestsOfSubmission(submission);
+    expect(request.attributes.state).toBe('pending');
+    expect((await plateView(plate.id)).state).toBe('failed');
+    await changeState(plate, 'passed');
+    expect((await plateView(plate.id)).state).toBe('passed');
+  });
+
+  it('takes the target and user as relationships too', async () => {
+    const { plate } = await workPlate(1);
+    const res = await call('POST', '/api/v2/state_changes', {
+      body: doc('state_changes', { target_state: 'started' }, { target: rel('plates', plate.id), user: rel('users', await adminId()) }),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect((await plateView(plate.id)).state).toBe('started');
+  });
+});
+
+describe('input plates', () => {
+  it('failing wells of a stock plate fails the started requests out of them; no transfer request moves', async () => {
+    const { stock, submission } = await workPlate(2, 'Working Dilution', 'started');
+    await changeState(stock, 'failed', { contents: ['A1'], reason: 'contaminated' });
+    const states = (await requestsOfSubmission(submission)).map((r) => r.attributes.state);
+    expect(states).toEqual(['failed', 'started']);
+    expect((await plateView(stock.id)).state).toBe('pending');
+  });
+
+  it('a stock plate with no request out of the targeted wells: nothing to change (422)', async () => {
+    const { stock } = await workPlate(1);
+    const error = expectError(await refusedChange(stock, { target_state: 'failed', reason: 'x', contents: ['B1'] }), 422, 'invalid_value');
+    expect(error.detail).toContain('has a request out of it: the change would move nothing');
+  });
+});
+
+const tubeState = async (id: string) => (await call('GET', `/api/v2/tubes/${id}`)).body.data.attributes.state;
+
+describe('tubes', () => {
+  it('stock tubes: passing moves the transfer request; failing fails the started request, marked when asked', async () => {
+    const { tube, request } = await workTube('Stock Tube', 'started');
+    await changeState(tube, 'passed');
+    expect(await tubeState(tube.id)).toBe('passed');
+    expect(await requestState(request)).toBe('started');
+    await changeState(tube, 'failed', { reason: 'broken', customer_accepts_responsibility: true });
+    expect(await tubeState(tube.id)).toBe('failed');
+    const failed = (await call('GET', `/api/v2/requests/${request}`)).body.data.attributes;
+    expect(failed).toMatchObject({ state: 'failed', options: { customer_accepts_responsibility: true } });
+    // A failed stock tube's transfer requests are left by a later change: nothing moves, so nothing to change.
+    const again = expectError(await refusedChange(tube, { target_state: 'passed' }), 422, 'invalid_value');
+    expect(again.detail).toBe(
+      `target_state - no targeted receptacle of tubes ${tube.id} has a transfer request into it that is not failed or cancelled: the change would move nothing`,
+    );
+  });
+
+  it('initial stock tubes: any target but failed, cancelled and pending starts the pending outer requests', async () => {
+    const { tube, request } = await workTube('Library Tube');
+    await changeState(tube, 'started');
+    expect(await requestState(request)).toBe('started');
+    expect(await tubeState(tube.id)).toBe('started');
+  });
+
+  it('MX tubes: passing moves the transfer request and starts the request its material is bound for', async () => {
+    const { tube, request } = await workTube('MX Tube');
+    await changeState(tube, 'passed');
+    expect(await tubeState(tube.id)).toBe('passed');
+    expect(await requestState(request)).toBe('started');
+  });
+
+  it('a tube has no positions: contents naming one is refused', async () => {
+    const { tube } = await workTube('Stock Tube');
+    const error = expectError(await refusedChange(tube, { target_state: 'passed', contents: ['A1'] }), 422, 'invalid_value', '/data/attributes/contents/0');
+    expect(error.detail).toBe(`contents - "A1" is not a position (a tube has none) of tubes ${tube.id}`);
+  });
+});
+
+describe('tube racks', () => {
+  it('moves the transfer requests of the racked tubes at the coordinates named, or of all; other coordinates are refused', async () => {
+    const [a, b] = [await workTube('Stock Tube'), await workTube('Stock Tube')];
+    const rack = (
+      await call('POST', '/api/v2/tube_racks', {
+        body: doc('tube_racks', { size: 96, tube_locations: { A1: { uuid: a.tube.attributes.uuid }, B1: { uuid: b.tube.attributes.uuid } } }),
+      })
+    ).body.data;
+    const change = await changeState(rack, 'started', { contents: ['a1'] });
+    expect(change.attributes.previous_state).toBe('pending');
+    expect([await tubeState(a.tube.id), await tubeState(b.tube.id)]).toEqual(['started', 'pending']);
+    await changeState(rack, 'passed');
+    expect([await tubeState(a.tube.id), await tubeState(b.tube.id)]).toEqual(['passed', 'passed']);
+    const events = await outboxEvents();
+    expect(events.filter((e) => e.type === 'tubes.state_changed' && e.resource.id === a.tube.id)).toHaveLength(2);
+    expect(events.filter((e) => e.type === 'tube_racks.state_changed' && e.resource.id === rack.id)).toHaveLength(2);
+    expectError(await refusedChange(rack, { target_state: 'failed', reason: 'x', contents: ['C1'] }), 422, 'invalid_value', '/data/attributes/contents/0');
+    expectError(await refusedChange(rack, { target_state: 'started' }), 422, 'invalid_transition');
+  });
+});
