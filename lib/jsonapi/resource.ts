@@ -1,6 +1,7 @@
 import * as z from '#lib/zod.ts';
 import type { JsonApiError } from '#lib/jsonapi/errors.ts';
 import type { RequestContext, WriteContext } from '#lib/jsonapi/context.ts';
+import { errors, show } from '#lib/jsonapi/errors.ts';
 import type { RelValue, StoredRecord, TermHit } from '#lib/store/records.ts';
 
 /**
@@ -132,6 +133,20 @@ export interface EmbeddedDef {
 }
 
 export type FilterDef =
+  | {
+      /**
+       * Tests records read from the listing the other filters give (or the type's own): for what no index
+       * holds, e.g. a state derived from the record, or whether a labware has children. The listing is then
+       * read whole (bounded: lib/jsonapi/listing.ts), so its count stays exact.
+       */
+      test: (ctx: RequestContext, records: StoredRecord[], values: string[]) => Promise<boolean[]> | boolean[];
+      /** Whether these values keep every record (`include_used=true`): the listing then ignores the filter. */
+      keepsAll?: (values: string[]) => boolean;
+      /** Refuses values that mean nothing (a 400 naming the filter and the value). */
+      check?: (name: string, values: string[]) => void;
+      /** The earliest update time a matching record can have: a listing in update-time order starts there. */
+      updatedAfter?: (values: string[]) => string;
+    }
   | {
       /** Looks the values up in an index of this type. */
       index: string;
@@ -302,6 +317,19 @@ export const uuidOfAttribute = (relationship: string) => attr('W', () => z.strin
 export const indexFilters = (...names: string[]): Record<string, FilterDef> => Object.fromEntries(names.map((name) => [name, { index: name }]));
 
 export const lowerCase = (value: string): string => value.toLowerCase();
+
+/** `filter[id]` (every type has it, lib/jsonapi/registry.ts): ids name their records, so any number of them is one batched read. */
+export const idFilter = (type: string): FilterDef => ({
+  lookup: async (ctx, values) => {
+    const ids = values.map((value) => {
+      if (!/^[1-9][0-9]{0,14}$/.test(value)) throw errors.invalidParameter('filter[id]', `filter[id] - ${show(value)} is not an id (a positive integer)`);
+      return Number(value);
+    });
+    const loaded = await ctx.loader.load(ids.map((id) => ({ type, id })));
+    return [...loaded.values()].map((r) => ({ ref: '-', family: r.family, type: r.type, id: r.id }));
+  },
+  matches: (record, values) => values.includes(String(record.id)),
+});
 
 /** `filter[uuid]`: a uuid names its record (lib/store/uuids.ts), so any number of them is one batched read. */
 export const uuidFilter: FilterDef = {

@@ -26,6 +26,7 @@ import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/stor
 import { aliquotRefs, labwareAttrs, qcResultRefs, receptacleRefs, renderBarcode } from '#lib/resources/labware-views.ts';
 import { childPlates, lineageRelationships, parentIndex } from '#lib/resources/lineage.ts';
 import { accepted, relationshipAt } from '#lib/resources/problems.ts';
+import { labwareLifecycleFilters } from '#lib/resources/labware-filters.ts';
 
 /** What plates, tubes and tube racks share: barcodes, purpose, family links, custom metadata. */
 export const LABWARE_TYPES = ['plates', 'tubes', 'tube_racks'] as const;
@@ -80,6 +81,7 @@ export const labwareFilters: Record<string, FilterDef> = {
   barcode: { index: 'barcode' },
   purpose_id: { index: 'purpose' },
   purpose_name: purposeNameFilter,
+  ...labwareLifecycleFilters,
 };
 
 /** A labware's barcode in its three forms, as rendered (contract §2). */

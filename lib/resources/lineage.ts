@@ -48,6 +48,16 @@ const childLinks: Links = async (_ctx, labware) => {
   return children;
 };
 
+/** Which of some labware have at least one child: one Query of the parent index (one entry read) per labware, a few at once. */
+export async function withChildren(_ctx: RequestContext, labware: readonly Ref[]): Promise<Set<number>> {
+  const parents = new Set<number>();
+  await bounded(labware, PARALLEL_QUERIES, async ({ id }) => {
+    const range = { kind: 'term', scope: PARENT_SCOPE, value: String(id) } as const;
+    if ((await readRange(range, { byUpdated: false, limit: 1, descending: false })).length > 0) parents.add(id);
+  });
+  return parents;
+}
+
 /**
  * Ancestors or descendants of each record: the links followed generation by generation, each generation
  * read once for all the records together, so the calls grow with the depth, not with the number of
