@@ -29,6 +29,7 @@ import { sampleMetadata } from '#lib/resources/sample-metadata.ts';
 import { samples } from '#lib/resources/samples.ts';
 import { stateChanges } from '#lib/resources/state-changes.ts';
 import { orders, submissions } from '#lib/resources/submissions.ts';
+import { preCapturePools, primerPanels, projects, submissionPools, tags } from '#lib/resources/unrecorded.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
 export const registry = new Registry([
@@ -69,4 +70,9 @@ export const registry = new Registry([
   plateConversions,
   tubeFromPlateCreations,
   tagLayouts,
+  projects,
+  primerPanels,
+  preCapturePools,
+  submissionPools,
+  tags,
 ]);
