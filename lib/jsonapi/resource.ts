@@ -37,6 +37,12 @@ export interface AttributeDef<T = unknown> {
   /** Computes the rendered value; by default the stored attribute is rendered. */
   get?: (record: StoredRecord) => T | null;
   /**
+   * Computes the rendered values of many records at once from other records (a submission's number of
+   * sequencing requests): read responses call it once per type and response, and only when the attribute
+   * is rendered. Events render it null (they are written inside the transaction, before any such read).
+   */
+  load?: (ctx: RequestContext, records: StoredRecord[]) => Promise<Map<StoredRecord, T | null>>;
+  /**
    * The value (a string or a list of them) names records of this reference type by their natural key, as
    * `request_type_keys` names request types: the reference-data loader refuses a name that resolves to none.
    */

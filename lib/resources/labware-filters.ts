@@ -18,7 +18,8 @@ function oneValue(name: string, values: string[]): string {
 /** `true` or `false`, as Limber's client sends booleans. */
 function flag(name: string, values: string[]): boolean {
   const value = oneValue(name, values).toLowerCase();
-  if (value !== 'true' && value !== 'false') throw errors.invalidParameter(`filter[${name}]`, `filter[${name}] - must be true or false, got ${show(values[0])}`);
+  if (value !== 'true' && value !== 'false')
+    throw errors.invalidParameter(`filter[${name}]`, `filter[${name}] - must be true or false, got ${show(values[0])}`);
   return value === 'true';
 }
 

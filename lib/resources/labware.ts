@@ -24,7 +24,9 @@ import {
 } from '#lib/jsonapi/resource.ts';
 import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 import { aliquotRefs, labwareAttrs, qcResultRefs, receptacleRefs, renderBarcode } from '#lib/resources/labware-views.ts';
-import { childPlates, lineageRelationships, parentIndex } from '#lib/resources/lineage.ts';
+import { childPlates, childrenOfType, lineageRelationships, parentIndex } from '#lib/resources/lineage.ts';
+import { directSubmissions, labwareSamples } from '#lib/resources/labware-work.ts';
+import { unrecorded } from '#lib/resources/unrecorded.ts';
 import { accepted, relationshipAt } from '#lib/resources/problems.ts';
 import { labwareLifecycleFilters } from '#lib/resources/labware-filters.ts';
 
@@ -199,6 +201,11 @@ export const plates = defineResource({
     receptacles: computed('many', 'wells', receptacleRefs),
     child_plates: childPlates,
     qc_results: qcResultsOfLabware,
+    samples: labwareSamples,
+    direct_submissions: directSubmissions,
+    // Not recorded yet (docs/decisions.md, "What Limber's pages read"): rendered empty.
+    submission_pools: unrecorded('many', 'submission_pools'),
+    transfers_as_destination: unrecorded('many', 'transfers'),
   },
   indexes: labwareIndexes,
   filters: labwareFilters,
@@ -225,6 +232,9 @@ export const tubes = defineResource({
     receptacles: computed('many', 'receptacles', receptacleRefs),
     aliquots: computed('many', 'aliquots', (r) => aliquotRefs(r)),
     qc_results: qcResultsOfLabware,
+    child_plates: childPlates,
+    child_tubes: childrenOfType('tubes'),
+    direct_submissions: directSubmissions,
     tube_rack: toOne('tube_racks', 'R'),
     racked_tube: computed('one', 'racked_tubes', (r) => {
       const rack = r.rels.tube_rack as Ref | null | undefined;

@@ -6,6 +6,8 @@ import { attr, lazySchema, defineResource, reverse, toMany, toOne, uuidAttribute
 import type { Ref, TermHit } from '#lib/store/records.ts';
 import { aliquotCount, aliquotViews, labwareAttrs, receptacleCount, receptacleType, receptacleViews } from '#lib/resources/labware-views.ts';
 import { accepted, relationshipAt } from '#lib/resources/problems.ts';
+import { receptacleLineage, requestsAsTarget } from '#lib/resources/receptacle-lineage.ts';
+import { unrecorded } from '#lib/resources/unrecorded.ts';
 
 /** Receptacle uuids name their labware's uuid and their slot (lib/domain/labware-ids.ts). */
 const receptacleUuidFilter: FilterDef = {
@@ -40,6 +42,8 @@ export const wells = defineResource({
     plate: toOne('plates', 'R'),
     aliquots: toMany('aliquots', 'R'),
     requests_as_source: reverse('requests', 'asset'),
+    requests_as_target: requestsAsTarget,
+    ...receptacleLineage,
     // Stored with the receptacle: its view carries the linkage (lib/resources/labware-views.ts).
     qc_results: toMany('qc_results', 'R'),
     poly_metadata: reverse('poly_metadata', 'metadatable'),
@@ -59,6 +63,8 @@ export const receptacles = defineResource({
     labware: toOne('labware', 'R'),
     aliquots: toMany('aliquots', 'R'),
     requests_as_source: reverse('requests', 'asset'),
+    requests_as_target: requestsAsTarget,
+    ...receptacleLineage,
     qc_results: toMany('qc_results', 'R'),
   },
   filters: { uuid: receptacleUuidFilter },
@@ -82,6 +88,10 @@ export const aliquots = defineResource({
     study: toOne('studies', 'WO'),
     // The outer request a transfer request gave the copy (contract §6): how clients find a well's work.
     request: toOne('requests', 'R'),
+    // Limber reads these; projects are not recorded and an aliquot holds its tags' oligos, not tag records.
+    project: unrecorded('one', 'projects'),
+    tag: unrecorded('one', 'tags'),
+    tag2: unrecorded('one', 'tags'),
     poly_metadata: reverse('poly_metadata', 'metadatable'),
   },
   filters: {},

@@ -1,5 +1,5 @@
 import * as z from '#lib/zod.ts';
-import { attr, defineResource, toMany, toOne, uuidAttribute, uuidFilter } from '#lib/jsonapi/resource.ts';
+import { attr, defineResource, toMany, toOne, uuidAttribute, uuidFilter, type RelationshipDef } from '#lib/jsonapi/resource.ts';
 
 /**
  * Types Limber's pages name in their include strings and field lists (contract §6) that this service
@@ -7,6 +7,12 @@ import { attr, defineResource, toMany, toOne, uuidAttribute, uuidFilter } from '
  * They are served so that those reads answer (a listing is empty, the relationships that lead to them
  * render empty data), never a 400; nothing creates them. docs/decisions.md, "What Limber's pages read".
  */
+
+/** A relationship to records this service does not record (yet): always empty (null, or no records). */
+export const unrecorded = (kind: 'one' | 'many', type: string): RelationshipDef => ({
+  ...(kind === 'one' ? toOne(type, 'R') : toMany(type, 'R')),
+  resolve: async (_ctx, records) => new Map(records.map((r) => [r, kind === 'one' ? null : []])),
+});
 
 const name = attr('R', () => z.string());
 
