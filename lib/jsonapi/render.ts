@@ -39,7 +39,7 @@ export function renderResource(
   const self = resourceUrl(ctx, record.type, record.id);
   const attributes: Record<string, unknown> = {};
   for (const [name, attribute] of Object.entries(def.attributes)) {
-    if (attribute.access === 'W' || (wanted && !wanted.has(name))) continue;
+    if (attribute.access === 'W' || (wanted ? !wanted.has(name) : attribute.onlyWhenAsked)) continue;
     const value = attribute.load ? loaded.get(name) : attribute.get ? attribute.get(record) : record.attrs[name];
     attributes[name] = value === undefined ? null : value;
   }
@@ -67,7 +67,7 @@ export async function loadAttributes(
   await Promise.all(
     [...byType].flatMap(([type, group]) =>
       Object.entries(ctx.registry.require(type).attributes)
-        .filter(([name, attribute]) => attribute.load && (fields.get(type)?.has(name) ?? true))
+        .filter(([name, attribute]) => attribute.load && (fields.get(type)?.has(name) ?? !attribute.onlyWhenAsked))
         .map(async ([name, attribute]) => {
           for (const [record, value] of await attribute.load!(ctx, group)) {
             if (!result.has(record)) result.set(record, new Map());

@@ -37,6 +37,11 @@ export interface AttributeDef<T = unknown> {
   /** Computes the rendered value; by default the stored attribute is rendered. */
   get?: (record: StoredRecord) => T | null;
   /**
+   * Rendered only when `fields[<type>]` names it: for the reference's member names that JSON:API 1.0 does
+   * not allow (`multiplexed?`), so a document is valid JSON:API unless the client asks for one by name.
+   */
+  onlyWhenAsked?: boolean;
+  /**
    * Computes the rendered values of many records at once from other records (a submission's number of
    * sequencing requests): read responses call it once per type and response, and only when the attribute
    * is rendered. Events render it null (they are written inside the transaction, before any such read).

@@ -47,7 +47,9 @@ export const submissions = defineResource({
       },
     }),
     // The reference's: whether any of its orders asks for a request type for multiplexing (Limber shows its pooling tab then).
+    // Its name is not a valid JSON:API member name, so it is rendered only when fields[submissions] names it, as Limber does.
     'multiplexed?': attr('R', () => z.boolean(), {
+      onlyWhenAsked: true,
       load: async (ctx, records) => {
         const types = await related(ctx, records, 'orders', 'request_types');
         return new Map(records.map((s) => [s, types.get(s)!.some((orderTypes) => orderTypes.some((t) => t.attrs.for_multiplexing === true))]));
