@@ -55,7 +55,10 @@ export async function planFilter(ctx: RequestContext, def: ResourceDef, name: st
     filter.check?.(name, values);
     return { name, values, filter, selective: false, post: true, ranges: [], keepsAll: filter.keepsAll?.(values) ?? false };
   }
-  if ('lookup' in filter) return { name, values, filter, selective: true, post: false, ranges: [] };
+  if ('lookup' in filter) {
+    filter.check?.(name, values);
+    return { name, values, filter, selective: true, post: false, ranges: [] };
+  }
   const { scope, index } = filterIndex(ctx.registry, def, filter);
   const translated = filter.translate ? await filter.translate(ctx, values) : values;
   const normalized = [...new Set(translated.map((v) => (index.normalize ?? String)(v)))];

@@ -167,6 +167,8 @@ export type FilterDef =
   | {
       /** Finds matching records directly. */
       lookup: (ctx: RequestContext, values: string[]) => Promise<TermHit[]>;
+      /** Refuses values that mean nothing (a 400 naming the filter and the value), before anything is read. */
+      check?: (name: string, values: string[]) => void;
       matches: (record: StoredRecord, values: string[]) => boolean;
     };
 
@@ -330,13 +332,14 @@ export const indexFilters = (...names: string[]): Record<string, FilterDef> => O
 export const lowerCase = (value: string): string => value.toLowerCase();
 
 /** `filter[id]` (every type has it, lib/jsonapi/registry.ts): ids name their records, so any number of them is one batched read. */
+const ID = /^[1-9][0-9]{0,14}$/;
 export const idFilter = (type: string): FilterDef => ({
+  check: (name, values) => {
+    const bad = values.find((value) => !ID.test(value));
+    if (bad !== undefined) throw errors.invalidParameter(`filter[${name}]`, `filter[${name}] - ${show(bad)} is not an id (a positive integer)`);
+  },
   lookup: async (ctx, values) => {
-    const ids = values.map((value) => {
-      if (!/^[1-9][0-9]{0,14}$/.test(value)) throw errors.invalidParameter('filter[id]', `filter[id] - ${show(value)} is not an id (a positive integer)`);
-      return Number(value);
-    });
-    const loaded = await ctx.loader.load(ids.map((id) => ({ type, id })));
+    const loaded = await ctx.loader.load(values.map((value) => ({ type, id: Number(value) })));
     return [...loaded.values()].map((r) => ({ ref: '-', family: r.family, type: r.type, id: r.id }));
   },
   matches: (record, values) => values.includes(String(record.id)),
