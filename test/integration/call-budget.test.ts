@@ -3,6 +3,7 @@ import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
 import { inBatches, createSample as newSample, rels } from '../support/fixtures.ts';
 import { adminUuid, filledPlate, poolPlate, postTransfer, templateUuid } from '../support/lab.ts';
 import { createPlate } from '../support/fixtures.ts';
+import { PLATE_PRESENTER_INCLUDES, PRESENTER_FIELDS, servedHere } from '../support/limber.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -123,28 +124,10 @@ describe('DynamoDB call budget', () => {
       await poolPlate(plate.id, [positions.slice(0, perPool), positions.slice(perPool)]);
       const grandchild = await stamp(await stamp(plate, 'Working Dilution'), 'Library Plate');
       await warmKeyCache();
-      // app/integrations/sequencescape/api/v2.rb (sanger/limber), plate_for_presenter; transfer_requests_as_target comes with the
-      // planner's work. Left out here: `wells.aliquots.request.poly_metadata`, which costs a Query per request (poly metadata are
+      // v2.rb (sanger/limber), plate_for_presenter. Left out here: `wells.aliquots.request.poly_metadata`, which costs a Query per request (poly metadata are
       // indexed under their metadatable's aggregate, and each request is its own; docs/decisions.md, "What Limber's pages read").
-      const include = [
-        'purpose',
-        'child_plates.purpose',
-        'wells.qc_results',
-        'wells.downstream_tubes.purpose',
-        'wells.requests_as_source.request_type',
-        'wells.requests_as_source.primer_panel',
-        'wells.requests_as_source.pre_capture_pool',
-        'wells.requests_as_source.submission',
-        'wells.aliquots.sample.sample_metadata',
-        'wells.aliquots.request.request_type',
-        'wells.aliquots.request.primer_panel',
-        'wells.aliquots.request.pre_capture_pool',
-        'wells.aliquots.request.submission',
-      ].join(',');
-      const res = await call(
-        'GET',
-        `/api/v2/plates?filter[uuid]=${grandchild.attributes.uuid}&include=${include}&fields[submissions]=lanes_of_sequencing,multiplexed?&fields[sample_metadata]=sample_common_name,collected_by,sample_description`,
-      );
+      const include = servedHere(PLATE_PRESENTER_INCLUDES, ['wells.aliquots.request.poly_metadata']);
+      const res = await call('GET', `/api/v2/plates?filter[uuid]=${grandchild.attributes.uuid}&include=${include}&${PRESENTER_FIELDS}`);
       expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
       expect(res.body.included.filter((r: any) => r.type === 'requests')).toHaveLength(perPool * 2);
       expect(res.body.included.filter((r: any) => r.type === 'submissions')).toHaveLength(2);

@@ -4,39 +4,16 @@ import { create, createPlate, createRack, createTube, rel, rels, tubeOf } from '
 import { adminUuid, filledPlate, poolPlate, postTransfer, templateUuid } from '../support/lab.ts';
 import { createOrder, createRequest, workIds } from '../support/requests.ts';
 import { expectError, idsOf } from '../support/responses.ts';
+import { PLATE_PRESENTER_INCLUDES, PRESENTER_FIELDS, servedHere } from '../support/limber.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
  * The reads Limber's pages make (contract §6), sent as its classes send them: include strings, fields and
  * filters copied from its code (sanger/limber, cited per constant), answered with the right records and
- * with empty relationships rendered as empty data, never a 400.
- *
- * Two relationships its strings name come with other work of issue 20 (`wells.transfer_requests_as_target`,
- * labware's `state_changes`); `ELSEWHERE` leaves those paths out here, and nothing else.
+ * with empty relationships rendered as empty data, never a 400. Paths through relationships that come
+ * with other work of issue 20 are left out (`servedHere`, test/support/limber.ts).
  */
-const ELSEWHERE = ['transfer_requests_as_target', 'state_changes'];
-const servedHere = (paths: string[]) => paths.filter((p) => !ELSEWHERE.some((name) => p.split('.').includes(name))).join(',');
 
-/** app/integrations/sequencescape/api/v2.rb, PLATE_PRESENTER_INCLUDES, as json_api_client flattens it. */
-const PLATE_PRESENTER_INCLUDES = [
-  'purpose',
-  'child_plates.purpose',
-  'wells.qc_results',
-  'wells.downstream_tubes.purpose',
-  'wells.requests_as_source.request_type',
-  'wells.requests_as_source.primer_panel',
-  'wells.requests_as_source.pre_capture_pool',
-  'wells.requests_as_source.submission',
-  'wells.aliquots.sample.sample_metadata',
-  'wells.aliquots.request.request_type',
-  'wells.aliquots.request.primer_panel',
-  'wells.aliquots.request.pre_capture_pool',
-  'wells.aliquots.request.submission',
-  'wells.aliquots.request.poly_metadata',
-  'wells.transfer_requests_as_target.source_asset',
-];
-/** v2.rb, plate_for_presenter: `.select(submissions: %w[lanes_of_sequencing multiplexed?], sample_metadata: %w[...])`. */
-const PRESENTER_FIELDS = 'fields[submissions]=lanes_of_sequencing,multiplexed?&fields[sample_metadata]=sample_common_name,collected_by,sample_description';
 /** app/integrations/sequencescape/api/v2/plate.rb, DEFAULT_INCLUDES. */
 const PLATE_DEFAULT_INCLUDES = 'purpose,wells.requests_as_source.primer_panel,wells.aliquots.request.primer_panel,wells.aliquots.request.request_type';
 /** app/integrations/sequencescape/api/v2/tube.rb, DEFAULT_INCLUDES. */
