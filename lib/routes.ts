@@ -85,6 +85,11 @@ export const routes: readonly Route[] = [
   one('tube_from_plate_creations', READ_CREATE),
   one('tag_layouts', READ_CREATE),
   one('work_completions', READ_CREATE),
+  one('projects', READ),
+  one('primer_panels', READ),
+  one('pre_capture_pools', READ),
+  one('submission_pools', READ),
+  one('tags', READ),
   { name: FALLBACK, types: [], methods: [], actions: [], pages: [] },
 ];
 

@@ -10,7 +10,7 @@ import { parseIncludes, resolveIncludes, resolveRelationship, type IncludeTree }
 import { parseQuery, type ParsedQuery } from '#lib/jsonapi/query.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { own, type ActionDef, type ActionResult, type ResourceDef } from '#lib/jsonapi/resource.ts';
-import { linkage, renderResource, resourceUrl, type Fieldsets } from '#lib/jsonapi/render.ts';
+import { linkage, loadAttributes, renderResource, resourceUrl, type Fieldsets } from '#lib/jsonapi/render.ts';
 import { defaultCreate, defaultUpdate, recordEvents, requestHash, resolveInput, validateValues } from '#lib/jsonapi/write.ts';
 import { refsOf, type StoredRecord } from '#lib/store/records.ts';
 import { currentDeadline } from '#lib/store/client.ts';
@@ -105,7 +105,8 @@ function readOptions(ctx: RequestContext, query: ParsedQuery, rootTypes: readonl
 async function compound(ctx: RequestContext, primary: StoredRecord[], options: ReadOptions) {
   const { linkages, included } = await resolveIncludes(ctx, primary, options.tree);
   const primaryKeys = new Set(primary.map((r) => refKey(r)));
-  const render = (r: StoredRecord) => renderResource(ctx, r, options.fields, linkages.get(r));
+  const loaded = await loadAttributes(ctx, [...primary, ...included], options.fields);
+  const render = (r: StoredRecord) => renderResource(ctx, r, options.fields, linkages.get(r), loaded.get(r));
   const extra = included.filter((r) => !primaryKeys.has(refKey(r))).map(render);
   return { render, included: extra.length > 0 ? { included: extra } : {} };
 }

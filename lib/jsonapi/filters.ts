@@ -2,7 +2,7 @@ import type { RequestContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError } from '#lib/jsonapi/errors.ts';
 import { Registry } from '#lib/jsonapi/registry.ts';
 import { own, type FilterDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
-import { readRange, recordKey, type IndexRange, type StoredRecord, type TermHit } from '#lib/store/records.ts';
+import { ordersByUpdate, readRange, recordKey, type IndexRange, type ListPosition, type StoredRecord, type TermHit } from '#lib/store/records.ts';
 
 /** Filters: names checked, each planned as index ranges (or a direct lookup), small ones read whole, records tested in memory. */
 
@@ -36,6 +36,10 @@ export interface FilterPlan {
   filter: FilterDef;
   /** Matches few records per value: read them all. */
   selective: boolean;
+  /** Tests records read by the other filters' listing (no index of its own). */
+  post: boolean;
+  /** Keeps every record with these values: nothing to do. */
+  keepsAll?: boolean;
   ranges: IndexRange[];
   /** Count keys of the records matched, when the index keeps counts (lib/store/counts.ts). */
   countKeys?: string[];
@@ -47,7 +51,14 @@ export async function planFilter(ctx: RequestContext, def: ResourceDef, name: st
     throw errors.invalidParameter(`filter[${name}]`, `filter[${name}] names ${values.length} values; at most ${MAX_FILTER_VALUES} are allowed in one request`);
   }
   const filter = def.filters[name]!;
-  if ('lookup' in filter) return { name, values, filter, selective: true, ranges: [] };
+  if ('test' in filter) {
+    filter.check?.(name, values);
+    return { name, values, filter, selective: false, post: true, ranges: [], keepsAll: filter.keepsAll?.(values) ?? false };
+  }
+  if ('lookup' in filter) {
+    filter.check?.(name, values);
+    return { name, values, filter, selective: true, post: false, ranges: [] };
+  }
   const { scope, index } = filterIndex(ctx.registry, def, filter);
   const translated = filter.translate ? await filter.translate(ctx, values) : values;
   const normalized = [...new Set(translated.map((v) => (index.normalize ?? String)(v)))];
@@ -56,22 +67,34 @@ export async function planFilter(ctx: RequestContext, def: ResourceDef, name: st
     values,
     filter,
     selective: Boolean(index.unique || index.selective),
+    post: false,
     ranges: normalized.map((v): IndexRange => (index.slot ? { kind: 'lookup', slot: index.slot, key: `${scope}#${v}` } : { kind: 'term', scope, value: v })),
     ...(index.counted ? { countKeys: normalized.map((v) => Registry.countKey(def.type, scope, v)) } : {}),
   };
 }
 
 /** Every match of a filter, when it is known to be small: more than `MAX_IN_MEMORY` is a 400. */
-export async function allMatches(ctx: RequestContext, plan: FilterPlan, types: ReadonlySet<string>, why: string): Promise<TermHit[]> {
-  const hits =
-    'lookup' in plan.filter
-      ? await plan.filter.lookup(ctx, plan.values)
-      : (await Promise.all(plan.ranges.map((range) => readRange(range, { byUpdated: false, limit: MAX_IN_MEMORY + 1, descending: false })))).flat();
+export async function allMatches(ctx: RequestContext, plan: FilterPlan, types: ReadonlySet<string>, why: string, after?: ListPosition): Promise<TermHit[]> {
+  const hits = 'lookup' in plan.filter ? await plan.filter.lookup(ctx, plan.values) : await readAll(plan.ranges, types, `filter[${plan.name}]`, why, after);
+  return bounded(hits, types, `filter[${plan.name}]`, why);
+}
+
+/**
+ * Every entry of some ranges, when they are known to be small: more than `MAX_IN_MEMORY` is a 400 naming
+ * `what`. With `after` (an update time) they are read in update-time order from there.
+ */
+export async function readAll(ranges: IndexRange[], types: ReadonlySet<string>, what: string, why: string, after?: ListPosition): Promise<TermHit[]> {
+  const byUpdated = after !== undefined && ranges.every(ordersByUpdate);
+  const read = (range: IndexRange) => readRange(range, { byUpdated, limit: MAX_IN_MEMORY + 1, descending: false, ...(byUpdated ? { after } : {}) });
+  return bounded((await Promise.all(ranges.map(read))).flat(), types, what, why);
+}
+
+function bounded(hits: TermHit[], types: ReadonlySet<string>, what: string, why: string): TermHit[] {
   const matching = [...new Map(hits.filter((h) => types.has(h.type)).map((h) => [recordKey(h.family, h.id), h])).values()];
   if (matching.length > MAX_IN_MEMORY) {
     throw errors.invalidParameter(
-      `filter[${plan.name}]`,
-      `filter[${plan.name}] matches more than ${MAX_IN_MEMORY} records, too many ${why}; narrow it or page in id order`,
+      what.startsWith('filter[') ? what : 'filter',
+      `${what} matches more than ${MAX_IN_MEMORY} records, too many ${why}; narrow it or page in id order`,
     );
   }
   return matching;
@@ -79,6 +102,7 @@ export async function allMatches(ctx: RequestContext, plan: FilterPlan, types: R
 
 /** Whether a record passes one filter: used for related collections and selective listings, which filter in memory. */
 export async function recordMatches(ctx: RequestContext, def: ResourceDef, filter: FilterDef, values: string[], record: StoredRecord): Promise<boolean> {
+  if ('test' in filter) return (await filter.test(ctx, [record], values))[0]!;
   if ('lookup' in filter) return filter.matches(record, values);
   const { index } = filterIndex(ctx.registry, def, filter);
   const translated = filter.translate ? await filter.translate(ctx, values) : values;

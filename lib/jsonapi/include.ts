@@ -7,7 +7,8 @@ import { refsOf, type RelValue, type StoredRecord } from '#lib/store/records.ts'
 
 export type IncludeTree = Map<string, IncludeTree>;
 
-export const MAX_INCLUDE_DEPTH = 5;
+/** Limber's tube-rack page includes `racked_tubes.tube.receptacle.aliquots.request.request_type` (6 levels); 8 leaves room. */
+export const MAX_INCLUDE_DEPTH = 8;
 export const MAX_INCLUDE_PATHS = 20;
 /**
  * Included resources one response may carry. Each renders to about 1 KB, so this keeps a compound

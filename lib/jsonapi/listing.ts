@@ -1,5 +1,5 @@
 import type { RequestContext } from '#lib/jsonapi/context.ts';
-import { allMatches, planFilter, recordMatches } from '#lib/jsonapi/filters.ts';
+import { allMatches, planFilter, readAll, recordMatches, type FilterPlan } from '#lib/jsonapi/filters.ts';
 import { inMemoryPage, type Cursor, type Page, type Sort } from '#lib/jsonapi/paging.ts';
 import type { ResourceDef } from '#lib/jsonapi/resource.ts';
 import { readCounts } from '#lib/store/counts.ts';
@@ -30,32 +30,23 @@ export interface CollectionPage {
  * - one broad filter: its index ranges in the asked order, counted by its count keys, by the page when it ends the
  *   listing, or by DynamoDB counting the matches' keys once (the walk's cursor carries that count);
  * - a selective filter (uuid, barcode, a unique name): its few matches read whole, other filters applied to them;
+ * - filters that test records (a derived state, whether a labware has children: `test` in lib/jsonapi/resource.ts):
+ *   what the other filters (or the type) give, read whole up to `MAX_IN_MEMORY` — from the earliest update time
+ *   an `updated_at_gt` allows — then tested, so the count stays exact;
  * - what no index orders (several broad filters, `sort=updated_at` on an index kept in id order): at most
  *   `MAX_IN_MEMORY` matches, else a 400.
  */
 export async function listRecords(ctx: RequestContext, def: ResourceDef, filters: Map<string, string[]>, sort: Sort, page: Page): Promise<CollectionPage> {
   const types = new Set(ctx.registry.concreteTypes(def.type));
-  if (filters.size === 0 && [...types].some((t) => ctx.registry.get(t)?.embedded)) return listEmbedded(ctx, def, types, sort, page);
+  const plans = (await Promise.all([...filters].map(([name, values]) => planFilter(ctx, def, name, values)))).filter((p) => !p.keepsAll);
+  if (plans.length === 0 && [...types].some((t) => ctx.registry.get(t)?.embedded)) return listEmbedded(ctx, def, types, sort, page);
   const family = ctx.registry.familyOf(def.type);
-  if (filters.size === 0) {
+  if (plans.length === 0) {
     const ranges = [...types].map((type): IndexRange => ({ kind: 'type', type }));
     return rangedPage(ctx, ranges, types, sort, page, async () => (await readCounts(family)).get(def.type) ?? 0);
   }
 
-  const plans = await Promise.all([...filters].map(([name, values]) => planFilter(ctx, def, name, values)));
-  const selective = plans.find((p) => p.selective);
-  if (selective) {
-    const records = await loadHits(ctx, await allMatches(ctx, selective, types, 'to read at once'));
-    const others = plans.filter((p) => p !== selective);
-    const keep = await Promise.all(
-      records.map(async (r) => (await Promise.all(others.map((p) => recordMatches(ctx, def, p.filter, p.values, r)))).every(Boolean)),
-    );
-    return inMemoryPage(
-      records.filter((_, i) => keep[i]),
-      sort,
-      page,
-    );
-  }
+  if (plans.some((p) => p.selective || p.post)) return inMemoryPage(await matchingRecords(ctx, def, types, plans), sort, page);
   const [plan] = plans;
   if (plans.length === 1 && (sort.field !== 'updated_at' || plan!.ranges.every(ordersByUpdate))) {
     const counted = plan!.countKeys;
@@ -69,12 +60,60 @@ export async function listRecords(ctx: RequestContext, def: ResourceDef, filters
   }
   // No index serves this order or combination: intersect the (bounded) matches of every filter by their keys.
   const why = plans.length > 1 ? `to combine with ${plans.map((p) => `filter[${p.name}]`).join(' and ')}` : 'to sort by updated_at';
-  const matched = await Promise.all(plans.map((p) => allMatches(ctx, p, types, why)));
-  const keys = matched.slice(1).map((hits) => new Set(hits.map((h) => recordKey(h.family, h.id))));
-  const hits = matched[0]!.filter((h) => keys.every((k) => k.has(recordKey(h.family, h.id))));
+  const hits = await intersection(ctx, plans, types, why);
   if (sort.field === 'updated_at') return inMemoryPage(await loadHits(ctx, hits), sort, page);
   const ordered = hits.sort((a, b) => (sort.descending ? b.id - a.id : a.id - b.id));
   return { records: await loadHits(ctx, ordered.slice((page.number - 1) * page.size, page.number * page.size)), count: hits.length };
+}
+
+/** An id past every id: a position after every record of one update time. */
+const LAST_ID = 10 ** 12 - 1;
+
+/**
+ * Every record matching the filters, when a selective filter or a filter that tests records (`test`, e.g.
+ * a derived state) makes the listing one to hold in memory: the selective filter's few matches, else what
+ * the index filters (or the type's listing) give — read whole, bounded by `MAX_IN_MEMORY`, from the
+ * earliest update time a filter allows where the ranges are in update-time order — then tested by the rest.
+ * The count is therefore exact, as clients that page by `page[number]` need.
+ */
+async function matchingRecords(ctx: RequestContext, def: ResourceDef, types: ReadonlySet<string>, plans: FilterPlan[]): Promise<StoredRecord[]> {
+  const selective = plans.find((p) => p.selective);
+  // The filters whose index gives the records; the others test them.
+  const reading = selective ? [selective] : plans.filter((p) => !p.post);
+  const why = `to ${plans.length > 1 ? `combine ${plans.map((p) => `filter[${p.name}]`).join(' and ')}` : `test filter[${plans[0]!.name}]`} in memory`;
+  const since = plans
+    .map((p) => ('updatedAfter' in p.filter ? p.filter.updatedAfter?.(p.values) : undefined))
+    .filter((t) => t !== undefined)
+    .sort()
+    .at(-1);
+  const after = since === undefined ? undefined : { updatedAt: since, id: LAST_ID };
+  const hits =
+    reading.length === 0
+      ? await readAll(
+          [...types].map((type): IndexRange => ({ kind: 'type', type })),
+          types,
+          `the ${def.type} listing`,
+          why,
+          after,
+        )
+      : await intersection(ctx, reading, types, why, after);
+  const records = await loadHits(ctx, hits);
+  const rest = plans.filter((p) => !reading.includes(p));
+  const passes = await Promise.all(rest.map((p) => testRecords(ctx, def, p, records)));
+  return records.filter((_, i) => passes.every((pass) => pass[i]));
+}
+
+/** Whether each record passes one filter: a testing filter tests them all at once, others one by one. */
+async function testRecords(ctx: RequestContext, def: ResourceDef, plan: FilterPlan, records: StoredRecord[]): Promise<boolean[]> {
+  if ('test' in plan.filter) return plan.filter.test(ctx, records, plan.values);
+  return Promise.all(records.map((r) => recordMatches(ctx, def, plan.filter, plan.values, r)));
+}
+
+/** The entries every one of several (bounded) index filters matches. */
+async function intersection(ctx: RequestContext, plans: FilterPlan[], types: ReadonlySet<string>, why: string, after?: ListPosition): Promise<TermHit[]> {
+  const matched = await Promise.all(plans.map((p) => allMatches(ctx, p, types, why, after)));
+  const keys = matched.slice(1).map((hits) => new Set(hits.map((h) => recordKey(h.family, h.id))));
+  return matched[0]!.filter((h) => keys.every((k) => k.has(recordKey(h.family, h.id))));
 }
 
 /** The order of listing entries: by update time then id, or by id, as the sort asks. */

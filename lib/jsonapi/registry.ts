@@ -1,4 +1,4 @@
-import type { EmbeddedDef, IndexDef, ResourceDef, ReverseDef } from '#lib/jsonapi/resource.ts';
+import { idFilter, type EmbeddedDef, type IndexDef, type ResourceDef, type ReverseDef } from '#lib/jsonapi/resource.ts';
 import { recordKey, refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { listRef, type RecordModel, type TermSpec } from '#lib/store/write-plan.ts';
 import { familyCode } from '#lib/store/uuids.ts';
@@ -14,17 +14,18 @@ export class Registry implements RecordModel {
   private readonly referenceFamilies = new Map<string, boolean>();
 
   constructor(defs: readonly ResourceDef[]) {
-    this.defs = new Map(defs.map((d) => [d.type, d]));
+    // Every type filters by id (contract §6): Limber exports by `filter[id]`.
+    this.defs = new Map(defs.map((d) => [d.type, { ...d, filters: { id: idFilter(d.type), ...d.filters } }]));
     for (const family of new Set(defs.map((d) => this.familyOf(d.type)))) {
       const code = familyCode(family);
       const other = this.familiesByCode.get(code);
       if (other) throw new Error(`id families ${other} and ${family} have the same uuid code; rename one`);
       this.familiesByCode.set(code, family);
     }
-    for (const def of defs) {
+    for (const def of this.defs.values()) {
       for (const parent of def.embedded?.parentTypes ?? []) this.embedded.set(parent, [...(this.embedded.get(parent) ?? []), def]);
     }
-    for (const def of defs) {
+    for (const def of this.defs.values()) {
       for (const [name, relationship] of Object.entries(def.relationships)) if (relationship.reverse) this.checkReverse(def, name, relationship.reverse);
     }
   }

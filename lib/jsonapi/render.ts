@@ -26,15 +26,21 @@ export function linkage(value: RelValue): Linkage | Linkage[] | null {
   return { type: value.type, id: String(value.id) };
 }
 
-/** Renders one record; `data` appears on exactly the relationships in `linkages` (those included) and those always linked. */
-export function renderResource(ctx: RequestContext, record: StoredRecord, fields: Fieldsets, linkages: Map<string, RelValue> = new Map()): ResourceObject {
+/** Renders one record; `data` appears on exactly the relationships in `linkages` (those included) and those always linked. `loaded`: values of attributes that `load` theirs. */
+export function renderResource(
+  ctx: RequestContext,
+  record: StoredRecord,
+  fields: Fieldsets,
+  linkages: Map<string, RelValue> = new Map(),
+  loaded: Map<string, unknown> = new Map(),
+): ResourceObject {
   const def: ResourceDef = ctx.registry.require(record.type);
   const wanted = fields.get(record.type);
   const self = resourceUrl(ctx, record.type, record.id);
   const attributes: Record<string, unknown> = {};
   for (const [name, attribute] of Object.entries(def.attributes)) {
-    if (attribute.access === 'W' || (wanted && !wanted.has(name))) continue;
-    const value = attribute.get ? attribute.get(record) : record.attrs[name];
+    if (attribute.access === 'W' || (wanted ? !wanted.has(name) : attribute.onlyWhenAsked)) continue;
+    const value = attribute.load ? loaded.get(name) : attribute.get ? attribute.get(record) : record.attrs[name];
     attributes[name] = value === undefined ? null : value;
   }
   const relationships: ResourceObject['relationships'] = {};
@@ -47,4 +53,28 @@ export function renderResource(ctx: RequestContext, record: StoredRecord, fields
     };
   }
   return { type: record.type, id: String(record.id), attributes, relationships, links: { self } };
+}
+
+/** The values of the attributes that `load` theirs, for the records about to be rendered: one call per such attribute and type. */
+export async function loadAttributes(
+  ctx: RequestContext,
+  records: readonly StoredRecord[],
+  fields: Fieldsets,
+): Promise<Map<StoredRecord, Map<string, unknown>>> {
+  const result = new Map<StoredRecord, Map<string, unknown>>();
+  const byType = new Map<string, StoredRecord[]>();
+  for (const record of records) byType.set(record.type, [...(byType.get(record.type) ?? []), record]);
+  await Promise.all(
+    [...byType].flatMap(([type, group]) =>
+      Object.entries(ctx.registry.require(type).attributes)
+        .filter(([name, attribute]) => attribute.load && (fields.get(type)?.has(name) ?? !attribute.onlyWhenAsked))
+        .map(async ([name, attribute]) => {
+          for (const [record, value] of await attribute.load!(ctx, group)) {
+            if (!result.has(record)) result.set(record, new Map());
+            result.get(record)!.set(name, value);
+          }
+        }),
+    ),
+  );
+  return result;
 }

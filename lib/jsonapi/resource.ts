@@ -1,6 +1,7 @@
 import * as z from '#lib/zod.ts';
 import type { JsonApiError } from '#lib/jsonapi/errors.ts';
 import type { RequestContext, WriteContext } from '#lib/jsonapi/context.ts';
+import { errors, show } from '#lib/jsonapi/errors.ts';
 import type { RelValue, StoredRecord, TermHit } from '#lib/store/records.ts';
 
 /**
@@ -35,6 +36,17 @@ export interface AttributeDef<T = unknown> {
   readsUuid?: boolean;
   /** Computes the rendered value; by default the stored attribute is rendered. */
   get?: (record: StoredRecord) => T | null;
+  /**
+   * Rendered only when `fields[<type>]` names it: for the reference's member names that JSON:API 1.0 does
+   * not allow (`multiplexed?`), so a document is valid JSON:API unless the client asks for one by name.
+   */
+  onlyWhenAsked?: boolean;
+  /**
+   * Computes the rendered values of many records at once from other records (a submission's number of
+   * sequencing requests): read responses call it once per type and response, and only when the attribute
+   * is rendered. Events render it null (they are written inside the transaction, before any such read).
+   */
+  load?: (ctx: RequestContext, records: StoredRecord[]) => Promise<Map<StoredRecord, T | null>>;
   /**
    * The value (a string or a list of them) names records of this reference type by their natural key, as
    * `request_type_keys` names request types: the reference-data loader refuses a name that resolves to none.
@@ -133,6 +145,20 @@ export interface EmbeddedDef {
 
 export type FilterDef =
   | {
+      /**
+       * Tests records read from the listing the other filters give (or the type's own): for what no index
+       * holds, e.g. a state derived from the record, or whether a labware has children. The listing is then
+       * read whole (bounded: lib/jsonapi/listing.ts), so its count stays exact.
+       */
+      test: (ctx: RequestContext, records: StoredRecord[], values: string[]) => Promise<boolean[]> | boolean[];
+      /** Whether these values keep every record (`include_used=true`): the listing then ignores the filter. */
+      keepsAll?: (values: string[]) => boolean;
+      /** Refuses values that mean nothing (a 400 naming the filter and the value). */
+      check?: (name: string, values: string[]) => void;
+      /** The earliest update time a matching record can have: a listing in update-time order starts there. */
+      updatedAfter?: (values: string[]) => string;
+    }
+  | {
       /** Looks the values up in an index of this type. */
       index: string;
       /** Turns the query values into index values (e.g. purpose names into purpose ids). */
@@ -141,6 +167,8 @@ export type FilterDef =
   | {
       /** Finds matching records directly. */
       lookup: (ctx: RequestContext, values: string[]) => Promise<TermHit[]>;
+      /** Refuses values that mean nothing (a 400 naming the filter and the value), before anything is read. */
+      check?: (name: string, values: string[]) => void;
       matches: (record: StoredRecord, values: string[]) => boolean;
     };
 
@@ -308,6 +336,20 @@ export const uuidOfAttribute = (relationship: string) => attr('W', () => z.strin
 export const indexFilters = (...names: string[]): Record<string, FilterDef> => Object.fromEntries(names.map((name) => [name, { index: name }]));
 
 export const lowerCase = (value: string): string => value.toLowerCase();
+
+/** `filter[id]` (every type has it, lib/jsonapi/registry.ts): ids name their records, so any number of them is one batched read. */
+const ID = /^[1-9][0-9]{0,14}$/;
+export const idFilter = (type: string): FilterDef => ({
+  check: (name, values) => {
+    const bad = values.find((value) => !ID.test(value));
+    if (bad !== undefined) throw errors.invalidParameter(`filter[${name}]`, `filter[${name}] - ${show(bad)} is not an id (a positive integer)`);
+  },
+  lookup: async (ctx, values) => {
+    const loaded = await ctx.loader.load(values.map((value) => ({ type, id: Number(value) })));
+    return [...loaded.values()].map((r) => ({ ref: '-', family: r.family, type: r.type, id: r.id }));
+  },
+  matches: (record, values) => values.includes(String(record.id)),
+});
 
 /** `filter[uuid]`: a uuid names its record (lib/store/uuids.ts), so any number of them is one batched read. */
 export const uuidFilter: FilterDef = {

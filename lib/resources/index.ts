@@ -32,6 +32,7 @@ import { samples } from '#lib/resources/samples.ts';
 import { stateChanges } from '#lib/resources/state-changes.ts';
 import { workCompletions } from '#lib/resources/work-completions.ts';
 import { orders, submissions } from '#lib/resources/submissions.ts';
+import { preCapturePools, primerPanels, projects, submissionPools, tags } from '#lib/resources/unrecorded.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
 export const registry = new Registry([
@@ -75,4 +76,9 @@ export const registry = new Registry([
   tubeFromPlateCreations,
   tagLayouts,
   workCompletions,
+  projects,
+  primerPanels,
+  preCapturePools,
+  submissionPools,
+  tags,
 ]);

@@ -25,8 +25,11 @@ import {
 import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 import { aliquotRefs, labwareAttrs, qcResultRefs, receptacleRefs, renderBarcode, transferRequestRefs } from '#lib/resources/labware-views.ts';
 import { transferRequestsAsSourceRelationship } from '#lib/resources/transfer-requests.ts';
-import { childPlates, lineageRelationships, parentIndex } from '#lib/resources/lineage.ts';
+import { childPlates, childrenOfType, lineageRelationships, parentIndex } from '#lib/resources/lineage.ts';
+import { directSubmissions, labwareSamples } from '#lib/resources/labware-work.ts';
+import { unrecorded } from '#lib/resources/unrecorded.ts';
 import { accepted, relationshipAt } from '#lib/resources/problems.ts';
+import { labwareLifecycleFilters } from '#lib/resources/labware-filters.ts';
 
 /** What plates, tubes and tube racks share: barcodes, purpose, family links, custom metadata. */
 export const LABWARE_TYPES = ['plates', 'tubes', 'tube_racks'] as const;
@@ -81,6 +84,7 @@ export const labwareFilters: Record<string, FilterDef> = {
   barcode: { index: 'barcode' },
   purpose_id: { index: 'purpose' },
   purpose_name: purposeNameFilter,
+  ...labwareLifecycleFilters,
 };
 
 /** A labware's barcode in its three forms, as rendered (contract §2). */
@@ -200,6 +204,11 @@ export const plates = defineResource({
     receptacles: computed('many', 'wells', receptacleRefs),
     child_plates: childPlates,
     qc_results: qcResultsOfLabware,
+    samples: labwareSamples,
+    direct_submissions: directSubmissions,
+    // Not recorded yet (docs/decisions.md, "What Limber's pages read"): rendered empty.
+    submission_pools: unrecorded('many', 'submission_pools'),
+    transfers_as_destination: unrecorded('many', 'transfers'),
   },
   indexes: labwareIndexes,
   filters: labwareFilters,
@@ -226,6 +235,9 @@ export const tubes = defineResource({
     receptacles: computed('many', 'receptacles', receptacleRefs),
     aliquots: computed('many', 'aliquots', (r) => aliquotRefs(r)),
     qc_results: qcResultsOfLabware,
+    child_plates: childPlates,
+    child_tubes: childrenOfType('tubes'),
+    direct_submissions: directSubmissions,
     tube_rack: toOne('tube_racks', 'R'),
     // The transfer requests into and out of its receptacle (lib/resources/transfer-requests.ts).
     transfer_requests_as_target: computed('many', 'transfer_requests', (r) => transferRequestRefs(r)),

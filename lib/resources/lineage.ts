@@ -34,7 +34,7 @@ const parentLinks: Links = async (ctx, labware) => {
 };
 
 /** One strongly consistent Query of the parent index per labware. */
-const childLinks: Links = async (_ctx, labware) => {
+export const childLinks: Links = async (_ctx, labware) => {
   const children = new Map<number, Ref[]>();
   await bounded(labware, PARALLEL_QUERIES, async ({ type, id }) => {
     const range = { kind: 'term', scope: PARENT_SCOPE, value: String(id) } as const;
@@ -47,6 +47,16 @@ const childLinks: Links = async (_ctx, labware) => {
   });
   return children;
 };
+
+/** Which of some labware have at least one child: one Query of the parent index (one entry read) per labware, a few at once. */
+export async function withChildren(_ctx: RequestContext, labware: readonly Ref[]): Promise<Set<number>> {
+  const parents = new Set<number>();
+  await bounded(labware, PARALLEL_QUERIES, async ({ id }) => {
+    const range = { kind: 'term', scope: PARENT_SCOPE, value: String(id) } as const;
+    if ((await readRange(range, { byUpdated: false, limit: 1, descending: false })).length > 0) parents.add(id);
+  });
+  return parents;
+}
 
 /**
  * Ancestors or descendants of each record: the links followed generation by generation, each generation
@@ -98,5 +108,6 @@ export const lineageRelationships: Record<string, RelationshipDef> = {
   descendants: { ...toMany('labware', 'R'), resolve: (ctx, records) => walk(ctx, records, childLinks, 'descendants') },
 };
 
-/** A plate's children that are plates. */
-export const childPlates: RelationshipDef = { ...toMany('plates', 'R'), resolve: (ctx, records) => children(ctx, records, 'plates') };
+/** A labware's children of one type (a plate's or tube's `child_plates`, a tube's `child_tubes`). */
+export const childrenOfType = (type: string): RelationshipDef => ({ ...toMany(type, 'R'), resolve: (ctx, records) => children(ctx, records, type) });
+export const childPlates = childrenOfType('plates');

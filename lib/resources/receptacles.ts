@@ -7,6 +7,8 @@ import type { Ref, TermHit } from '#lib/store/records.ts';
 import { aliquotCount, aliquotViews, labwareAttrs, receptacleCount, receptacleType, receptacleViews } from '#lib/resources/labware-views.ts';
 import { accepted, relationshipAt } from '#lib/resources/problems.ts';
 import { transferRequestsAsSourceRelationship } from '#lib/resources/transfer-requests.ts';
+import { receptacleLineage, requestsAsTarget } from '#lib/resources/receptacle-lineage.ts';
+import { unrecorded } from '#lib/resources/unrecorded.ts';
 
 /** Receptacle uuids name their labware's uuid and their slot (lib/domain/labware-ids.ts). */
 const receptacleUuidFilter: FilterDef = {
@@ -41,6 +43,8 @@ export const wells = defineResource({
     plate: toOne('plates', 'R'),
     aliquots: toMany('aliquots', 'R'),
     requests_as_source: reverse('requests', 'asset'),
+    requests_as_target: requestsAsTarget,
+    ...receptacleLineage,
     // Stored with the receptacle: its view carries the linkage (lib/resources/labware-views.ts).
     qc_results: toMany('qc_results', 'R'),
     poly_metadata: reverse('poly_metadata', 'metadatable'),
@@ -63,6 +67,8 @@ export const receptacles = defineResource({
     labware: toOne('labware', 'R'),
     aliquots: toMany('aliquots', 'R'),
     requests_as_source: reverse('requests', 'asset'),
+    requests_as_target: requestsAsTarget,
+    ...receptacleLineage,
     qc_results: toMany('qc_results', 'R'),
     transfer_requests_as_target: toMany('transfer_requests', 'R'),
     transfer_requests_as_source: transferRequestsAsSourceRelationship,
@@ -88,6 +94,10 @@ export const aliquots = defineResource({
     study: toOne('studies', 'WO'),
     // The outer request a transfer request gave the copy (contract §6): how clients find a well's work.
     request: toOne('requests', 'R'),
+    // Limber reads these; projects are not recorded and an aliquot holds its tags' oligos, not tag records.
+    project: unrecorded('one', 'projects'),
+    tag: unrecorded('one', 'tags'),
+    tag2: unrecorded('one', 'tags'),
     poly_metadata: reverse('poly_metadata', 'metadatable'),
   },
   filters: {},

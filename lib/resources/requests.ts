@@ -2,6 +2,7 @@ import * as z from '#lib/zod.ts';
 import { initialRequestState, REQUEST_PRIORITIES, requestLinkProblems, requestStateChange } from '#lib/domain/requests.ts';
 import { refOf } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
+import { unrecorded } from '#lib/resources/unrecorded.ts';
 import { aggregateIndex, attr, defineResource, reverse, timestamps, toOne, uuidAttribute, uuidFilter, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { accepted, attributeAt, problemErrors, relationshipAt } from '#lib/resources/problems.ts';
 import { text } from '#lib/resources/reference.ts';
@@ -59,6 +60,9 @@ export const requests = defineResource({
     // Where the work ended: set by a work completion (lib/resources/work-completions.ts) when not set before.
     target_asset: toOne('receptacles', 'R'),
     request_metadata: toOne('request_metadata', 'R'),
+    // Limber includes these on every plate page; neither is recorded here (docs/decisions.md, "What Limber's pages read").
+    primer_panel: unrecorded('one', 'primer_panels'),
+    pre_capture_pool: unrecorded('one', 'pre_capture_pools'),
     poly_metadata: reverse('poly_metadata', 'metadatable'),
   },
   // Wells (and tube receptacles) read their requests per plate; submissions theirs.

@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
 import { inBatches, createSample as newSample, rels } from '../support/fixtures.ts';
+import { adminUuid, filledPlate, poolPlate, postTransfer, templateUuid } from '../support/lab.ts';
+import { createPlate } from '../support/fixtures.ts';
+import { PLATE_PRESENTER_INCLUDES, PRESENTER_FIELDS, servedHere } from '../support/limber.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -99,5 +102,41 @@ describe('DynamoDB call budget', () => {
     // The next page through its cursor costs the same.
     const next = await call('GET', page.body.links.next.slice('https://lts.test'.length));
     expect(next.calls).toBe(3);
+  });
+
+  it("Limber's plate page (PLATE_PRESENTER_INCLUDES, 8 levels allowed) costs the same for 2 filled wells as for 16, two generations below the stock", async () => {
+    const user = await adminUuid();
+    const stamp = async (source: any, purpose: string) => {
+      const destination = await createPlate(purpose);
+      const res = await postTransfer({
+        template: await templateUuid('Transfer columns 1-12'),
+        source: source.attributes.uuid,
+        destination: destination.attributes.uuid,
+        user,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return destination;
+    };
+    /** A stock plate of `perPool` × 2 samples in two submissions' pools, stamped twice: the grandchild's page. */
+    const page = async (perPool: number) => {
+      const { plate, samples } = await filledPlate(perPool * 2);
+      const positions = [...samples.keys()];
+      await poolPlate(plate.id, [positions.slice(0, perPool), positions.slice(perPool)]);
+      const grandchild = await stamp(await stamp(plate, 'Working Dilution'), 'Library Plate');
+      await warmKeyCache();
+      // v2.rb (sanger/limber), plate_for_presenter. Left out here: `wells.aliquots.request.poly_metadata`, which costs a Query per request (poly metadata are
+      // indexed under their metadatable's aggregate, and each request is its own; docs/decisions.md, "What Limber's pages read").
+      const include = servedHere(PLATE_PRESENTER_INCLUDES, ['wells.aliquots.request.poly_metadata']);
+      const res = await call('GET', `/api/v2/plates?filter[uuid]=${grandchild.attributes.uuid}&include=${include}&${PRESENTER_FIELDS}`);
+      expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
+      expect(res.body.included.filter((r: any) => r.type === 'requests')).toHaveLength(perPool * 2);
+      expect(res.body.included.filter((r: any) => r.type === 'submissions')).toHaveLength(2);
+      return res.calls;
+    };
+    const small = await page(1);
+    const large = await page(8);
+    expect(large).toBe(small);
+    // One call or a few per include level (a Query per submission for its lanes), never one per well.
+    expect(small).toBeLessThanOrEqual(20);
   });
 });

@@ -126,11 +126,15 @@ describe('POST /plates', () => {
         'children',
         'custom_metadatum_collection',
         'descendants',
+        'direct_submissions',
         'parents',
         'poly_metadata',
         'purpose',
         'qc_results',
         'receptacles',
+        'samples',
+        'submission_pools',
+        'transfers_as_destination',
         'wells',
       ].sort(),
     );
@@ -349,9 +353,12 @@ describe('POST /tubes', () => {
       [
         'aliquots',
         'ancestors',
+        'child_plates',
+        'child_tubes',
         'children',
         'custom_metadatum_collection',
         'descendants',
+        'direct_submissions',
         'parents',
         'poly_metadata',
         'purpose',
@@ -608,7 +615,7 @@ describe('filter[uuid], filter[purpose_name], filter[purpose_id]', () => {
     for (const [type, filter] of [
       ['plates', 'name'],
       ['tubes', 'size'],
-      ['labware', 'state'],
+      ['labware', 'name'],
       ['plates', 'sample_id'],
     ]) {
       const res = await call('GET', `/api/v2/${type}?filter[${filter}]=x`);

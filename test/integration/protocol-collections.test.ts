@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_INCLUDE_DEPTH } from '#lib/jsonapi/include.ts';
 import { call, doc, idOf, type CallResult } from '../support/api.ts';
 import { idsOf } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
@@ -315,7 +316,7 @@ describe('include and fields (§1.4)', () => {
     for (const rel of Object.values(plain.body.data.relationships as Resource['relationships'])) expect(rel).not.toHaveProperty('data');
   });
 
-  it('follows dotted paths up to 5 levels and 20 paths', async () => {
+  it(`follows dotted paths up to ${MAX_INCLUDE_DEPTH} levels and 20 paths`, async () => {
     const nested = await call('GET', `/api/v2/samples/${all[0]}?include=sample_metadata.sample.studies`);
     expect(nested.status).toBe(200);
     expect(nested.body.included.map((r: Resource) => r.type).sort()).toEqual(['sample_metadata', 'studies', 'studies']);
@@ -323,8 +324,8 @@ describe('include and fields (§1.4)', () => {
     expect(metadata.relationships.sample.data).toEqual({ type: 'samples', id: all[0] });
 
     const chain = (n: number) => Array(n).fill('component_samples').join('.');
-    expect((await call('GET', `/api/v2/samples/${all[0]}?include=${chain(5)}`)).status).toBe(200);
-    expectError(await call('GET', `/api/v2/samples/${all[0]}?include=${chain(6)}`), 400, 'invalid_parameter', 'include');
+    expect((await call('GET', `/api/v2/samples/${all[0]}?include=${chain(MAX_INCLUDE_DEPTH)}`)).status).toBe(200);
+    expectError(await call('GET', `/api/v2/samples/${all[0]}?include=${chain(MAX_INCLUDE_DEPTH + 1)}`), 400, 'invalid_parameter', 'include');
 
     const paths = ['sample_metadata.sample'];
     for (let k = 0; k < 5; k++) {

@@ -86,12 +86,21 @@ describe('wells', () => {
     expect(well.attributes).toEqual({ uuid: slotUuid(plate, 1), position: { name: 'A1' }, state: 'pending' });
     expect(Object.keys(well.relationships).sort()).toEqual([
       'aliquots',
+      'downstream_assets',
+      'downstream_plates',
+      'downstream_tubes',
+      'downstream_wells',
       'plate',
       'poly_metadata',
       'qc_results',
       'requests_as_source',
+      'requests_as_target',
       'transfer_requests_as_source',
       'transfer_requests_as_target',
+      'upstream_assets',
+      'upstream_plates',
+      'upstream_tubes',
+      'upstream_wells',
     ]);
     for (const [name, relationship] of Object.entries<any>(well.relationships)) {
       expect(relationship).toEqual({ links: { self: `${BASE}/wells/${well.id}/relationships/${name}`, related: `${BASE}/wells/${well.id}/${name}` } });
@@ -189,11 +198,20 @@ describe('receptacles', () => {
     expect(res.body.data.attributes).toEqual({ uuid: slotUuid(tube, 1), state: 'pending' });
     expect(Object.keys(res.body.data.relationships).sort()).toEqual([
       'aliquots',
+      'downstream_assets',
+      'downstream_plates',
+      'downstream_tubes',
+      'downstream_wells',
       'labware',
       'qc_results',
       'requests_as_source',
+      'requests_as_target',
       'transfer_requests_as_source',
       'transfer_requests_as_target',
+      'upstream_assets',
+      'upstream_plates',
+      'upstream_tubes',
+      'upstream_wells',
     ]);
     expect((await call('GET', `/api/v2/tubes/${tube.id}/receptacle`)).body.data).toEqual(res.body.data);
     const labware = await call('GET', `/api/v2/receptacles/${receptacleId(tube)}/labware`);
@@ -239,7 +257,7 @@ describe('POST /aliquots', () => {
     expect(res.headers.Location).toBe(`${BASE}/aliquots/${aliquot.id}`);
     expect(aliquot.links.self).toBe(`${BASE}/aliquots/${aliquot.id}`);
     expect(aliquot.attributes).toEqual({ tag_oligo: null, tag_index: null, tag2_oligo: null, tag2_index: null, library_type: 'Standard' });
-    expect(Object.keys(aliquot.relationships).sort()).toEqual(['poly_metadata', 'receptacle', 'request', 'sample', 'study']);
+    expect(Object.keys(aliquot.relationships).sort()).toEqual(['poly_metadata', 'project', 'receptacle', 'request', 'sample', 'study', 'tag', 'tag2']);
 
     const read = await call('GET', `/api/v2/aliquots/${aliquot.id}`);
     expect(read.status).toBe(200);

@@ -62,6 +62,8 @@ describe('POST /requests', () => {
       request_type: links('request_type'),
       asset: links('asset'),
       request_metadata: links('request_metadata'),
+      primer_panel: links('primer_panel'),
+      pre_capture_pool: links('pre_capture_pool'),
       poly_metadata: links('poly_metadata'),
     });
 

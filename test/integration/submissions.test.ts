@@ -37,6 +37,8 @@ describe('submissions', () => {
       uuid: expect.stringMatching(UUID_V4),
       name: 'Run 42',
       state: 'pending',
+      // No request yet; `multiplexed?` is rendered only when fields[submissions] names it (lib/resources/submissions.ts).
+      lanes_of_sequencing: 0,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

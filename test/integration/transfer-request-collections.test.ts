@@ -157,7 +157,13 @@ describe('a failed well moves nothing (reference §7.1)', () => {
   const failA1 = async (plateId: string) => {
     const plate = (await call('GET', `/api/v2/plates/${plateId}`)).body.data;
     const res = await call('POST', '/api/v2/state_changes', {
-      body: doc('state_changes', { target_uuid: plate.attributes.uuid, target_state: 'failed', contents: ['A1'], reason: 'Individual Well Failure', user_uuid: user }),
+      body: doc('state_changes', {
+        target_uuid: plate.attributes.uuid,
+        target_state: 'failed',
+        contents: ['A1'],
+        reason: 'Individual Well Failure',
+        user_uuid: user,
+      }),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
   };

@@ -1,0 +1,77 @@
+import { errors, show } from '#lib/jsonapi/errors.ts';
+import type { RequestContext } from '#lib/jsonapi/context.ts';
+import type { FilterDef } from '#lib/jsonapi/resource.ts';
+import type { StoredRecord } from '#lib/store/records.ts';
+import { withChildren } from '#lib/resources/lineage.ts';
+
+/**
+ * The filters Limber's searches send on plates, tubes and labware (contract §6; its ongoing-plates search
+ * and pipeline work-in-progress page): none has an index of its own, so each tests the records the other
+ * filters (or the type's listing) give (lib/jsonapi/listing.ts, `matchingRecords`).
+ */
+
+function oneValue(name: string, values: string[]): string {
+  if (values.length !== 1) throw errors.invalidParameter(`filter[${name}]`, `filter[${name}] takes one value, got ${values.length}`);
+  return values[0]!;
+}
+
+/** `true` or `false`, as Limber's client sends booleans. */
+function flag(name: string, values: string[]): boolean {
+  const value = oneValue(name, values).toLowerCase();
+  if (value !== 'true' && value !== 'false')
+    throw errors.invalidParameter(`filter[${name}]`, `filter[${name}] - must be true or false, got ${show(values[0])}`);
+  return value === 'true';
+}
+
+/**
+ * The start (UTC) of the day a `*_gt` value names: the reference compares with the value's date
+ * (`value.to_date`), so `updated_at_gt=2026-10-27T15:00` keeps what changed from that day's start.
+ */
+function dayStart(name: string, values: string[]): string {
+  const value = oneValue(name, values);
+  const day = /^(\d{4}-\d{2}-\d{2})(?:$|[T ])/.exec(value)?.[1];
+  const start = day && `${day}T00:00:00.000Z`;
+  if (!start || Number.isNaN(Date.parse(start)) || new Date(start).toISOString() !== start)
+    throw errors.invalidParameter(`filter[${name}]`, `filter[${name}] - must be a date (YYYY-MM-DD) or a time, got ${show(value)}`);
+  return start;
+}
+
+/** Records whose timestamp is after the start of the day named. */
+const after = (name: string, time: (r: StoredRecord) => string): FilterDef => ({
+  check: dayStart,
+  test: (_ctx, records, values) => {
+    const start = dayStart(name, values);
+    return records.map((r) => time(r) > start);
+  },
+  ...(name === 'updated_at_gt' ? { updatedAfter: (values: string[]) => dayStart(name, values) } : {}),
+});
+
+/** Keeps labware without children (none made from them yet: "not used"). */
+const childless = async (ctx: RequestContext, records: StoredRecord[]) => {
+  const parents = await withChildren(ctx, records);
+  return records.map((r) => !parents.has(r.id));
+};
+
+export const labwareLifecycleFilters: Record<string, FilterDef> = {
+  /** Any of the states; the state is derived from the labware's transfer requests, as rendered. */
+  state: {
+    test: (ctx, records, values) => {
+      const wanted = new Set(values);
+      return records.map((r) => wanted.has(String(ctx.registry.require(r.type).attributes.state?.get?.(r))));
+    },
+  },
+  /** `false`: only labware without children (the reference's `include_labware_with_children`); `true`: all. */
+  include_used: {
+    check: flag,
+    keepsAll: (values) => flag('include_used', values),
+    test: (ctx, records, values) => (flag('include_used', values) ? records.map(() => true) : childless(ctx, records)),
+  },
+  /** `true`: only labware without children; `false`: all. */
+  without_children: {
+    check: flag,
+    keepsAll: (values) => !flag('without_children', values),
+    test: (ctx, records, values) => (flag('without_children', values) ? childless(ctx, records) : records.map(() => true)),
+  },
+  created_at_gt: after('created_at_gt', (r) => r.createdAt),
+  updated_at_gt: after('updated_at_gt', (r) => r.updatedAt),
+};
