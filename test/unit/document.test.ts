@@ -718,12 +718,16 @@ describe('parseIncludes', () => {
     }
   });
 
-  it('answers paths over 5 levels or over 20 paths with 400', () => {
+  it('answers paths over 8 levels or over 20 paths with 400', () => {
     expectClientError(
-      thrown(() => parseIncludes(registry, ['samples'], ['sample_metadata.sample.sample_metadata.sample.sample_metadata.sample'])),
+      thrown(() =>
+        parseIncludes(registry, ['samples'], ['sample_metadata.sample.sample_metadata.sample.sample_metadata.sample.sample_metadata.sample.studies']),
+      ),
       [400],
     );
-    expect(paths(parseIncludes(registry, ['samples'], ['sample_metadata.sample.sample_metadata.sample.studies'])).length).toBe(5);
+    expect(
+      paths(parseIncludes(registry, ['samples'], ['sample_metadata.sample.sample_metadata.sample.sample_metadata.sample.sample_metadata.sample'])).length,
+    ).toBe(8);
     expectClientError(
       thrown(() =>
         parseIncludes(

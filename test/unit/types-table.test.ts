@@ -13,7 +13,7 @@ it('has a row per type with its methods, filters, writable fields and relationsh
     .filter((line) => line.startsWith('| `'));
   expect(rows).toHaveLength(registry.types.length);
   const samples = rows.find((r) => r.startsWith('| `samples`'))!;
-  expect(samples.startsWith('| `samples` | GET, POST, PATCH | `uuid`, `name`, `site_sample_id` | ')).toBe(true);
+  expect(samples.startsWith('| `samples` | GET, POST, PATCH | `id`, `uuid`, `name`, `site_sample_id` | ')).toBe(true);
   expect(samples).toContain('`name`*');
   expect(samples).toContain('`studies`*');
   expect(rows.find((r) => r.startsWith('| `poly_metadata`'))).toContain('POST `/bulk_create`');
