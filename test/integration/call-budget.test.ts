@@ -3,7 +3,7 @@ import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
 import { inBatches, createSample as newSample, rels } from '../support/fixtures.ts';
 import { adminUuid, filledPlate, poolPlate, postTransfer, templateUuid } from '../support/lab.ts';
 import { createPlate } from '../support/fixtures.ts';
-import { PLATE_PRESENTER_INCLUDES, PRESENTER_FIELDS, servedHere } from '../support/limber.ts';
+import { PLATE_PRESENTER_INCLUDES, PRESENTER_FIELDS, limberInclude } from '../support/limber.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -126,7 +126,7 @@ describe('DynamoDB call budget', () => {
       await warmKeyCache();
       // v2.rb (sanger/limber), plate_for_presenter. Left out here: `wells.aliquots.request.poly_metadata`, which costs a Query per request (poly metadata are
       // indexed under their metadatable's aggregate, and each request is its own; docs/decisions.md, "What Limber's pages read").
-      const include = servedHere(PLATE_PRESENTER_INCLUDES, ['wells.aliquots.request.poly_metadata']);
+      const include = limberInclude(PLATE_PRESENTER_INCLUDES, ['wells.aliquots.request.poly_metadata']);
       const res = await call('GET', `/api/v2/plates?filter[uuid]=${grandchild.attributes.uuid}&include=${include}&${PRESENTER_FIELDS}`);
       expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
       expect(res.body.included.filter((r: any) => r.type === 'requests')).toHaveLength(perPool * 2);

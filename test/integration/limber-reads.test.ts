@@ -4,14 +4,13 @@ import { create, createPlate, createRack, createTube, rel, rels, tubeOf } from '
 import { adminUuid, filledPlate, poolPlate, postTransfer, templateUuid } from '../support/lab.ts';
 import { createOrder, createRequest, workIds } from '../support/requests.ts';
 import { expectError, idsOf } from '../support/responses.ts';
-import { PLATE_PRESENTER_INCLUDES, PRESENTER_FIELDS, servedHere } from '../support/limber.ts';
+import { PLATE_PRESENTER_INCLUDES, PRESENTER_FIELDS, limberInclude } from '../support/limber.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
  * The reads Limber's pages make (contract §6), sent as its classes send them: include strings, fields and
  * filters copied from its code (sanger/limber, cited per constant), answered with the right records and
- * with empty relationships rendered as empty data, never a 400. Paths through relationships that come
- * with other work of issue 20 are left out (`servedHere`, test/support/limber.ts).
+ * with empty relationships rendered as empty data, never a 400.
  */
 
 /** app/integrations/sequencescape/api/v2/plate.rb, DEFAULT_INCLUDES. */
@@ -83,7 +82,7 @@ beforeAll(async () => {
 
 describe("Limber's plate page (v2.rb plate_for_presenter)", () => {
   it('answers PLATE_PRESENTER_INCLUDES with its fields: lineage of wells, requests, submissions, empty relationships as empty data', async () => {
-    const body = await get(`/api/v2/plates?filter[uuid]=${childPlate.attributes.uuid}&include=${servedHere(PLATE_PRESENTER_INCLUDES)}&${PRESENTER_FIELDS}`);
+    const body = await get(`/api/v2/plates?filter[uuid]=${childPlate.attributes.uuid}&include=${limberInclude(PLATE_PRESENTER_INCLUDES)}&${PRESENTER_FIELDS}`);
     expect(idsOf({ body } as any)).toEqual([childPlate.id]);
     const plate = body.data[0];
     expect(plate.relationships.child_plates.data).toEqual([{ type: 'plates', id: grandchild.id }]);
@@ -115,7 +114,7 @@ describe("Limber's plate page (v2.rb plate_for_presenter)", () => {
   });
 
   it("answers the stock plate's page: requests out of its wells, with empty primer panels and pre-capture pools", async () => {
-    const body = await get(`/api/v2/plates?filter[uuid]=${stock.attributes.uuid}&include=${servedHere(PLATE_PRESENTER_INCLUDES)}&${PRESENTER_FIELDS}`);
+    const body = await get(`/api/v2/plates?filter[uuid]=${stock.attributes.uuid}&include=${limberInclude(PLATE_PRESENTER_INCLUDES)}&${PRESENTER_FIELDS}`);
     const a1 = included(body, 'wells').find((w: any) => w.attributes.position.name === 'A1');
     // A1: a library request and a sequencing request.
     expect(a1.relationships.requests_as_source.data).toHaveLength(2);
@@ -247,7 +246,7 @@ describe("Limber's searches", () => {
   /** app/controllers/pipeline_work_in_progress_controller.rb retrieve_labware */
   it('pipeline work in progress: labware without children of the purposes, updated since a date, by update time, with ancestors', async () => {
     const since = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
-    const include = servedHere(['state_changes', 'purpose', 'ancestors.purpose']);
+    const include = limberInclude(['state_changes', 'purpose', 'ancestors.purpose']);
     const query = `filter[without_children]=true&filter[purpose_name]=Working%20Dilution,Library%20Plate&filter[updated_at_gt]=${since}&sort=updated_at&page[size]=500`;
     const body = await get(`/api/v2/labware?include=${include}&${query}`);
     const expected = [unused, grandchild]

@@ -25,11 +25,47 @@ export const PLATE_PRESENTER_INCLUDES = [
 export const PRESENTER_FIELDS =
   'fields[submissions]=lanes_of_sequencing,multiplexed?&fields[sample_metadata]=sample_common_name,collected_by,sample_description';
 
-/**
- * Relationships Limber's strings name that come with other work of issue 20 (the planner's
- * `transfer_requests_as_target`, labware's `state_changes`): `servedHere` leaves out the paths through
- * them, and nothing else.
+/** An include string of Limber's paths, less those a test leaves out (and says why). */
+export const limberInclude = (paths: string[], without: string[] = []): string => paths.filter((p) => !without.includes(p)).join(',');
+
+/** Sequencescape::Api::V2::Plate::DEFAULT_INCLUDES (plate.rb), flattened: what every plate creator's first read and Plate.find_all send. */
+export const PLATE_DEFAULT_INCLUDES = [
+  'purpose',
+  'wells.requests_as_source.primer_panel',
+  'wells.aliquots.request.primer_panel',
+  'wells.aliquots.request.request_type',
+];
+
+/** v2.rb `plate_for_completion`'s include string. */
+export const PLATE_FOR_COMPLETION = 'wells.aliquots.request.submission,wells.aliquots.request.request_type';
+
+/*
+ * How Limber's client puts a call on the wire (json_api_client over Faraday, read 2026-11-27; facts carried
+ * over, not code): `.select(type: [fields])` sends `fields[type]=a,b`; `.where(k: v)` / `.find(k: v)` sends
+ * `filter[k]=v` (arrays joined by commas); `.order(updated_at: :asc)` sends `sort=updated_at`;
+ * `.paginate(page:, per_page:)` sends `page[number]` / `page[size]` (its SequencescapePaginator). Faraday's
+ * nested-params encoder sorts the keys and percent-encodes every character outside `[A-Za-z0-9 .~_-]`
+ * (brackets, commas and `?` included), spaces as `+`. `Model.create!(attrs)` POSTs
+ * `{"data":{"type":…,"attributes":{…}}}` with every attribute given (nil as null).
  */
-const ELSEWHERE = ['transfer_requests_as_target', 'state_changes'];
-export const servedHere = (paths: string[], without: string[] = []): string =>
-  paths.filter((p) => !without.includes(p) && !ELSEWHERE.some((name) => p.split('.').includes(name))).join(',');
+
+/** Faraday's escape. */
+const escape = (value: string): string =>
+  [...Buffer.from(value, 'utf8')]
+    .map((byte) => {
+      const c = String.fromCharCode(byte);
+      return /[A-Za-z0-9 .~_-]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    })
+    .join('')
+    .replaceAll(' ', '+');
+
+/** Faraday's NestedParamsEncoder for the one level of nesting Limber sends: sorted keys, `a[b]=c`. */
+export function faradayQuery(params: Record<string, string | Record<string, string>>): string {
+  const pairs: [string, string][] = [];
+  for (const key of Object.keys(params).sort()) {
+    const value = params[key]!;
+    if (typeof value === 'string') pairs.push([key, value]);
+    else for (const inner of Object.keys(value).sort()) pairs.push([`${key}[${inner}]`, value[inner]!]);
+  }
+  return pairs.map(([k, v]) => `${escape(k)}=${escape(v)}`).join('&');
+}
