@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { HANG_MS } from './test/support/limits.ts';
+import { SlowestFirstSequencer } from './test/support/sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -19,6 +20,8 @@ export default defineConfig({
     },
     pool: 'forks',
     maxWorkers: 2,
+    // The heaviest files first, so that neither worker is left with one at the end (docs/decisions.md, "Suite time").
+    sequence: { sequencer: SlowestFirstSequencer },
     // Hang detectors only: a loaded machine must never fail a test (test/support/limits.ts).
     testTimeout: HANG_MS,
     hookTimeout: HANG_MS,

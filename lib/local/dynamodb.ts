@@ -118,6 +118,10 @@ export async function startDynamoLocal(options: { port?: number; dataDir?: strin
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const files = dynamoDbLocalFiles();
   const args = [
+    // The serial collector: DynamoDB Local's garbage is short-lived request data, and on a small machine
+    // G1's concurrent threads and barriers cost more CPU than they save (12–16% of Java's CPU, measured in
+    // docs/decisions.md, "Suite time").
+    '-XX:+UseSerialGC',
     `-Djava.library.path=${files.libraryPath}`,
     ...(await launcherArgs(files.jar)),
     '-port',

@@ -5,12 +5,11 @@ import { ensureTable, localClient } from '#lib/local/dynamodb.ts';
 import type { LocalEventsOptions } from '#lib/local/event-publishing.ts';
 import { startLocalService, useDynamo, type LocalService } from '#lib/local/service.ts';
 import { createApiKey } from '#lib/store/api-keys.ts';
+import { freshTables } from './fresh-tables.ts';
 import { itemsFromJson } from './table-items.ts';
 
 export const WRITE_KEY = 'test-write-key-0123456789';
 export const READ_KEY = 'test-read-key-0123456789';
-
-const tables: { endpoint: string; tableName: string }[] = [];
 
 /** The DynamoDB Local of this test worker (test/support/global-setup.ts starts one per worker). */
 export function workerEndpoint(): string {
@@ -24,7 +23,7 @@ export function workerEndpoint(): string {
  * DynamoDB Local keeps every table in memory, and a run leaves thousands of records behind otherwise.
  */
 export async function dropFreshStores(): Promise<void> {
-  for (const { endpoint, tableName } of tables.splice(0)) {
+  for (const { endpoint, tableName } of freshTables.splice(0)) {
     const client = localClient(endpoint);
     await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
     client.destroy();
@@ -39,7 +38,7 @@ async function tableWithReferenceData(): Promise<{ tableName: string; endpoint: 
   const endpoint = workerEndpoint();
   const tableName = `test-${randomUUID()}`;
   await ensureTable(endpoint, tableName);
-  tables.push({ endpoint, tableName });
+  freshTables.push({ endpoint, tableName });
   const items = itemsFromJson(inject('referenceItems'));
   const client = localClient(endpoint);
   const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, i) => items.slice(i * 25, (i + 1) * 25));
