@@ -131,7 +131,8 @@ export const stateChanges = defineResource({
     target_state: attr('WO', () => z.string().check(z.minLength(1)), { required: true }),
     reason: attr('WO', () => z.string()),
     contents: attr('WO', () => z.array(z.string())),
-    customer_accepts_responsibility: attr('WO', () => z.boolean()),
+    // A boolean; also the strings Limber's forms send as it (a check box's "1"/"0", a check_box_tag's "true"), which the reference casts.
+    customer_accepts_responsibility: attr('WO', () => z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])])),
     target_uuid: uuidOfAttribute('target'),
     user_uuid: uuidOfAttribute('user'),
     ...timestamps,
@@ -151,7 +152,9 @@ export const stateChanges = defineResource({
 
   create: async (ctx, input) => {
     const target = input.relationships.target!;
-    const { target_state: targetState, reason, contents, customer_accepts_responsibility } = input.attributes;
+    const { target_state: targetState, reason, contents } = input.attributes;
+    const accepted = input.attributes.customer_accepts_responsibility;
+    const customerAccepts = accepted === true || accepted === 'true' || accepted === '1';
     const [id] = await ctx.uow.allocateIds('state_changes', 1);
     const record = (previous: string, qcable: StoredRecord | null) =>
       ctx.uow.create('state_changes', {
@@ -161,7 +164,7 @@ export const stateChanges = defineResource({
           target_state: targetState!,
           reason: reason ?? null,
           contents: contents ?? null,
-          customer_accepts_responsibility: customer_accepts_responsibility ?? false,
+          customer_accepts_responsibility: customerAccepts,
         },
         rels: { target: refOf(target), user: refOf(input.relationships.user!), qcable: qcable ? refOf(qcable) : null },
       });
@@ -198,7 +201,7 @@ export const stateChanges = defineResource({
       targets,
       others,
       targetState: targetState!,
-      customerAcceptsResponsibility: customer_accepts_responsibility ?? false,
+      customerAcceptsResponsibility: customerAccepts,
       requests: new Map([...requests].map(([rid, r]) => [rid, r.facts])),
     });
     if (!changed.ok) throw JsonApiError.all(problemsAt(changed.problems));

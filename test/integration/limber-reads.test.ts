@@ -88,8 +88,19 @@ describe("Limber's plate page (v2.rb plate_for_presenter)", () => {
     expect(plate.relationships.child_plates.data).toEqual([{ type: 'plates', id: grandchild.id }]);
     expect(included(body, 'plates').map((p: any) => p.id)).toEqual([grandchild.id]);
 
-    const wells = new Map(included(body, 'wells').map((w: any) => [w.attributes.position.name, w]));
+    // The plate's own wells (its transfer requests' source wells, in the parent, are included too).
+    const own = new Set(plate.relationships.wells.data.map((w: any) => w.id));
+    const wells = new Map(
+      included(body, 'wells')
+        .filter((w: any) => own.has(w.id))
+        .map((w: any) => [w.attributes.position.name, w]),
+    );
     const a1: any = wells.get('A1');
+    // Its transfer request names the stock plate's A1 as source (included too).
+    const [transferRequest] = included(body, 'transfer_requests').filter((t: any) =>
+      a1.relationships.transfer_requests_as_target.data.some((l: any) => l.id === t.id),
+    );
+    expect(transferRequest.relationships.source_asset.data).toEqual({ type: 'wells', id: wellIds.get(stock.id)!.get('A1') });
     // The child plate's wells feed the grandchild's, not a tube; no request starts from them.
     expect(a1.relationships.downstream_tubes.data).toEqual([]);
     expect(a1.relationships.requests_as_source.data).toEqual([]);
