@@ -36,7 +36,7 @@ afterAll(async () => {
 it('runs every lab-day block of the README, and the pool tube holds both samples with their tags', async () => {
   // The lab day, the id look-ups and the qcable states: if the marking is lost, nothing would run.
   expect(blocks.length).toBeGreaterThanOrEqual(10);
-  const script = [...blocks.map((block, i) => `${block}echo '${done(i + 1)}'\n`), `echo "TUBE=$TUBE"; echo "DAY=$DAY"\n`].join('');
+  const script = [...blocks.map((block, i) => `${block}echo '${done(i + 1)}'\n`), `echo "TUBE=$TUBE"; echo "DAY=$DAY"; echo "TAGP=$TAGP"\n`].join('');
   const env = { PATH: process.env.PATH!, HOME: dir, LTS_URL: service.url, LTS_KEY: WRITE_KEY };
   const run = await promisify(execFile)('bash', ['--norc', '-euo', 'pipefail', '-c', script], { cwd: dir, env, timeout: WAIT_MS }).catch(
     (error: { stdout: string; stderr: string; code: number }) => error,
@@ -63,6 +63,25 @@ it('runs every lab-day block of the README, and the pool tube holds both samples
     [`day-${day}-2`, 'AAACTCGT'],
   ]);
 
+  // The stamped plate passed, its B1 failed, the work completed: each well's state and its library request's.
+  const plate = await fetch(`${service.url}/api/v2/plates/${value('TAGP')}?include=wells.aliquots.request`, {
+    headers: { 'X-Sequencescape-Client-Id': WRITE_KEY },
+  });
+  const work = (await plate.json()) as typeof document & { data: { attributes: { state: string } } };
+  const find = (type: string, id: string) => work.included.find((r) => r.type === type && r.id === id)!;
+  const wells = work.included
+    .filter((r) => r.type === 'wells' && r.relationships.aliquots.data.length > 0)
+    .map((w) => [
+      w.attributes.position.name,
+      w.attributes.state,
+      find('requests', find('aliquots', w.relationships.aliquots.data[0].id).relationships.request.data.id).attributes.state,
+    ]);
+  expect(wells).toEqual([
+    ['A1', 'passed', 'passed'],
+    ['B1', 'failed', 'failed'],
+  ]);
+  expect(work.data.attributes.state).toBe('passed');
+
   // The day's events, as the feed wrote them: every event of the outbox once, each resource's in version
   // order, the samples' creation and the pool tube's, and nothing set aside.
   await service.events!.followers.get('file')!.caughtUp();
@@ -73,7 +92,17 @@ it('runs every lab-day block of the README, and the pool tube holds both samples
   expect(created).toEqual(expect.arrayContaining([`day-${day}-1`, `day-${day}-2`]));
   expect(events.some((e) => e.resource.type === 'tubes' && e.resource.uuid === value('TUBE'))).toBe(true);
   const types = new Set(events.map((e) => e.type));
-  for (const type of ['requests.created', 'transfers.created', 'tag_layouts.created', 'qc_assays.created', 'qcables.created', 'state_changes.created']) {
+  for (const type of [
+    'requests.created',
+    'transfers.created',
+    'tag_layouts.created',
+    'qc_assays.created',
+    'qcables.created',
+    'state_changes.created',
+    'plates.state_changed',
+    'requests.state_changed',
+    'work_completions.created',
+  ]) {
     expect(types, type).toContain(type);
   }
   expect(service.events!.health().sinks).toEqual({ file: { dead_letters: 0 } });

@@ -50,7 +50,7 @@ export const PLATE_FOR_COMPLETION = 'wells.aliquots.request.submission,wells.ali
  */
 
 /** Faraday's escape. */
-const escape = (value: string): string =>
+const faradayEscape = (value: string): string =>
   [...Buffer.from(value, 'utf8')]
     .map((byte) => {
       const c = String.fromCharCode(byte);
@@ -67,5 +67,5 @@ export function faradayQuery(params: Record<string, string | Record<string, stri
     if (typeof value === 'string') pairs.push([key, value]);
     else for (const inner of Object.keys(value).sort()) pairs.push([`${key}[${inner}]`, value[inner]!]);
   }
-  return pairs.map(([k, v]) => `${escape(k)}=${escape(v)}`).join('&');
+  return pairs.map(([k, v]) => `${faradayEscape(k)}=${faradayEscape(v)}`).join('&');
 }
