@@ -5,6 +5,24 @@ import { expectError, idsOf, pathOf, typedIdsOf } from '../support/responses.ts'
 import { freshStore } from '../support/store.ts';
 import { refused as refusedWrite, requestItems, type RequestItem } from '../support/table.ts';
 
+/** The relationships every receptacle has (wells add their plate and poly metadata, a tube's its labware). */
+const RECEPTACLE_RELATIONSHIPS = [
+  'aliquots',
+  'downstream_assets',
+  'downstream_plates',
+  'downstream_tubes',
+  'downstream_wells',
+  'qc_results',
+  'requests_as_source',
+  'requests_as_target',
+  'transfer_requests_as_source',
+  'transfer_requests_as_target',
+  'upstream_assets',
+  'upstream_plates',
+  'upstream_tubes',
+  'upstream_wells',
+];
+
 /**
  * The receptacle level (contract §3): wells and tube receptacles as records derived from their labware
  * (ids labware id × 1000 + slot, uuids the labware's with the slot in the last four hex digits), aliquots
@@ -84,24 +102,7 @@ describe('wells', () => {
     const well = res.body.data;
     expect(well).toMatchObject({ type: 'wells', id: wellId(plate, 1), links: { self: `${BASE}/wells/${wellId(plate, 1)}` } });
     expect(well.attributes).toEqual({ uuid: slotUuid(plate, 1), position: { name: 'A1' }, state: 'pending' });
-    expect(Object.keys(well.relationships).sort()).toEqual([
-      'aliquots',
-      'downstream_assets',
-      'downstream_plates',
-      'downstream_tubes',
-      'downstream_wells',
-      'plate',
-      'poly_metadata',
-      'qc_results',
-      'requests_as_source',
-      'requests_as_target',
-      'transfer_requests_as_source',
-      'transfer_requests_as_target',
-      'upstream_assets',
-      'upstream_plates',
-      'upstream_tubes',
-      'upstream_wells',
-    ]);
+    expect(Object.keys(well.relationships).sort()).toEqual([...RECEPTACLE_RELATIONSHIPS, 'plate', 'poly_metadata'].sort());
     for (const [name, relationship] of Object.entries<any>(well.relationships)) {
       expect(relationship).toEqual({ links: { self: `${BASE}/wells/${well.id}/relationships/${name}`, related: `${BASE}/wells/${well.id}/${name}` } });
     }
@@ -196,23 +197,7 @@ describe('receptacles', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ type: 'receptacles', id: receptacleId(tube), links: { self: `${BASE}/receptacles/${receptacleId(tube)}` } });
     expect(res.body.data.attributes).toEqual({ uuid: slotUuid(tube, 1), state: 'pending' });
-    expect(Object.keys(res.body.data.relationships).sort()).toEqual([
-      'aliquots',
-      'downstream_assets',
-      'downstream_plates',
-      'downstream_tubes',
-      'downstream_wells',
-      'labware',
-      'qc_results',
-      'requests_as_source',
-      'requests_as_target',
-      'transfer_requests_as_source',
-      'transfer_requests_as_target',
-      'upstream_assets',
-      'upstream_plates',
-      'upstream_tubes',
-      'upstream_wells',
-    ]);
+    expect(Object.keys(res.body.data.relationships).sort()).toEqual([...RECEPTACLE_RELATIONSHIPS, 'labware'].sort());
     expect((await call('GET', `/api/v2/tubes/${tube.id}/receptacle`)).body.data).toEqual(res.body.data);
     const labware = await call('GET', `/api/v2/receptacles/${receptacleId(tube)}/labware`);
     expect(labware.body.data).toMatchObject({ type: 'tubes', id: tube.id, links: { self: `${BASE}/tubes/${tube.id}` } });
