@@ -3,7 +3,7 @@ import { routes } from '#lib/routes.ts';
 import { slotUuid } from '#lib/domain/labware-ids.ts';
 import { call, doc, idOf, type CallResult } from './api.ts';
 import { aliquotDoc, create, createPlate, createRack, createSample, createTube, purposeId, rel, rels, tubeOf, uniqueName } from './fixtures.ts';
-import { adminUuid, filledPlate, templateUuid, uuidOf } from './lab.ts';
+import { adminUuid, filledPlate, poolPlate, templateUuid, uuidOf } from './lab.ts';
 import { createQcable, lotId } from './qc.ts';
 import { createOrder, createRequest, requestDoc, workIds } from './requests.ts';
 
@@ -96,6 +96,19 @@ const tagLayout = async (plate: { attributes: { uuid: string } }): Promise<Write
       user_uuid: await adminUuid(),
     }),
   );
+
+/** A state change of a labware (not a qcable's) by its uuid, as Limber sends it. */
+const stateChange = async (labware: { attributes: { uuid: string } }, target_state: string): Promise<Write> =>
+  post('state_changes', doc('state_changes', { target_uuid: labware.attributes.uuid, target_state, user_uuid: await adminUuid() }));
+
+/** Work in progress: a plate stamped from a stock well with a library request of a submission; passed when asked (which starts the request). */
+async function stampedWork(passed: boolean): Promise<{ child: any; submission: string }> {
+  const [{ plate: stock }, child] = [await filledPlate(1), await createPlate('Library Plate')];
+  const [submission] = await poolPlate(stock.id, [['A1']]);
+  expect((await send(await transfer('Transfer columns 1-12', stock, child))).status).toBe(201);
+  if (passed) expect((await send(await stateChange(child, 'passed'))).status).toBe(201);
+  return { child, submission: submission! };
+}
 
 /** A transfer by a template's name from one labware into another. */
 const transfer = async (template: string, source: { attributes: { uuid: string } }, destination: { attributes: { uuid: string } }): Promise<Write> =>
@@ -192,6 +205,21 @@ export const WRITES: Record<string, WriteCase> = {
       const { plate } = await createQcable('LOT-0001');
       const user = rel('users', await idOf('users', 'login', 'admin'));
       return post('state_changes', doc('state_changes', { target_state: 'pending', reason: 'faults' }, { target: rel('plates', plate.id), user }));
+    },
+  },
+  'POST state_changes (a plate by its transfer requests)': {
+    changesExisting: true,
+    make: async () => stateChange((await stampedWork(false)).child, 'passed'),
+  },
+  'POST work_completions': {
+    changesExisting: true,
+    make: async () => {
+      const { child, submission } = await stampedWork(true);
+      const submissionUuid = (await call('GET', `/api/v2/submissions/${submission}`)).body.data.attributes.uuid;
+      return post(
+        'work_completions',
+        doc('work_completions', { target_uuid: child.attributes.uuid, submission_uuids: [submissionUuid], user_uuid: await adminUuid() }),
+      );
     },
   },
   'POST qc_assays': {
