@@ -61,6 +61,7 @@ describe('POST /requests', () => {
       order: { ...links('order'), data: { type: 'orders', id: order } },
       request_type: links('request_type'),
       asset: links('asset'),
+      target_asset: links('target_asset'),
       request_metadata: links('request_metadata'),
       primer_panel: links('primer_panel'),
       pre_capture_pool: links('pre_capture_pool'),
