@@ -170,7 +170,7 @@ describe('a failed well moves nothing (reference §7.1)', () => {
 
   it('a later stamp (transfer or collection) moves nothing out of the failed well; its neighbours move', async () => {
     const { plate: stock, samples } = await filledPlate(2);
-    const middle = await createPlate();
+    const middle = await createPlate('Library Plate');
     const stamp = await templateUuid('Transfer columns 1-12');
     expect((await postTransfer({ template: stamp, source: stock.attributes.uuid, destination: middle.attributes.uuid, user })).status).toBe(201);
     await failA1(middle.id);
