@@ -110,7 +110,12 @@ describe('standard plates', () => {
     expect(onlyEmpty.detail).toContain('would move nothing');
     expectError(await refusedChange(plate, { target_state: 'failed' }), 422, 'required', '/data/attributes/reason');
     expectError(await refusedChange(plate, { target_state: 'passed', contents: 'A1' }), 422, 'invalid_type', '/data/attributes/contents');
-    expectError(await refusedChange(plate, { target_state: 'passed', customer_accepts_responsibility: 'yes' }), 422, 'invalid_value', '/data/attributes/customer_accepts_responsibility');
+    expectError(
+      await refusedChange(plate, { target_state: 'passed', customer_accepts_responsibility: 'yes' }),
+      422,
+      'invalid_value',
+      '/data/attributes/customer_accepts_responsibility',
+    );
     expectError(await refusedChange(plate, { target_state: 'passed', previous_state: 'pending' }), 400, 'param_not_allowed');
     const noUser = await refused('POST', '/api/v2/state_changes', doc('state_changes', { target_uuid: plate.attributes.uuid, target_state: 'passed' }));
     expectError(noUser, 422, 'required', '/data/relationships/user');
