@@ -17,7 +17,7 @@ import { createPlate, uniqueName } from '../support/fixtures.ts';
 import { allows, iamRequests, roleOf, roleStatements } from '../support/iam.ts';
 import { API_HOST, type HttpRequest, httpEvent, lambdaStreamRecords, sqsEvent } from '../support/lambda-events.ts';
 import { assertJsonApiDocument } from '../support/jsonapi-schema.ts';
-import { freshStore, READ_KEY, WRITE_KEY } from '../support/store.ts';
+import { freshStreamedStore, READ_KEY, WRITE_KEY } from '../support/store.ts';
 import { outboxEvents, scanTable } from '../support/table.ts';
 import { asStored, routeWrites, WRITES, writeOf } from '../support/writes.ts';
 
@@ -69,7 +69,7 @@ afterEach(async () => {
 });
 
 beforeAll(async () => {
-  const store = await freshStore();
+  const store = await freshStreamedStore();
   endpoint = store.endpoint;
   stack = new SynthesizedStack(dev, store.tableName);
   artifacts = await buildArtifacts();

@@ -13,7 +13,7 @@ import type { EventEnvelope } from '#lib/store/request-payload.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { call, doc } from '../support/api.ts';
 import { uniqueName } from '../support/fixtures.ts';
-import { freshStore } from '../support/store.ts';
+import { freshStreamedStore } from '../support/store.ts';
 import { asLambdaRecord, streamRecords } from '../support/stream.ts';
 import { outboxEvents } from '../support/table.ts';
 
@@ -79,7 +79,7 @@ let sampleId: string;
 let bigEvent: EventEnvelope;
 
 beforeAll(async () => {
-  store = await freshStore();
+  store = await freshStreamedStore();
   const created = await call('POST', '/api/v2/samples', { body: sampleDoc(uniqueName('pub')) });
   sampleId = created.body.data.id;
   for (const site of ['A', 'B', 'C']) {

@@ -17,7 +17,7 @@ import { call, doc } from '../support/api.ts';
 import { create, createPlate, uniqueName } from '../support/fixtures.ts';
 import { adminUuid, templateUuid } from '../support/lab.ts';
 import { createRequest, createOrder, workIds } from '../support/requests.ts';
-import { freshStore } from '../support/store.ts';
+import { freshStreamedStore } from '../support/store.ts';
 import { outboxEvents, scanTable } from '../support/table.ts';
 
 /**
@@ -28,7 +28,7 @@ import { outboxEvents, scanTable } from '../support/table.ts';
 let store: { endpoint: string; tableName: string };
 const dir = mkdtempSync(join(tmpdir(), 'lts-events-'));
 beforeAll(async () => {
-  store = await freshStore();
+  store = await freshStreamedStore();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

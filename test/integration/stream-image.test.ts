@@ -2,7 +2,7 @@ import { PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { plainImage, plainValue, type StreamAttribute } from '#lib/events/stream-image.ts';
 import { localClient } from '#lib/local/dynamodb.ts';
-import { freshStore } from '../support/store.ts';
+import { freshStreamedStore } from '../support/store.ts';
 import { asLambdaRecord, streamRecords } from '../support/stream.ts';
 
 /**
@@ -70,7 +70,7 @@ const normalise = (value: unknown): unknown =>
 
 let record: Awaited<ReturnType<typeof streamRecords>>[number];
 beforeAll(async () => {
-  const { endpoint, tableName } = await freshStore();
+  const { endpoint, tableName } = await freshStreamedStore();
   const client = localClient(endpoint);
   await client.send(new PutItemCommand({ TableName: tableName, Item: ITEM }));
   client.destroy();

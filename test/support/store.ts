@@ -33,11 +33,15 @@ export async function dropFreshStores(): Promise<void> {
 /**
  * A new table in this worker's DynamoDB Local holding the default reference data, as loading it would
  * leave it: its items, loaded once for the run (test/support/global-setup.ts), copied in batches.
+ *
+ * With a stream only where the test reads it. DynamoDB Local keeps the stream of every table a run has
+ * made, deleted ones included, and looks through all of them on every write: with a stream on each test
+ * file's table, writes late in a run cost many times what they cost early (docs/decisions.md, "Suite time").
  */
-async function tableWithReferenceData(): Promise<{ tableName: string; endpoint: string }> {
+async function tableWithReferenceData({ stream }: { stream: boolean }): Promise<{ tableName: string; endpoint: string }> {
   const endpoint = workerEndpoint();
   const tableName = `test-${randomUUID()}`;
-  await ensureTable(endpoint, tableName);
+  await ensureTable(endpoint, tableName, { stream });
   freshTables.push({ endpoint, tableName });
   const items = itemsFromJson(inject('referenceItems'));
   const client = localClient(endpoint);
@@ -57,10 +61,15 @@ async function tableWithReferenceData(): Promise<{ tableName: string; endpoint: 
 
 /**
  * Gives the calling test file a fresh table in the run's DynamoDB Local, with the default reference data
- * and a write and a read key. Call from beforeAll.
+ * and a write and a read key; without a stream (freshStreamedStore has one). Call from beforeAll.
  */
-export async function freshStore(): Promise<{ tableName: string; endpoint: string }> {
-  const { endpoint, tableName } = await tableWithReferenceData();
+export const freshStore = (): Promise<{ tableName: string; endpoint: string }> => storeWith({ stream: false });
+
+/** freshStore, and the table has its stream: for tests that read the stream's records (the event publishers'). */
+export const freshStreamedStore = (): Promise<{ tableName: string; endpoint: string }> => storeWith({ stream: true });
+
+async function storeWith(options: { stream: boolean }): Promise<{ tableName: string; endpoint: string }> {
+  const { endpoint, tableName } = await tableWithReferenceData(options);
   useDynamo(endpoint, tableName);
   await createApiKey('test-write', 'write', WRITE_KEY);
   await createApiKey('test-read', 'read', READ_KEY);
@@ -75,7 +84,7 @@ export async function freshStore(): Promise<{ tableName: string; endpoint: strin
  * record, no write.)
  */
 export async function freshHttpService(options: { events?: LocalEventsOptions } = {}): Promise<LocalService> {
-  const { endpoint, tableName } = await tableWithReferenceData();
+  const { endpoint, tableName } = await tableWithReferenceData({ stream: options.events !== undefined });
   return startLocalService({
     dynamo: { endpoint, stop: async () => {} },
     tableName,
