@@ -7,8 +7,10 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * file started last keeps one worker busy for minutes while the other has nothing left to do.
  */
 export const SLOWEST_FIRST = [
+  'test/integration/state-change-concurrency.test.ts',
   'test/integration/listing-scale.test.ts',
   'test/integration/lab-concurrency.test.ts',
+  'test/integration/transfer-request-collections.test.ts',
   'test/integration/write-conflicts.test.ts',
   'test/integration/call-budget.test.ts',
   'test/integration/faults.test.ts',
