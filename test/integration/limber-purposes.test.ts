@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, doc, warmKeyCache, type CallResult } from '../support/api.ts';
 import limber from '../fixtures/limber-purposes.json' with { type: 'json' };
-import { recordCount, uniqueName } from '../support/fixtures.ts';
+import { inBatches, recordCount, uniqueName } from '../support/fixtures.ts';
 import { filledPlate, poolPlate } from '../support/lab.ts';
 import { faradayQuery } from '../support/limber.ts';
+import { patchState } from '../support/requests.ts';
 import { expectError } from '../support/responses.ts';
 import { tableSnapshot } from '../support/table.ts';
 import { ADMIN_KEY, freshStore, READ_KEY, WRITE_KEY } from '../support/store.ts';
@@ -69,19 +70,20 @@ async function configGenerate(): Promise<Generated> {
   const templates = await allPages('submission_templates');
   const purposes = await allPages('purposes');
   const known = new Set(purposes.records.map((p) => p.attributes.name));
-  const registered: CallResult[] = [];
   const unregistrable: string[] = [];
-  for (const [name, options] of CONFIG) {
-    if (known.has(name)) continue;
+  const bodies = CONFIG.filter(([name]) => !known.has(name)).flatMap(([name, options]) => {
     const body = registration(name, options);
-    if ('lacks' in body) {
-      unregistrable.push(`${name} (no :${body.lacks})`);
-      continue;
-    }
-    const res = await call('POST', `/api/v2/${body.type}`, { body: doc(body.type, body.attributes), key: ADMIN_KEY });
+    if (!('lacks' in body)) return [{ name, ...body }];
+    unregistrable.push(`${name} (no :${body.lacks})`);
+    return [];
+  });
+  // Limber sends them one after another; eight at a time here keeps the suite short (the calls are the same).
+  const registered = await inBatches(bodies.length, 8, async (i) => {
+    const { name, type, attributes } = bodies[i]!;
+    const res = await call('POST', `/api/v2/${type}`, { body: doc(type, attributes), key: ADMIN_KEY });
     expect(res.status, `${name}: ${JSON.stringify(res.body)}`).toBe(201);
-    registered.push(res);
-  }
+    return res;
+  });
   const transferTemplates = await allPages('transfer_templates');
   return { registered, unregistrable, reads: [...templates.answers, ...purposes.answers, ...transferTemplates.answers] };
 }
@@ -92,6 +94,10 @@ function expectedAttributes(name: string, options: Options & { target?: string; 
   if (type === 'plate_purposes') return { ...attributes, asset_shape: options.asset_shape ?? 'Standard', barcode_prefix: 'DN' };
   return { ...attributes, barcode_prefix: type === 'tube_purposes' ? 'NT' : 'TR' };
 }
+
+/** One tube purpose registered by name. */
+const registerTube = (name: string) =>
+  call('POST', '/api/v2/tube_purposes', { body: doc('tube_purposes', { name, target_type: 'SampleTube' }), key: ADMIN_KEY });
 
 const configured = (test: (options: Options) => boolean): string => CONFIG.find(([, options]) => test(options))![0];
 
@@ -109,13 +115,15 @@ describe('rake config:generate against the service', () => {
     expect(first.unregistrable).toEqual(['UPF Balanced Norm (no :target)']);
     expect(names).toEqual(CONFIG.map(([name]) => name).filter((name) => name !== 'Stock Plate' && name !== 'UPF Balanced Norm'));
     expect(names).toHaveLength(360);
-    // Each registration: the id, then one transaction (the purpose, its name guard, the count), whatever is there already.
-    expect(new Set(first.registered.map((res) => res.calls))).toEqual(new Set([2]));
-    expect(await recordCount('purposes')).toBe(DEFAULT_PURPOSES + 360);
+    // A registration costs the id, then one transaction (the purpose, its name guard, the count), however many are stored.
+    expect(Math.min(...first.registered.map((res) => res.calls))).toBe(2);
+    await warmKeyCache(ADMIN_KEY);
+    expect((await registerTube(uniqueName('Late'))).calls).toBe(2);
+    expect(await recordCount('purposes')).toBe(DEFAULT_PURPOSES + 360 + 1);
     const kinds = (asset: string) => CONFIG.filter(([name, o]) => o.asset_type === asset && names.includes(name)).length;
     expect([await recordCount('plate_purposes'), await recordCount('tube_purposes'), await recordCount('tube_rack_purposes')]).toEqual([
       5 + kinds('plate'),
-      3 + kinds('tube'),
+      3 + kinds('tube') + 1,
       2 + kinds('tube_rack'),
     ]);
   });
@@ -125,7 +133,7 @@ describe('rake config:generate against the service', () => {
     expect(again.registered).toEqual([]);
     expect(again.unregistrable).toEqual(first.unregistrable);
     const purposePages = again.reads.filter((res) => res.body.data[0]?.type.endsWith('purposes'));
-    expect(purposePages.map((res) => res.body.data.length)).toEqual([100, 100, 100, 70]);
+    expect(purposePages.map((res) => res.body.data.length)).toEqual([100, 100, 100, 71]);
     // `fields[purposes]=uuid,name`: nothing else is rendered; each record as its own kind.
     const records = purposePages.flatMap((res) => res.body.data);
     expect(new Set(records.map((r: any) => Object.keys(r.attributes).sort().join()))).toEqual(new Set(['name,uuid']));
@@ -171,15 +179,17 @@ describe('what a registered purpose makes of its labware', () => {
     const plateWithRequest = async (purposeName: string) => {
       const { plate } = await filledPlate(1, purposeName);
       const [submission] = await poolPlate(plate.id, [['A1']]);
+      // Work on it has started (a pending request is cancelled, not failed, by the reference's machine).
+      for (const request of await requestsOfSubmission(submission!)) expect((await patchState(request.id, 'started')).status).toBe(200);
       return { plate, submission: submission! };
     };
     const input = await plateWithRequest(configured((o) => o.asset_type === 'plate' && o.input_plate === true && (o.size ?? 96) === 96));
-    await changeState(input.plate, 'failed');
+    await changeState(input.plate, 'failed', { reason: 'Degraded' });
     expect((await requestsOfSubmission(input.submission)).map((r) => r.attributes.state)).toEqual(['failed']);
 
     const standard = await plateWithRequest(configured((o) => o.asset_type === 'plate' && !o.input_plate && !o.stock_plate && (o.size ?? 96) === 96));
-    expectError(await postStateChange(standard.plate, 'failed'), 422);
-    expect((await requestsOfSubmission(standard.submission)).map((r) => r.attributes.state)).toEqual(['pending']);
+    expect(expectError(await postStateChange(standard.plate, 'failed', { reason: 'Degraded' }), 422).detail).toMatch(/nothing/);
+    expect((await requestsOfSubmission(standard.submission)).map((r) => r.attributes.state)).toEqual(['started']);
   });
 });
 
@@ -220,11 +230,9 @@ describe('registration refused', () => {
 });
 
 describe('registered at once', () => {
-  const register = (name: string) => call('POST', '/api/v2/tube_purposes', { body: doc('tube_purposes', { name, target_type: 'SampleTube' }), key: ADMIN_KEY });
-
   it('50 different purposes at once: every one 201, ids distinct, counted', async () => {
     const before = await recordCount('purposes');
-    const answers = await Promise.all(Array.from({ length: 50 }, () => register(uniqueName('Burst'))));
+    const answers = await Promise.all(Array.from({ length: 50 }, () => registerTube(uniqueName('Burst'))));
     expect(answers.filter((res) => res.status !== 201).map((res) => res.body)).toEqual([]);
     expect(new Set(answers.map((res) => res.body.data.id)).size).toBe(50);
     expect(await recordCount('purposes')).toBe(before + 50);
@@ -233,7 +241,7 @@ describe('registered at once', () => {
   it('50 of the same name at once: exactly one 201, every other a 422 at the name', async () => {
     const before = await recordCount('purposes');
     const name = uniqueName('Same');
-    const answers = await Promise.all(Array.from({ length: 50 }, () => register(name)));
+    const answers = await Promise.all(Array.from({ length: 50 }, () => registerTube(name)));
     expect(answers.filter((res) => res.status === 201)).toHaveLength(1);
     for (const res of answers.filter((r) => r.status !== 201)) expectError(res, 422, 'not_unique', '/data/attributes/name');
     expect(await recordCount('purposes')).toBe(before + 1);
