@@ -87,7 +87,10 @@ describe('reference records kept by the process for writes', () => {
   it('keeps only reference data, whose records the API never changes (purposes it may create, with an admin key)', () => {
     for (const def of registry.types.map((type) => registry.require(type))) {
       if (!registry.holdsReferenceData(registry.familyOf(def.type))) continue;
-      expect(def.methods.filter((method) => method !== 'create'), def.type).toEqual(['list', 'read']);
+      expect(
+        def.methods.filter((method) => method !== 'create'),
+        def.type,
+      ).toEqual(['list', 'read']);
     }
     expect(registry.holdsReferenceData(registry.familyOf('studies'))).toBe(true);
     expect(registry.holdsReferenceData(registry.familyOf('samples'))).toBe(false);
