@@ -8,7 +8,7 @@ import { patchState } from '../support/requests.ts';
 import { expectError } from '../support/responses.ts';
 import { tableSnapshot } from '../support/table.ts';
 import { ADMIN_KEY, freshStore, READ_KEY, WRITE_KEY } from '../support/store.ts';
-import { changeState, postStateChange, requestsOfSubmission } from '../support/work.ts';
+import { changeState, postStateChange, requestsOfSubmission, workTube } from '../support/work.ts';
 
 /**
  * Limber can be configured against the service (issue 21, item 0; contract §6): its `rake config:generate`
@@ -20,8 +20,18 @@ import { changeState, postStateChange, requestsOfSubmission } from '../support/w
  * comes from its purpose, and the purpose says which state changer moves it.
  */
 
-type Options = { asset_type: string; stock_plate?: boolean; cherrypickable_target?: boolean; input_plate?: boolean; size?: number; asset_shape?: string };
-const CONFIG = Object.entries(limber.purposes as Record<string, Options & { target?: string; type?: string }>);
+/** A purpose of Limber's configuration: the options its registration reads. */
+type Options = {
+  asset_type: string;
+  stock_plate?: boolean;
+  cherrypickable_target?: boolean;
+  input_plate?: boolean;
+  size?: number;
+  asset_shape?: string;
+  target?: string;
+  type?: string;
+};
+const CONFIG = Object.entries(limber.purposes as Record<string, Options>);
 const DEFAULT_PURPOSES = 10;
 
 /** `Sequencescape::Api::V2.merge_page_results(query)`: page 1, whose `last` link gives the page count, then the others. */
@@ -41,10 +51,7 @@ async function allPages(type: string): Promise<{ records: any[]; answers: CallRe
  * `PurposeConfig::<Kind>#register!`: the attributes Limber's `create!` sends for a purpose of its config, or
  * the option it `fetch`es and the config lacks (Ruby raises there, before any call).
  */
-function registration(
-  name: string,
-  options: Options & { target?: string; type?: string },
-): { type: string; attributes: Record<string, unknown> } | { lacks: string } {
+function registration(name: string, options: Options): { type: string; attributes: Record<string, unknown> } | { lacks: string } {
   if (options.asset_type === 'plate') {
     const { stock_plate = false, cherrypickable_target = false, input_plate = false, size = 96, asset_shape } = options;
     return { type: 'plate_purposes', attributes: { name, stock_plate, cherrypickable_target, input_plate, size, ...(asset_shape ? { asset_shape } : {}) } };
@@ -89,7 +96,7 @@ async function configGenerate(): Promise<Generated> {
 }
 
 /** What a registered purpose renders: what Limber sent, with its kind's defaults and barcode prefix. */
-function expectedAttributes(name: string, options: Options & { target?: string; type?: string }): Record<string, unknown> {
+function expectedAttributes(name: string, options: Options): Record<string, unknown> {
   const { type, attributes } = registration(name, options) as { type: string; attributes: Record<string, unknown> };
   if (type === 'plate_purposes') return { ...attributes, asset_shape: options.asset_shape ?? 'Standard', barcode_prefix: 'DN' };
   return { ...attributes, barcode_prefix: type === 'tube_purposes' ? 'NT' : 'TR' };
@@ -190,6 +197,15 @@ describe('what a registered purpose makes of its labware', () => {
     const standard = await plateWithRequest(configured((o) => o.asset_type === 'plate' && !o.input_plate && !o.stock_plate && (o.size ?? 96) === 96));
     expect(expectError(await postStateChange(standard.plate, 'failed', { reason: 'Degraded' }), 422).detail).toMatch(/nothing/);
     expect((await requestsOfSubmission(standard.submission)).map((r) => r.attributes.state)).toEqual(['started']);
+  });
+  it('purpose_type chooses the tube state changer: failing an MX tube leaves requests that do not end in it; a stock tube fails them', async () => {
+    const failedTube = async (purposeName: string) => {
+      const { tube, request } = await workTube(purposeName, 'started');
+      await changeState(tube, 'failed', { reason: 'Degraded' });
+      return (await call('GET', `/api/v2/requests/${request}`)).body.data.attributes.state;
+    };
+    expect(await failedTube(configured((o) => o.type === 'IlluminaHtp::MxTubePurpose'))).toBe('started');
+    expect(await failedTube(configured((o) => o.type === 'Tube::Purpose'))).toBe('failed');
   });
 });
 
