@@ -8,19 +8,21 @@ import { ensureTable, startDynamoLocal, type LocalDynamo } from '#lib/local/dyna
 import { defaultReferenceData, useDynamo } from '#lib/local/service.ts';
 import { loadReferenceData, ReferenceDataError } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
-import { createApiKey, KeyNameTaken, listApiKeys, revokeApiKey, type KeyScope } from '#lib/store/api-keys.ts';
+import { createApiKey, KEY_SCOPES, KeyNameTaken, listApiKeys, revokeApiKey, type KeyScope } from '#lib/store/api-keys.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
 Commands:
-  keys create --name <name> --scope <read|write> [--key <value>]   register a key (given: at least 16 characters); prints it once
+  keys create --name <name> --scope <read|write|admin> [--key <value>]
+                                                                  register a key (given: at least 16 characters); prints it
+                                                                  once. admin: also registers purposes through the API
   keys revoke --name <name>                                       revoke a key
   keys list                                                       list key names and scopes
   load <file.json>                                                load reference data (see docs/reference-data.md)
   load-defaults                                                   load the built-in default reference data
   reset                                                           delete the local service's data (LTS_DATA_DIR); it must be stopped
   submit <messages.json|.ndjson>                                  run inbound messages {method, path, body, idempotency_key}
-                                                                  as the identity "admin" (write); prints one line per
+                                                                  as the identity "admin" (admin); prints one line per
                                                                   message: number, status, Location/records or errors;
                                                                   exits 1 if any failed. Links use LTS_BASE_URL (needed
                                                                   with --aws), else http://localhost:$PORT (3000)
@@ -127,7 +129,7 @@ async function run(argv: string[]): Promise<void> {
   try {
     if (command === 'keys' && sub === 'create') {
       if (!values.name) throw new UsageError('keys create needs --name');
-      if (values.scope !== 'read' && values.scope !== 'write') throw new UsageError('keys create needs --scope read or --scope write');
+      if (!KEY_SCOPES.includes(values.scope as KeyScope)) throw new UsageError(`keys create needs --scope ${KEY_SCOPES.join(', --scope ')}`);
       const key = await createApiKey(values.name, values.scope as KeyScope, values.key);
       console.log(`Created ${values.scope} key "${values.name}". Store it now; it cannot be shown again:\n${key}`);
     } else if (command === 'keys' && sub === 'revoke') {
@@ -155,7 +157,7 @@ async function run(argv: string[]): Promise<void> {
 }
 
 /** Who the messages of `submit` come from: their events name it, and it scopes their idempotency keys (as an API key's name does). */
-const ADMIN = { name: 'admin', scope: 'write' } as const;
+const ADMIN = { name: 'admin', scope: 'admin' } as const;
 
 /** Links in responses and events: the deployed API's URL on AWS; locally, the local service's address. */
 function messageBaseUrl(aws: boolean): string {

@@ -25,11 +25,12 @@ export const ITEM_SIZE_LIMIT = 380_000;
 export const REQUEST_PAYLOAD_INLINE_BYTES = 64_000;
 
 /**
- * Plate sizes. 384 is the largest plate: a 1536-well plate is refused (a plate purpose of that size does
- * not load), since receptacle ids leave room for 999 slots per labware (lib/domain/labware-ids.ts) and an
- * empty 1536-well plate would already take ~50 KB of its item.
+ * Plate sizes, smallest first: the strips of 8 and 16 wells of the reference's chip shapes
+ * (lib/domain/purposes.ts), 96 and 384. 384 is the largest plate: a 1536-well plate is refused (a plate
+ * purpose of that size is refused), since receptacle ids leave room for 999 slots per labware
+ * (lib/domain/labware-ids.ts) and an empty 1536-well plate would already take ~50 KB of its item.
  */
-export const PLATE_SIZES = [96, 384] as const;
+export const PLATE_SIZES = [8, 16, 96, 384] as const;
 
 /** Tube rack sizes (6 × 8 and 8 × 12 positions). */
 export const RACK_SIZES = [48, 96] as const;

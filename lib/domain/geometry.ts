@@ -8,9 +8,13 @@ export interface Layout {
   readonly columns: number;
 }
 
-// Plates come in 96 and 384; tube racks in 48 and 96. A 96 rack and a 96
-// plate share a grid, so size alone determines the layout.
+// Plates come in 96 and 384, and as strips of 8 (1 × 8) or 16 (2 × 8) wells
+// (lib/domain/purposes.ts, the shapes); tube racks in 48 and 96. A 96 rack and
+// a 96 plate share a grid, and no two shapes share a size, so size alone
+// determines the layout.
 const LAYOUTS: Readonly<Record<number, Layout>> = {
+  8: { size: 8, rows: 1, columns: 8 },
+  16: { size: 16, rows: 2, columns: 8 },
   48: { size: 48, rows: 6, columns: 8 },
   96: { size: 96, rows: 8, columns: 12 },
   384: { size: 384, rows: 16, columns: 24 },

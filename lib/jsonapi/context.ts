@@ -2,11 +2,12 @@ import type { Registry } from '#lib/jsonapi/registry.ts';
 import { getRecords, recordKey, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { cachedReferenceRecord, keepReferenceRecord, referenceTicket } from '#lib/store/reference-records.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
+import type { KeyScope } from '#lib/store/api-keys.ts';
 import type { UnitOfWork } from '#lib/store/unit-of-work.ts';
 
 export interface ApiKeyIdentity {
   name: string;
-  scope: 'read' | 'write';
+  scope: KeyScope;
 }
 
 /** What every part of the engine may know about the request it serves. */

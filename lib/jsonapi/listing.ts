@@ -43,7 +43,11 @@ export async function listRecords(ctx: RequestContext, def: ResourceDef, filters
   const family = ctx.registry.familyOf(def.type);
   if (plans.length === 0) {
     const ranges = [...types].map((type): IndexRange => ({ kind: 'type', type }));
-    return rangedPage(ctx, ranges, types, sort, page, async () => (await readCounts(family)).get(def.type) ?? 0);
+    // A polymorphic type counts as the sum of its members: a type added over existing records (purposes) counts them too.
+    return rangedPage(ctx, ranges, types, sort, page, async () => {
+      const counts = await readCounts(family);
+      return [...types].reduce((sum, type) => sum + (counts.get(type) ?? 0), 0);
+    });
   }
 
   if (plans.some((p) => p.selective || p.post)) return inMemoryPage(await matchingRecords(ctx, def, types, plans), sort, page);

@@ -43,7 +43,7 @@ export interface MessageContext {
   /**
    * Who sent the message, in place of an API key: a read scope may not write (403), the name is the
    * events' `actor.api_key` and scopes idempotency keys as an API key's name does. The admin command line
-   * passes an admin identity with write scope; the queue consumer the one it is configured with (LTS_INBOUND_IDENTITY).
+   * passes an identity of admin scope; the queue consumer the one it is configured with (LTS_INBOUND_IDENTITY).
    */
   identity: ApiKeyIdentity;
   /** The base of every link in the response and the events: the service's public URL. */

@@ -131,6 +131,9 @@ const document = (data: Json) => ({
 });
 const ok = (description: string, data: Json) => ({ description, content: jsonApi(document(data)) });
 
+/** The extension naming the key scope an operation needs beyond `write` (clients and the examples' test read it). */
+export const KEY_SCOPE = 'x-key-scope';
+
 /** Examples keyed by name, as OpenAPI's `examples` take them (`example1`, … in the order they are sent). */
 const named = <T>(list: readonly T[], value: (item: T) => Json) => Object.fromEntries(list.map((item, i) => [`example${i + 1}`, value(item)]));
 
@@ -183,6 +186,8 @@ function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples 
         tags: tag,
         operationId: `create-${def.type}`,
         summary: `Create a ${def.type} record`,
+        // Reference data (purposes) is registered with a key of admin scope only (lib/jsonapi/request-checks.ts).
+        ...(def.referenceData ? { description: 'Needs an API key of admin scope.', [KEY_SCOPE]: 'admin' } : {}),
         parameters: [{ name: 'Idempotency-Key', in: 'header', schema: { type: 'string', maxLength: 255 } }, ...queryParameters(registry, def, false)],
         requestBody: { required: true, content: jsonApi(ref(`${def.type}.create`)) },
         responses: { '201': ok('Created', ref(def.type)), ...errorResponses(WRITE_ERRORS) },
@@ -258,7 +263,7 @@ function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples 
 const ERROR_TITLES: Record<number, string> = {
   400: 'Bad request: a malformed document, query or header',
   401: 'No valid X-Sequencescape-Client-Id',
-  403: 'The key may not do this (read scope), or a client-generated id',
+  403: 'The key may not do this (read scope; reference data without admin scope), or a client-generated id',
   404: 'No such record or route',
   405: 'Method not allowed here (see Allow)',
   406: 'Accept cannot be met',

@@ -13,7 +13,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * What a request addresses among the types `served`: 404 for anything else, then 405 (with Allow) for a
- * method the resource does not support there, then 403 for a read-only identity that writes. The path
+ * method the resource does not support there, then 403 for a read-only identity that writes, or for any
+ * identity but an admin one (a keyless route too) that writes reference data (purposes). The path
  * comes before the method (contract §1.2): a method refused on an item's path first reads the item (one
  * read, paid only by requests that are refused anyway), so an id no record has is a 404, a malformed one a 400.
  */
@@ -34,6 +35,10 @@ export async function routeRequest(
   }
   if (request.method !== 'GET' && apiKey?.scope === 'read') {
     throw errors.forbidden(`the API key ${apiKey.name} may only read; ${request.method} needs a write key`);
+  }
+  if (request.method !== 'GET' && def.referenceData && apiKey?.scope !== 'admin') {
+    const who = apiKey ? `the API key ${apiKey.name} has ${apiKey.scope} scope` : 'this request has no API key';
+    throw errors.forbidden(`${def.type} are reference data: ${request.method} needs an admin key; ${who}`);
   }
   return { def, target };
 }

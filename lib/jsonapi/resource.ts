@@ -230,9 +230,10 @@ export interface ResourceDef<A extends Attributes = Attributes, R extends Relati
   embedded?: EmbeddedDef;
   methods: readonly Method[];
   /**
-   * Reference data: records written only by the admin loader (lib/reference/), never through the API
-   * (read-only methods) and never deleted, so a write may link them from a copy this process read within
-   * the last minute (lib/store/reference-records.ts).
+   * Reference data: records written by the admin loader (lib/reference/) and, where the methods include
+   * `create`, created through the API by admin keys only (purposes); never changed through the API and
+   * never deleted, so a write may link them from a copy this process read within the last minute
+   * (lib/store/reference-records.ts).
    */
   referenceData?: true;
   /** Other `data.type` values a write may carry; '' accepts a missing type (legacy clients). */

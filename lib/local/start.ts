@@ -24,6 +24,8 @@ const parsed = z
     LTS_DYNAMODB_PORT: z.coerce.number().int().min(1).max(65535).optional(),
     LTS_DEV_API_KEY: z.string().min(1).optional(),
     LTS_DEV_READ_API_KEY: z.string().min(1).optional(),
+    /** An admin key (registers purposes, as a pipeline application does at start-up): none unless given. */
+    LTS_DEV_ADMIN_API_KEY: z.string().min(1).optional(),
     /** Events are appended here (default events.ndjson in the data dir, also in memory). */
     LTS_EVENTS_FILE: z.string().min(1).optional(),
     /** When set, each event is also POSTed here. */
@@ -90,6 +92,7 @@ try {
         writeFileSync(devKeyFile, `${devKey}\n`, { mode: 0o600 });
       }
       if (env.LTS_DEV_READ_API_KEY) await ensureApiKey('dev-read', 'read', env.LTS_DEV_READ_API_KEY);
+      if (env.LTS_DEV_ADMIN_API_KEY) await ensureApiKey('dev-admin', 'admin', env.LTS_DEV_ADMIN_API_KEY);
     },
   });
 } catch (error) {
@@ -100,6 +103,7 @@ try {
 
 console.log(`Laboratory Tracking Service`);
 console.log(`Development API key (write): ${devKey}`);
+if (env.LTS_DEV_ADMIN_API_KEY) console.log('Development admin key: LTS_DEV_ADMIN_API_KEY (named dev-admin)');
 console.log(`  curl -H 'X-Sequencescape-Client-Id: ${devKey}' ${service.url}/api/v2/samples`);
 console.log(`Events: ${eventsFile}${env.LTS_WEBHOOK_URL ? ` and POST ${env.LTS_WEBHOOK_URL}` : ''}`);
 console.log(`listening on ${service.url}`);

@@ -10,8 +10,9 @@ import { referenceUuid } from '#lib/store/uuids.ts';
  * Each record is found by its type's first unique index (users by login, request types by key, the
  * rest by name): an existing record is updated to match, a missing one created, so loading twice
  * changes nothing. A relationship is given as the natural key of the record it names (or a list of them):
- * a record already stored or one earlier in the same document. Only read-only reference types can be
- * loaded; everything, references included, is validated before anything is written.
+ * a record already stored or one earlier in the same document. Only reference data types can be loaded
+ * (`referenceData`: read-only through the API, or, as purposes, created there by admin keys only);
+ * everything, references included, is validated before anything is written.
  */
 export interface LoadReport {
   created: number;
@@ -56,7 +57,7 @@ function namedKeys(registry: Registry, relationship: RelationshipDef, value: unk
   const target = relationship.types[0]!;
   const targetDef = registry.get(target);
   if (!targetDef) return { problem: `links to ${target}, which this service does not serve yet` };
-  if (relationship.resolve || targetDef.methods.includes('create')) return { problem: 'is not loadable: it does not link reference data' };
+  if (relationship.resolve || !targetDef.referenceData) return { problem: 'is not loadable: it does not link reference data' };
   if (relationship.kind === 'one')
     return value === null || typeof value === 'string' ? { keys: value } : { problem: `must be the name of a ${target} record or null` };
   const keys = Array.isArray(value) ? value : [value];
@@ -71,7 +72,7 @@ function validate(registry: Registry, document: unknown): Planned[] {
   const planned: Planned[] = [];
   for (const [type, records] of Object.entries(document)) {
     const def = registry.get(type);
-    if (!def || def.methods.includes('create')) {
+    if (!def?.referenceData || def.members) {
       problems.push(`${type}: not a reference data type`);
       continue;
     }

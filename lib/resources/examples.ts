@@ -115,6 +115,52 @@ export const examples: Record<string, TypeExamples> = {
       ),
     ],
   },
+  // Registered as Limber registers its purposes (admin key); the default data holds ten purposes, so these are 11 to 13.
+  plate_purposes: {
+    create: [
+      made(
+        'A plate purpose as Limber registers it',
+        'plate_purposes',
+        { attributes: { name: 'LB Cherrypick', stock_plate: true, cherrypickable_target: true, input_plate: false, size: 96 } },
+        '11',
+        { name: 'LB Cherrypick', size: 96, asset_shape: 'Standard', barcode_prefix: 'DN' },
+      ),
+      refused(
+        'A size its shape does not come in',
+        doc('plate_purposes', { attributes: { name: 'LB Strip', size: 96, asset_shape: 'Shape8x1' } }),
+        422,
+        'invalid_value',
+      ),
+    ],
+  },
+  tube_purposes: {
+    create: [
+      made(
+        'A tube purpose (its type chooses its tubes’ state changes)',
+        'tube_purposes',
+        { attributes: { name: 'LB Lib Pool', target_type: 'StockMultiplexedLibraryTube', purpose_type: 'IlluminaHtp::InitialStockTubePurpose' } },
+        '12',
+        { name: 'LB Lib Pool', purpose_type: 'IlluminaHtp::InitialStockTubePurpose', barcode_prefix: 'NT' },
+      ),
+    ],
+  },
+  tube_rack_purposes: {
+    create: [
+      made(
+        'A tube rack purpose',
+        'tube_rack_purposes',
+        { attributes: { name: 'LRC TR Bank Seq', size: 96, target_type: 'TubeRack', purpose_type: 'TubeRack::Purpose' } },
+        '13',
+        { name: 'LRC TR Bank Seq', size: 96 },
+      ),
+      refused(
+        'A name in use (purpose names are unique across the three kinds, whatever their case)',
+        doc('tube_rack_purposes', { attributes: { name: 'stock plate' } }),
+        422,
+        'not_unique',
+      ),
+    ],
+  },
   plates: {
     create: [
       made(

@@ -11,17 +11,16 @@ import { requests } from '#lib/resources/requests.ts';
 import { rackedTubes, tubeRacks } from '#lib/resources/tube-racks.ts';
 import {
   barcodePrinters,
-  platePurposes,
+  projects,
   requestTypes,
   studies,
   submissionTemplates,
   tagGroups,
   tagLayoutTemplates,
   transferTemplates,
-  tubePurposes,
-  tubeRackPurposes,
   users,
 } from '#lib/resources/reference.ts';
+import { platePurposes, purposes, tubePurposes, tubeRackPurposes } from '#lib/resources/purposes.ts';
 import { plateConversions, tubeFromPlateCreations } from '#lib/resources/labware-creations.ts';
 import { tagLayouts } from '#lib/resources/tag-layouts.ts';
 import { transferRequestCollections } from '#lib/resources/transfer-request-collections.ts';
@@ -32,7 +31,7 @@ import { samples } from '#lib/resources/samples.ts';
 import { stateChanges } from '#lib/resources/state-changes.ts';
 import { workCompletions } from '#lib/resources/work-completions.ts';
 import { orders, submissions } from '#lib/resources/submissions.ts';
-import { preCapturePools, primerPanels, projects, submissionPools, tags } from '#lib/resources/unrecorded.ts';
+import { preCapturePools, primerPanels, submissionPools, tags } from '#lib/resources/unrecorded.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
 export const registry = new Registry([
@@ -43,6 +42,7 @@ export const registry = new Registry([
   platePurposes,
   tubePurposes,
   tubeRackPurposes,
+  purposes,
   requestTypes,
   barcodePrinters,
   submissionTemplates,

@@ -94,7 +94,8 @@ export const aliquots = defineResource({
     study: toOne('studies', 'WO'),
     // The outer request a transfer request gave the copy (contract §6): how clients find a well's work.
     request: toOne('requests', 'R'),
-    // Limber reads these; projects are not recorded and an aliquot holds its tags' oligos, not tag records.
+    // Limber reads these. An aliquot records no project yet (docs/decisions.md, "Limber's purposes and
+    // projects"), and holds its tags' oligos, not tag records.
     project: unrecorded('one', 'projects'),
     tag: unrecorded('one', 'tags'),
     tag2: unrecorded('one', 'tags'),

@@ -1,5 +1,4 @@
 import * as z from '#lib/zod.ts';
-import { PLATE_SIZES, RACK_SIZES } from '#lib/domain/budgets.ts';
 import { TAG_DIRECTIONS, TAG_WALKERS } from '#lib/domain/tag-layout.ts';
 import { TRANSFER_TYPES } from '#lib/domain/transfers.ts';
 import {
@@ -61,24 +60,12 @@ export const users = referenceResource(
 
 export const studies = referenceResource('studies', { name: attr('R', text, { required: true }) }, { indexes: { name: uniqueIndex('name') } });
 
-/** Purposes share one id sequence and one name space (contract §1.3). */
-const purpose = (type: string, extra: Record<string, AttributeDef>) =>
-  referenceResource(
-    type,
-    {
-      name: attr('R', text, { required: true }),
-      barcode_prefix: attr('R', () => z.string().check(z.regex(/^[A-Z]{2}$/, 'must be two capital letters'))),
-      ...extra,
-    },
-    { family: 'purposes', indexes: { name: uniqueIndex('name', 'purposes.name') } },
-  );
-/** A size of a list of sizes (a 1536-well plate purpose does not load: lib/domain/budgets.ts). */
-const sizeOf = (sizes: readonly number[]) => attr('R', () => z.number().check(z.refine((n) => sizes.includes(n), `must be one of ${sizes.join(', ')}`)));
-// `input_plate`: the plate a pipeline starts from (its state changes fail the requests out of it, lib/domain/state-changers.ts).
-export const platePurposes = purpose('plate_purposes', { size: sizeOf(PLATE_SIZES), input_plate: attr('R', () => z.boolean()) });
-// `purpose_type`: the reference's purpose class, which names the tubes' state changer (contract §6); none is a plain `Tube::Purpose`.
-export const tubePurposes = purpose('tube_purposes', { purpose_type: attr('R', text) });
-export const tubeRackPurposes = purpose('tube_rack_purposes', { size: sizeOf(RACK_SIZES) });
+/** Projects (who pays for the work: its cost code), found by name as Limber's `Project.find(name:)` does; states as the reference's. */
+export const projects = referenceResource(
+  'projects',
+  { name: attr('R', text, { required: true }), cost_code: attr('R', text), state: attr('R', () => z.enum(['pending', 'active', 'inactive'])) },
+  { indexes: { name: uniqueIndex('name') } },
+);
 
 export const requestTypes = referenceResource(
   'request_types',

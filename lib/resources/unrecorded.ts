@@ -3,7 +3,7 @@ import { attr, defineResource, toMany, toOne, uuidAttribute, uuidFilter, type Re
 
 /**
  * Types Limber's pages name in their include strings and field lists (contract §6) that this service
- * records nothing of yet: projects, primer panels, pre-capture pools, submission pools and tag records.
+ * records nothing of yet: primer panels, pre-capture pools, submission pools and tag records.
  * They are served so that those reads answer (a listing is empty, the relationships that lead to them
  * render empty data), never a 400; nothing creates them. docs/decisions.md, "What Limber's pages read".
  */
@@ -14,20 +14,10 @@ export const unrecorded = (kind: 'one' | 'many', type: string): RelationshipDef 
   resolve: async (_ctx, records) => new Map(records.map((r) => [r, kind === 'one' ? null : []])),
 });
 
-const name = attr('R', () => z.string());
-
-export const projects = defineResource({
-  type: 'projects',
-  methods: ['list', 'read'],
-  attributes: { ...uuidAttribute, name },
-  relationships: {},
-  filters: { uuid: uuidFilter },
-});
-
 export const primerPanels = defineResource({
   type: 'primer_panels',
   methods: ['list', 'read'],
-  attributes: { name, programs: attr('R', () => z.record(z.string(), z.unknown())) },
+  attributes: { name: attr('R', () => z.string()), programs: attr('R', () => z.record(z.string(), z.unknown())) },
   relationships: {},
   filters: {},
 });

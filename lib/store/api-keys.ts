@@ -3,8 +3,13 @@ import { store } from '#lib/store/entities.ts';
 import { CapacityError, capacityReason, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
 import { ProcessCache } from '#lib/store/process-cache.ts';
 
-/** API keys (contract §1.2): only a SHA-256 hash of each key is stored, with a name and a scope. */
-export type KeyScope = 'read' | 'write';
+/**
+ * API keys (contract §1.2): only a SHA-256 hash of each key is stored, with a name and a scope. `write`
+ * includes `read`; `admin` includes `write` and may also register reference data through the API (the
+ * purposes a pipeline application registers, contract §6).
+ */
+export const KEY_SCOPES = ['read', 'write', 'admin'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
 export interface ApiKeyInfo {
   name: string;
   scope: KeyScope;

@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { config } from '#lib/config.ts';
+import { call, doc } from '../support/api.ts';
 import { freshStore } from '../support/store.ts';
 import { tableSnapshot } from '../support/table.ts';
 
@@ -73,6 +75,18 @@ it('refuses a key shorter than 16 characters', () => {
   const run = admin('keys', 'create', '--name', 'lab', '--scope', 'write', '--key', 'short-key');
   expect(run.code).toBe(1);
   expect(oneLine(run.err)).toEqual(['Error: --key must have at least 16 characters (a short key is easily guessed); leave it out to get a random one']);
+});
+
+it('creates an admin key, with which Limber registers its purposes; an unknown scope is a usage error', async () => {
+  const store = { LTS_DYNAMODB_ENDPOINT: (await freshStore()).endpoint, LTS_TABLE_NAME: config().LTS_TABLE_NAME };
+  const key = 'cli-admin-key-0123456789';
+  const run = adminWith(store, 'keys', 'create', '--name', 'limber-config', '--scope', 'admin', '--key', key);
+  expect(run.code, run.err).toBe(0);
+  const res = await call('POST', '/api/v2/tube_purposes', { body: doc('tube_purposes', { name: 'Registered by CLI key', target_type: 'SampleTube' }), key });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const unknown = adminWith(store, 'keys', 'create', '--name', 'root', '--scope', 'root');
+  expect(unknown.code).toBe(2);
+  expect(unknown.err).toMatch(/^Error: keys create needs --scope read, --scope write, --scope admin/);
 });
 
 it('reset deletes the local data dir', () => {

@@ -11,7 +11,7 @@ import { call, callService, doc, recordWrites } from '../support/api.ts';
 import { expectVersionOrder, readFeed } from '../support/feed.ts';
 import { createPlate, createSample, uniqueName } from '../support/fixtures.ts';
 import { adminUuid, filledPlate, poolPlate, postTransfer, templateUuid } from '../support/lab.ts';
-import { WRITE_KEY } from '../support/store.ts';
+import { ADMIN_KEY, WRITE_KEY } from '../support/store.ts';
 import { type Envelope, outboxEvents, requestItems } from '../support/table.ts';
 import { routeWrites, send, WRITES, writeOf } from '../support/writes.ts';
 
@@ -54,7 +54,16 @@ async function startService(): Promise<Running> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'PORT' && !name.startsWith('LTS_')));
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/local/start.ts'], {
     cwd: ROOT,
-    env: { ...inherited, LOG_LEVEL: 'warn', PORT: '0', LTS_DATA_DIR: dir, LTS_DEV_API_KEY: WRITE_KEY, LTS_EVENTS_FILE: eventsFile, LTS_WEBHOOK_URL: hookUrl },
+    env: {
+      ...inherited,
+      LOG_LEVEL: 'warn',
+      PORT: '0',
+      LTS_DATA_DIR: dir,
+      LTS_DEV_API_KEY: WRITE_KEY,
+      LTS_DEV_ADMIN_API_KEY: ADMIN_KEY,
+      LTS_EVENTS_FILE: eventsFile,
+      LTS_WEBHOOK_URL: hookUrl,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

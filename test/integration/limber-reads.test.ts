@@ -214,7 +214,8 @@ describe('labware relationships Limber reads', () => {
   });
 
   it('the new types answer empty listings; an include path of 9 levels is a 400 naming the limit of 8', async () => {
-    for (const type of ['projects', 'primer_panels', 'pre_capture_pools', 'submission_pools', 'tags']) {
+    // (projects are reference data now: test/integration/reference-types.test.ts)
+    for (const type of ['primer_panels', 'pre_capture_pools', 'submission_pools', 'tags']) {
       const body = await get(`/api/v2/${type}`);
       expect(body.data, type).toEqual([]);
       expect(body.meta.record_count).toBe(0);

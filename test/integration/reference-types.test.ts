@@ -3,7 +3,7 @@ import { call, doc, type CallResult } from '../support/api.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
- * Read-only reference types (contract §3 and §5): every default record of users, studies, the three
+ * Reference types (contract §3 and §5): every default record of users, studies, projects, the three
  * purpose types, request_types, barcode_printers and submission_templates is findable by the filters
  * the lookups need; barcode_printers and submission_templates refuse writes with 405 + Allow; unknown
  * filters are 400.
@@ -112,6 +112,16 @@ describe('studies', () => {
 
   it('rejects unknown filters', async () => {
     await unknownFiltersAre400('studies', ['state', 'user', 'key']);
+  });
+});
+
+describe('projects', () => {
+  it('finds the default project by name (case-insensitively, as Limber’s Project.find(name:)), uuid and id; nothing for another name', async () => {
+    const project = await findOne('projects', 'name', 'project a');
+    expect(project.attributes).toEqual({ uuid: expect.stringMatching(UUID_V4), name: 'Project A', cost_code: 'S0001', state: 'active' });
+    await checkUuidAndItem('projects', project);
+    expect(await find('projects', 'filter[name]=Project%20B')).toEqual([]);
+    await unknownFiltersAre400('projects', ['cost_code', 'state']);
   });
 });
 
@@ -280,14 +290,11 @@ describe('submission_templates', () => {
 });
 
 describe('read-only types in general', () => {
-  it.each(['users', 'studies', 'plate_purposes', 'tube_purposes', 'tube_rack_purposes', 'request_types'])(
-    '%s refuses POST with 405 (Allow: GET)',
-    async (type) => {
-      const res = await call('POST', `/api/v2/${type}`, { body: doc(type, { name: 'x' }) });
-      expectError(res, 405, 'method_not_allowed');
-      expect(res.headers.Allow).toBe('GET');
-    },
-  );
+  it.each(['users', 'studies', 'projects', 'request_types'])('%s refuses POST with 405 (Allow: GET)', async (type) => {
+    const res = await call('POST', `/api/v2/${type}`, { body: doc(type, { name: 'x' }) });
+    expectError(res, 405, 'method_not_allowed');
+    expect(res.headers.Allow).toBe('GET');
+  });
 
   it('answers 404 for unknown ids and 400 for malformed ones', async () => {
     expectError(await call('GET', '/api/v2/studies/999999'), 404, 'record_not_found');

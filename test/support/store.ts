@@ -10,6 +10,8 @@ import { itemsFromJson } from './table-items.ts';
 
 export const WRITE_KEY = 'test-write-key-0123456789';
 export const READ_KEY = 'test-read-key-0123456789';
+/** A key of admin scope: registers purposes (reference data), as a pipeline application does at start-up. */
+export const ADMIN_KEY = 'test-admin-key-0123456789';
 
 /** The DynamoDB Local of this test worker (test/support/global-setup.ts starts one per worker). */
 export function workerEndpoint(): string {
@@ -61,7 +63,7 @@ async function tableWithReferenceData({ stream }: { stream: boolean }): Promise<
 
 /**
  * Gives the calling test file a fresh table in the run's DynamoDB Local, with the default reference data
- * and a write and a read key; without a stream (freshStreamedStore has one). Call from beforeAll.
+ * and a write, a read and an admin key; without a stream (freshStreamedStore has one). Call from beforeAll.
  */
 export const freshStore = (): Promise<{ tableName: string; endpoint: string }> => storeWith({ stream: false });
 
@@ -73,6 +75,7 @@ async function storeWith(options: { stream: boolean }): Promise<{ tableName: str
   useDynamo(endpoint, tableName);
   await createApiKey('test-write', 'write', WRITE_KEY);
   await createApiKey('test-read', 'read', READ_KEY);
+  await createApiKey('test-admin', 'admin', ADMIN_KEY);
   return { tableName, endpoint };
 }
 
@@ -91,6 +94,7 @@ export async function freshHttpService(options: { events?: LocalEventsOptions } 
     prepare: async () => {
       await createApiKey('test-write', 'write', WRITE_KEY);
       await createApiKey('test-read', 'read', READ_KEY);
+      await createApiKey('test-admin', 'admin', ADMIN_KEY);
     },
     ...options,
   });

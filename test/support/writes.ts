@@ -6,6 +6,7 @@ import { aliquotDoc, create, createPlate, createRack, createSample, createTube, 
 import { adminUuid, filledPlate, poolPlate, templateUuid, uuidOf } from './lab.ts';
 import { createQcable, lotId } from './qc.ts';
 import { createOrder, createRequest, requestDoc, workIds } from './requests.ts';
+import { ADMIN_KEY } from './store.ts';
 
 /**
  * One fresh, valid write of every kind the API serves, for tests that must cover them all (faults,
@@ -18,6 +19,8 @@ export interface Write {
   method: 'POST' | 'PATCH';
   path: string;
   body: unknown;
+  /** The API key it needs when a write key is not enough (purposes: an admin key). */
+  key?: string;
 }
 
 export interface WriteCase {
@@ -83,7 +86,13 @@ export function asStored(resource: { type: string; attributes?: Record<string, u
 }
 
 export const send = (write: Write, headers?: Record<string, string>): Promise<CallResult> =>
-  call(write.method, write.path, { body: write.body, ...(headers ? { headers } : {}) });
+  call(write.method, write.path, { body: write.body, ...(write.key ? { key: write.key } : {}), ...(headers ? { headers } : {}) });
+
+/** A purpose registered as Limber registers one (with an admin key). */
+const purposeWrite = (type: string, attributes: Record<string, unknown>): Write => ({
+  ...post(type, doc(type, { name: uniqueName('purpose'), ...attributes })),
+  key: ADMIN_KEY,
+});
 
 /** Dual tags from a template on a plate's wells. */
 const tagLayout = async (plate: { attributes: { uuid: string } }): Promise<Write> =>
@@ -317,6 +326,12 @@ export const WRITES: Record<string, WriteCase> = {
       );
     },
   },
+  'POST plate_purposes': { changesExisting: false, make: async () => purposeWrite('plate_purposes', { stock_plate: true, size: 96 }) },
+  'POST tube_purposes': {
+    changesExisting: false,
+    make: async () => purposeWrite('tube_purposes', { target_type: 'MultiplexedLibraryTube', purpose_type: 'IlluminaHtp::MxTubePurpose' }),
+  },
+  'POST tube_rack_purposes': { changesExisting: false, make: async () => purposeWrite('tube_rack_purposes', { size: 48 }) },
   'POST tube_from_plate_creations': {
     changesExisting: false,
     make: async () => {

@@ -11,6 +11,8 @@ import {
   rowOrder,
   type Layout,
 } from '#lib/domain/geometry.ts';
+import { PLATE_SIZES } from '#lib/domain/budgets.ts';
+import { PLATE_SHAPES, shapeOfSize, shapeSizeProblem } from '#lib/domain/purposes.ts';
 
 function layout(size: number): Layout {
   const found = layoutForSize(size);
@@ -28,15 +30,38 @@ describe('layoutForSize', () => {
     expect(layoutForSize(48)).toEqual({ size: 48, rows: 6, columns: 8 });
     expect(layoutForSize(96)).toEqual({ size: 96, rows: 8, columns: 12 });
     expect(layoutForSize(384)).toEqual({ size: 384, rows: 16, columns: 24 });
+    // The strips of the reference's chip shapes (lib/domain/purposes.ts).
+    expect(layoutForSize(8)).toEqual({ size: 8, rows: 1, columns: 8 });
+    expect(layoutForSize(16)).toEqual({ size: 16, rows: 2, columns: 8 });
   });
 
-  it.each([0, 1, 24, 95, 97, 1536, -96, 96.5, NaN])('has no layout for %s', (size) => {
+  it('gives a layout to every plate size a purpose may have, and to no other', () => {
+    for (const [shape, sizes] of Object.entries(PLATE_SHAPES)) for (const size of sizes) expect(layoutForSize(size), shape).toBeDefined();
+    expect(new Set(Object.values(PLATE_SHAPES).flat())).toEqual(new Set(PLATE_SIZES));
+  });
+
+  it('a shape left out is the one of the size; a size its shape does not come in is refused', () => {
+    expect([shapeOfSize(96), shapeOfSize(384), shapeOfSize(8), shapeOfSize(16), shapeOfSize(48)]).toEqual([
+      'Standard',
+      'Standard',
+      'Shape8x1',
+      'Shape4x1',
+      undefined,
+    ]);
+    expect(shapeSizeProblem('Standard', 384)).toBeUndefined();
+    expect(shapeSizeProblem('Shape8x1', 96)).toBe('size - a Shape8x1 plate has 8 wells, got 96');
+    expect(shapeSizeProblem('Standard', 8)).toBe('size - a Standard plate has 96 or 384 wells, got 8');
+  });
+
+  it.each([0, 1, 12, 24, 95, 97, 1536, -96, 96.5, NaN])('has no layout for %s', (size) => {
     expect(layoutForSize(size)).toBeUndefined();
   });
 });
 
 describe('orders', () => {
   it.each([
+    [8, 'A8', ['A1', 'A2', 'A3'], ['A1', 'A2', 'A3']],
+    [16, 'B8', ['A1', 'B1', 'A2'], ['A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'A7', 'A8', 'B1']],
     [48, 'F8', ['A1', 'B1', 'C1', 'D1', 'E1', 'F1', 'A2'], ['A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'A7', 'A8', 'B1']],
     [96, 'H12', ['A1', 'B1', 'C1', 'D1', 'E1', 'F1', 'G1', 'H1', 'A2'], ['A1', 'A2', 'A3']],
     [384, 'P24', ['A1', 'B1', 'C1'], ['A1', 'A2', 'A3']],
