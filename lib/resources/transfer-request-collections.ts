@@ -214,7 +214,8 @@ export const transferRequestCollections = defineResource({
     const made: Ref[] = [];
     for (const [id, labware] of targets) {
       const { receptacles, aliquotCount, transferRequestCount = 0 } = after.get(id)!;
-      ctx.uow.update(labware, { attrs: { receptacles, aliquotCount, transferRequestCount }, rels: { parents: parents.get(id)! } });
+      const owner = input.relationships.user!.id;
+      ctx.uow.update(labware, { attrs: { receptacles, aliquotCount, transferRequestCount, owner }, rels: { parents: parents.get(id)! } });
       for (let n = (labwareAttrs(labware).transferRequestCount ?? 0) + 1; n <= transferRequestCount; n++)
         made.push({ type: 'transfer_requests', id: transferRequestId(id, n) });
     }
