@@ -187,11 +187,11 @@ function labWrites(seeded: Seeded, iterations: number): Scenario[] {
   ];
 }
 
-/** Issue 20's scenarios (item 10), by name: BENCH_ONLY picks them by any part of these. */
+/** Issue 20's scenarios (item 10), by name: BENCH_ONLY picks them by any part of these (`Limber`: all three). */
 export const LAB_WORK = {
   page: "GET Limber's plate page (PLATE_PRESENTER_INCLUDES, 384 wells, 2 generations of parents)",
   collection: 'POST /transfer_request_collections (96 entries, as Limber stamps)',
-  stateChange: (wells: number) => `POST /state_changes (a ${wells}-well plate's first pass)`,
+  stateChange: (wells: number) => `POST /state_changes (a ${wells}-well plate's first pass, as Limber passes it)`,
 };
 
 /** The wells of the plate each state change passes: 96; 384 once a plate's requests move in one transaction (request books). */
@@ -223,7 +223,14 @@ function labWork(work: WorkSeeds | undefined, iterations: number): Scenario[] {
       ? [
           {
             name: LAB_WORK.page,
-            plan: { concurrency: 1, batch: Math.max(1, Math.ceil(iterations / 4)), minWindowMs: READ_MIN_WINDOW_MS, rounds: 4, warmup: 20, warmupWindowMs: READ_WARMUP_MS },
+            plan: {
+              concurrency: 1,
+              batch: Math.max(1, Math.ceil(iterations / 4)),
+              minWindowMs: READ_MIN_WINDOW_MS,
+              rounds: 4,
+              warmup: 20,
+              warmupWindowMs: READ_WARMUP_MS,
+            },
             target: { kind: 'latency', max: 1.5 } as const,
             compare: true,
             send: (side: Side) =>

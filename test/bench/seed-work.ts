@@ -48,7 +48,9 @@ interface Plate {
 }
 
 async function newPlate(api: Api, purpose: string): Promise<Plate> {
-  const { data } = await api.json('POST', '/plates', { data: { type: 'plates', relationships: { purpose: { data: { type: 'plate_purposes', id: purpose } } } } });
+  const { data } = await api.json('POST', '/plates', {
+    data: { type: 'plates', relationships: { purpose: { data: { type: 'plate_purposes', id: purpose } } } },
+  });
   return { id: Number(data.id), uuid: data.attributes.uuid as string };
 }
 
@@ -74,7 +76,11 @@ async function librarySubmission(api: Api): Promise<{ submission: string; order:
     await api.json('POST', '/orders', {
       data: {
         type: 'orders',
-        relationships: { submission: rel('submissions', submission), study: rel('studies', study), request_types: { data: [{ type: 'request_types', id: requestType }] } },
+        relationships: {
+          submission: rel('submissions', submission),
+          study: rel('studies', study),
+          request_types: { data: [{ type: 'request_types', id: requestType }] },
+        },
       },
     })
   ).data.id as string;
@@ -123,7 +129,8 @@ async function purposesOfSize(api: Api, size: number, standard: boolean): Promis
   const sized = all.filter((p) => p.attributes.size === size);
   const stock = sized.find((p) => p.attributes.input_plate === true);
   const work = sized.find((p) => p.attributes.input_plate !== true) ?? (standard ? undefined : stock);
-  if (!stock || !work) throw new Error(`no ${standard ? 'standard and input plate purposes' : 'input plate purpose'} of ${size} wells to seed the lab work with`);
+  if (!stock || !work)
+    throw new Error(`no ${standard ? 'standard and input plate purposes' : 'input plate purpose'} of ${size} wells to seed the lab work with`);
   return { stock: stock.id, work: work.id };
 }
 

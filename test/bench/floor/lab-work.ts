@@ -144,7 +144,8 @@ export async function transferRequestCollection(db: Db, table: string, base: str
   const parents = [...((target.rels as { parents?: { type: string; id: number }[] }).parents ?? []), { type: 'plates', id: source.id as number }];
   const plate = changed(target, now, { receptacles, aliquotCount, transferRequestCount }, { parents });
   const made = [];
-  for (let n = (labwareOf(target).transferRequestCount ?? 0) + 1; n <= transferRequestCount; n++) made.push({ type: 'transfer_requests', id: transferRequestId(target.id as number, n) });
+  for (let n = (labwareOf(target).transferRequestCount ?? 0) + 1; n <= transferRequestCount; n++)
+    made.push({ type: 'transfer_requests', id: transferRequestId(target.id as number, n) });
   const record = newRecord(now, 'transfer_request_collections', id, {}, { transfer_requests: made, target_tubes: [], user: { type: 'users', id: user.id } });
   await db.transact({
     TransactItems: [
@@ -194,7 +195,11 @@ export async function plateStateChange(db: Db, table: string, base: string, body
   const attrs = labwareOf(target);
   const layout = layoutForSize(attrs.receptacles.length)!;
   const targets = attrs.receptacles.map((receptacle, i) => ({ id: slotId(target.id as number, i + 1), name: `well ${positionAt(layout, i)}`, receptacle }));
-  const requestIds = [...new Set(targets.flatMap((t) => [...outerRequestsOf(t.receptacle), ...(t.receptacle.transfers ?? []).flatMap((tr) => (tr.outerRequest ? [tr.outerRequest] : []))]))];
+  const requestIds = [
+    ...new Set(
+      targets.flatMap((t) => [...outerRequestsOf(t.receptacle), ...(t.receptacle.transfers ?? []).flatMap((tr) => (tr.outerRequest ? [tr.outerRequest] : []))]),
+    ),
+  ];
   const purposeRef = (target.rels as { purpose: { type: string; id: number } }).purpose;
   const read = await db.batchGet(table, [recordKey(registry.familyOf(purposeRef.type), purposeRef.id), ...requestIds.map((r) => recordKey('requests', r))]);
   const purpose = read.find((item) => item.family !== 'requests');

@@ -84,6 +84,8 @@ async function termsUnderEach(db: Db, table: string, scope: string, values: read
 }
 
 const aggregate = (ref: Ref) => `${registry.familyOf(ref.type)}:${ref.id}`;
+/** Where the service files a record's poly metadata (a request's: with its block of requests). */
+const filedUnder = (ref: Ref) => registry.reverseValue({ type: 'poly_metadata', relationship: 'metadatable' }, ref);
 const unique = (refs: Ref[]): Ref[] => [...new Map(refs.map((r) => [`${r.type}:${r.id}`, r])).values()];
 
 /** GET /api/v2/plates?filter[uuid]=…&include=PLATE_PRESENTER_INCLUDES&fields[…]: the page Limber opens after a scan. */
@@ -103,12 +105,7 @@ export async function plateForPresenter(db: Db, table: string, base: string, uui
 
   // Round 1: what the plate names, its children, and the requests out of its wells.
   const [first, childRefs, requestsOutRefs] = await Promise.all([
-    load(db, table, [
-      ...refsOf(plate.rels.purpose),
-      ...unique(aliquots.flatMap((a) => refsOf(a.rels.sample))),
-      ...aliquotRequests,
-      ...sourceLabware,
-    ]),
+    load(db, table, [...refsOf(plate.rels.purpose), ...unique(aliquots.flatMap((a) => refsOf(a.rels.sample))), ...aliquotRequests, ...sourceLabware]),
     termsUnder(db, table, 'labware.parents', String(plate.id)),
     termsUnder(db, table, 'requests.asset', aggregate(plate)),
   ]);
@@ -125,7 +122,7 @@ export async function plateForPresenter(db: Db, table: string, base: string, uui
         return request ? [...refsOf(request.rels.request_type), ...refsOf(request.rels.submission)] : [];
       }),
     ]),
-    termsUnderEach(db, table, 'poly_metadata.metadatable', aliquotRequests.map(aggregate)),
+    termsUnderEach(db, table, 'poly_metadata.metadatable', [...new Set(aliquotRequests.map(filedUnder))]),
   ]);
   const children = childRefs.flatMap((ref) => found(second, ref) ?? []);
   const requestsOut = requestsOutRefs.flatMap((ref) => found(second, ref) ?? []);
@@ -171,12 +168,17 @@ export async function plateForPresenter(db: Db, table: string, base: string, uui
   const downstreamTubes = new Map<number, Ref[]>();
   for (const child of children.filter((c) => c.type === 'tubes')) {
     for (const receptacle of labwareAttrs(child).receptacles) {
-      for (const { source } of receptacle.transfers ?? []) downstreamTubes.set(source, unique([...(downstreamTubes.get(source) ?? []), { type: 'tubes', id: child.id }]));
+      for (const { source } of receptacle.transfers ?? [])
+        downstreamTubes.set(source, unique([...(downstreamTubes.get(source) ?? []), { type: 'tubes', id: child.id }]));
     }
   }
   for (const well of wells) {
     link(well, 'qc_results', well.rels.qc_results ?? []);
-    link(well, 'downstream_tubes', (downstreamTubes.get(well.id) ?? []).sort((a, b) => a.id - b.id));
+    link(
+      well,
+      'downstream_tubes',
+      (downstreamTubes.get(well.id) ?? []).sort((a, b) => a.id - b.id),
+    );
     link(
       well,
       'requests_as_source',
@@ -192,12 +194,15 @@ export async function plateForPresenter(db: Db, table: string, base: string, uui
     link(request, 'pre_capture_pool', null);
     link(request, 'submission', request.rels.submission ?? null);
   }
+  const requestMetadata: StoredRecord[] = [];
   for (const request of aliquotRequestRecords) {
-    const held = (polyMetadata.get(aggregate(request)) ?? []).flatMap((ref) => found(third, ref) ?? []);
+    const held = (polyMetadata.get(filedUnder(request)) ?? []).flatMap((ref) => found(third, ref) ?? []);
+    const own = held.filter((m) => refsOf(m.rels.metadatable).some((t) => t.type === 'requests' && t.id === request.id));
+    requestMetadata.push(...own);
     link(
       request,
       'poly_metadata',
-      held.filter((m) => refsOf(m.rels.metadatable).some((t) => t.type === 'requests' && t.id === request.id)).map((m) => ({ type: 'poly_metadata', id: m.id })),
+      own.map((m) => ({ type: 'poly_metadata', id: m.id })),
     );
   }
   for (const aliquot of aliquots) {
@@ -229,7 +234,7 @@ export async function plateForPresenter(db: Db, table: string, base: string, uui
   include(samples);
   include(samples.flatMap((s) => refsOf(s.rels.sample_metadata).map(any)));
   include(aliquotRequestRecords);
-  include([...polyMetadata.values()].flat().map(any));
+  include(requestMetadata);
   include(transferRequests);
   include(sourceWells.map((ref) => sourceViews.get(`${ref.type}:${ref.id}`)));
 
