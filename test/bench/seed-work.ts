@@ -66,7 +66,7 @@ async function stampedPlate(api: Api, user: string, purpose: string, source: Pla
   return plate;
 }
 
-/** A submission with one order of Study A for library creation; the ids a request names. */
+/** A new submission with one order of Study A for library creation (the work of one stock plate); the ids a request names. */
 async function librarySubmission(api: Api): Promise<{ submission: string; order: string; requestType: string }> {
   const first = async (path: string) => (await api.json('GET', path)).data[0].id as string;
   const [study, requestType] = [await first('/studies?filter%5Bname%5D=Study%20A'), await first('/request_types?filter%5Bkey%5D=library_creation')];
@@ -139,9 +139,9 @@ export async function seedWork(api: Api, filled: FilledPlates, wanted: WorkWante
   const user = (await api.json('GET', '/users?filter%5Blogin%5D=admin')).data[0].attributes.uuid as string;
   const seeds: WorkSeeds = { user };
   if (!wanted.page && !wanted.collection && !wanted.stateChange) return seeds;
-  const work = await librarySubmission(api);
 
   if (wanted.page || wanted.collection) {
+    const work = await librarySubmission(api);
     // A 384-well stock plate with a request out of every well, stamped twice as Limber's creators stamp (each entry with its outer request, then by submission).
     const purposes = await purposesOfSize(api, 384, false);
     const stock = await stampedPlate(api, user, purposes.stock, filled[384]!, 384);
@@ -166,9 +166,10 @@ export async function seedWork(api: Api, filled: FilledPlates, wanted: WorkWante
   if (wanted.stateChange) {
     const size = wanted.stateChangeWells;
     const purposes = await purposesOfSize(api, size, true);
-    // Each its own stock plate and requests: a first pass starts its requests, so no two plates may share them.
+    // Each its own stock plate, submission and requests: a first pass starts its requests, so no two plates may share them.
     const workPlates = () =>
       many(wanted.stateChangeRequests, 4, async () => {
+        const work = await librarySubmission(api);
         const stock = await stampedPlate(api, user, purposes.stock, filled[size]!, size);
         const requests = await requestsOut(api, work, stock, size);
         return (await stampedPlate(api, user, purposes.work, stock, size, (slot) => ({ outer_request: requests[slot - 1] }))).uuid;

@@ -1,4 +1,4 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
 import { parseSlotUuid, slotId, transferRequestId } from '#lib/domain/labware-ids.ts';
 import { labwareState, type Labware } from '#lib/domain/labware.ts';
@@ -13,7 +13,8 @@ import type { StoredRecord } from '#lib/store/records.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
 import { newRecord, nextId, problem, requestPut } from './create.ts';
 import type { Db, Item } from './db.ts';
-import { COUNT_SHARDS, countShardKey, entityMarkers, recordKey, termKey } from './keys.ts';
+import { entityMarkers, recordKey, termKey } from './keys.ts';
+import { countUpdate, parse, type Attributes } from './lab.ts';
 import type { Answer } from './reads.ts';
 
 /**
@@ -26,19 +27,9 @@ import type { Answer } from './reads.ts';
  * Changed items are put whole without the service's version conditions (nothing else writes them here).
  */
 
-type Attributes = Record<string, unknown>;
 const ctx = { registry, now: '', baseUrl: '' } as RequestContext;
 const asRecord = (item: Item): StoredRecord => item as unknown as StoredRecord;
 const labwareOf = (item: Item): Labware => item.attrs as Labware;
-
-function parse(body: string | undefined, type: string): Attributes | undefined {
-  try {
-    const input = JSON.parse(body ?? '') as { data?: { type?: string; attributes?: Attributes } };
-    return input.data?.type === type ? (input.data.attributes ?? {}) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The record key a record's uuid names (uuids encode family and id), for the families these writes read. */
 function keyOfUuid(uuid: unknown) {
@@ -64,16 +55,6 @@ const event = (now: string, base: string, type: string, record: StoredRecord, us
   resource: { type: record.type, id: String(record.id), uuid: record.uuid || null, version: record.version },
   data: renderResource({ ...ctx, baseUrl: base }, record, new Map()),
   actor: { api_key: 'bench', user: { type: 'users', id: String(user.id), uuid: user.uuid } },
-});
-
-const countUpdate = (table: string, family: string) => ({
-  Update: {
-    TableName: table,
-    Key: countShardKey(family, randomInt(COUNT_SHARDS)),
-    UpdateExpression: 'ADD #n :one',
-    ExpressionAttributeNames: { '#n': `n:${family}` },
-    ExpressionAttributeValues: { ':one': 1 },
-  },
 });
 
 const changed = (item: Item, now: string, attrs: Attributes, rels: Attributes = {}): Item => ({

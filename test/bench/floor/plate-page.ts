@@ -9,6 +9,7 @@ import { refsOf, type Ref, type RelValue, type StoredRecord } from '#lib/store/r
 import type { Db, Item } from './db.ts';
 import { recordKey } from './keys.ts';
 import type { Answer } from './reads.ts';
+import { PLATE_PRESENTER_INCLUDES } from '../../support/limber.ts';
 
 /**
  * The floor of Limber's plate page (`plate_for_presenter`: PLATE_PRESENTER_INCLUDES, with its fields of
@@ -20,23 +21,7 @@ import type { Answer } from './reads.ts';
  */
 
 /** The include paths this floor answers, as Limber's client flattens them. */
-export const PRESENTER_INCLUDE = [
-  'purpose',
-  'child_plates.purpose',
-  'wells.qc_results',
-  'wells.downstream_tubes.purpose',
-  'wells.requests_as_source.request_type',
-  'wells.requests_as_source.primer_panel',
-  'wells.requests_as_source.pre_capture_pool',
-  'wells.requests_as_source.submission',
-  'wells.aliquots.sample.sample_metadata',
-  'wells.aliquots.request.request_type',
-  'wells.aliquots.request.primer_panel',
-  'wells.aliquots.request.pre_capture_pool',
-  'wells.aliquots.request.submission',
-  'wells.aliquots.request.poly_metadata',
-  'wells.transfer_requests_as_target.source_asset',
-].join(',');
+export const PRESENTER_INCLUDE = PLATE_PRESENTER_INCLUDES.join(',');
 
 const FIELDS: Fieldsets = new Map([
   ['submissions', new Set(['lanes_of_sequencing', 'multiplexed?'])],
@@ -89,11 +74,15 @@ const filedUnder = (ref: Ref) => registry.reverseValue({ type: 'poly_metadata', 
 const unique = (refs: Ref[]): Ref[] => [...new Map(refs.map((r) => [`${r.type}:${r.id}`, r])).values()];
 
 /** GET /api/v2/plates?filter[uuid]=…&include=PLATE_PRESENTER_INCLUDES&fields[…]: the page Limber opens after a scan. */
-export async function plateForPresenter(db: Db, table: string, base: string, uuid: string): Promise<Answer> {
+export async function plateForPresenter(db: Db, table: string, base: string, params: URLSearchParams): Promise<Answer> {
+  const uuid = params.get('filter[uuid]') ?? '';
   const decoded = decodeUuid(uuid.toLowerCase());
   const plateItem = decoded ? (await db.batchGet(table, [recordKey('labware', decoded.id)]))[0] : undefined;
   const plate = plateItem && plateItem.uuid === uuid && plateItem.type === 'plates' ? asRecord(plateItem) : undefined;
-  const self = `${base}/api/v2/plates?filter%5Buuid%5D=${uuid}`;
+  // The one page's links, as the service writes them: every other parameter kept, then the page's.
+  const kept = [...params].filter(([k]) => !k.startsWith('page'));
+  const page = [...kept, ['page[number]', '1'], ['page[size]', '100']].map(([k, v]) => `${encodeURIComponent(k!)}=${encodeURIComponent(v!)}`);
+  const self = `${base}/api/v2/plates?${page.join('&')}`;
   if (!plate) return { status: 200, body: { data: [], links: { first: self, last: self }, meta: { record_count: 0 } } };
 
   const wells = receptacleViews(plate);

@@ -56,9 +56,8 @@ async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: 
     return page ? listSamples(db, options.table, base, page) : { status: 400 };
   }
   if (req.method === 'GET' && type === 'plates' && rawId === undefined) {
-    const uuid = url.searchParams.get('filter[uuid]');
-    if (uuid === null || url.searchParams.get('include') !== PRESENTER_INCLUDE) return { status: 400 };
-    return plateForPresenter(db, options.table, base, uuid);
+    if (!url.searchParams.has('filter[uuid]') || url.searchParams.get('include') !== PRESENTER_INCLUDE) return { status: 400 };
+    return plateForPresenter(db, options.table, base, url.searchParams);
   }
   if (req.method === 'GET' && type === 'plates' && id !== undefined) {
     const include = url.searchParams.get('include');
