@@ -101,15 +101,6 @@ export class Registry implements RecordModel {
     return this.indexScope(source, this.aggregateIndex(source, reverse.relationship)!.name);
   }
 
-  /** The value a reverse relationship reads a target's pointing records under: its group's key, or its aggregate. */
-  reverseValue(reverse: ReverseDef, target: Ref): string {
-    return this.filedUnder(this.aggregateIndex(this.require(reverse.type), reverse.relationship)!, target);
-  }
-
-  private filedUnder(index: IndexDef, target: Ref): string {
-    return index.groupOf?.(target) ?? this.aggregateKey(target);
-  }
-
   /** Embedded types held by records of `type`. */
   embeddedIn(type: string): readonly ResourceDef[] {
     return this.embedded.get(type) ?? [];
@@ -163,7 +154,7 @@ export class Registry implements RecordModel {
   }
 
   indexValues(index: IndexDef, record: StoredRecord): string[] {
-    const raw = index.values ? index.values(record) : refsOf(record.rels[index.aggregatesOf]).map((ref) => this.filedUnder(index, ref));
+    const raw = index.values ? index.values(record) : refsOf(record.rels[index.aggregatesOf]).map((ref) => this.aggregateKey(ref));
     const values = raw.filter((v) => v !== null && v !== undefined && v !== '');
     return [...new Set(values.map((v) => (index.normalize ?? String)(String(v))))];
   }

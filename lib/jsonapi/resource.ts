@@ -2,7 +2,7 @@ import * as z from '#lib/zod.ts';
 import type { JsonApiError } from '#lib/jsonapi/errors.ts';
 import type { RequestContext, WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, show } from '#lib/jsonapi/errors.ts';
-import type { Ref, RelValue, StoredRecord, TermHit } from '#lib/store/records.ts';
+import type { RelValue, StoredRecord, TermHit } from '#lib/store/records.ts';
 
 /**
  * Declarative resource definitions: everything the engine needs to list, read, filter, include, render
@@ -90,7 +90,7 @@ export interface ReverseDef {
  * relationships points at (see `aggregateIndex`).
  */
 export type IndexKey =
-  | { values: (record: StoredRecord) => unknown[]; aggregatesOf?: never; groupOf?: never }
+  | { values: (record: StoredRecord) => unknown[]; aggregatesOf?: never }
   | {
       /**
        * A relationship of this type: the record is indexed under the aggregate (`family:id` of the item it
@@ -98,12 +98,6 @@ export type IndexKey =
        * relationship finds the pointing records of a whole plate's wells with one query.
        */
       aggregatesOf: string;
-      /**
-       * Where to file the entries of a target that is a record of its own but read together with others
-       * (a plate's requests): a key shared by the group, so one query serves it; undefined for a target
-       * filed under its aggregate. The reverse relationship keeps only the records pointing at each target.
-       */
-      groupOf?: (target: Ref) => string | undefined;
       values?: never;
     };
 
@@ -324,10 +318,7 @@ export const reverse = (type: string, relationship: string, options: { max?: num
  * The index a reverse relationship reads: entries under the aggregate of what `relationship` points at,
  * in the pointing record's id order, kept in the same transaction as the record (strongly consistent).
  */
-export const aggregateIndex = (relationship: string, groupOf?: (target: Ref) => string | undefined): IndexDef => ({
-  aggregatesOf: relationship,
-  ...(groupOf ? { groupOf } : {}),
-});
+export const aggregateIndex = (relationship: string): IndexDef => ({ aggregatesOf: relationship });
 
 /** A time as the service writes it (UTC, milliseconds). */
 export const timestamp = lazySchema(() => z.iso.datetime());

@@ -23,14 +23,13 @@ const stagedOf = (ctx: RequestContext, type: string): StoredRecord[] =>
   isWrite(ctx) ? [...ctx.uow.created, ...ctx.uow.updated.map((u) => u.after)].filter((r) => r.type === type) : [];
 
 /**
- * Resolves a reverse relationship for many records: one Query per distinct aggregate they belong to (or
- * group they are filed under: `aggregateIndex`'s `groupOf`), at most four at once, each read to its end;
- * one batched read of the pointing records found, each then matched to the records it points at. Linkage
- * is in id order.
+ * Resolves a reverse relationship for many records: one Query per distinct aggregate they belong to
+ * (at most four at once, each read to its end), one batched read of the pointing records found, each then
+ * matched to the records it points at. Linkage is in id order.
  */
 export async function resolveReverse<R extends Ref>(ctx: RequestContext, name: string, reverse: ReverseDef, records: readonly R[]): Promise<Map<R, RelValue>> {
   const { registry } = ctx;
-  const aggregates = [...new Set(records.map((r) => registry.reverseValue(reverse, r)))];
+  const aggregates = [...new Set(records.map((r) => registry.aggregateKey(r)))];
   const max = reverse.max ?? MAX_REVERSE_RECORDS;
   const hits: Ref[] = await findTermsUnder(registry.reverseScope(reverse), aggregates, max);
   const pointing = new Map([...hits, ...stagedOf(ctx, reverse.type)].map((r) => [refKey(r), { type: r.type, id: r.id }]));

@@ -28,16 +28,6 @@ const notBlank = (text: string) => text.trim() !== '';
 const metadatableOf = (record: StoredRecord) => record.rels.metadatable as Ref | null;
 const keyOf = (key: unknown, metadatable: Ref): KeyOfRecord => ({ type: metadatable.type, id: metadatable.id, key: String(key) });
 
-/**
- * Requests are records of their own, but a page reads a plate's worth of them at once
- * (`wells.aliquots.request.poly_metadata`): their metadata are filed by blocks of REQUESTS_PER_BLOCK request
- * ids, so the requests made together for a plate (consecutive ids) are one Query, not one each. A block
- * holds the metadata of up to that many requests, read whole and kept per request (bounded: MAX_REVERSE_RECORDS).
- */
-const REQUESTS_PER_BLOCK = 1_000;
-const requestBlock = (target: Ref): string | undefined =>
-  target.type === 'requests' ? `requests#block_${Math.floor(target.id / REQUESTS_PER_BLOCK)}` : undefined;
-
 /** Three of these cost a transaction item each (the others are lookup slots): lib/domain/budgets.ts, polyMetadataItems. */
 const indexes: Record<string, IndexDef> = {
   /**
@@ -46,8 +36,8 @@ const indexes: Record<string, IndexDef> = {
    * fresh reads, where that check then reports it.
    */
   key_per_record: { values: (r) => [keyOfRecord(keyOf(r.attrs.key, metadatableOf(r)!))], unique: 'retry' },
-  // The metadata of a plate's wells and aliquots are one Query (the reverse relationship's index); so are a plate's requests'.
-  metadatable: aggregateIndex('metadatable', requestBlock),
+  // The metadata of a plate's wells and aliquots are one Query (the reverse relationship's index).
+  metadatable: aggregateIndex('metadatable'),
   // A record's metadata are few: a filter on its id reads them whole (limber's `filter[key]` with `filter[metadatable_id]`).
   metadatable_id: { values: (r) => [metadatableOf(r)?.id], selective: true },
   // Broad listings only: lookup slots, which cost no transaction item (eventually consistent).

@@ -32,16 +32,33 @@ const FIELDS: Fieldsets = new Map([
 const PARALLEL_QUERIES = 4;
 
 const asRecord = (item: Item): StoredRecord => item as unknown as StoredRecord;
-const keyOf = (ref: Ref) => recordKey(registry.familyOf(ref.type), ref.id);
 
-/** The records of the refs (one BatchGetItem of up to 100 keys per chunk, chunks at once), by `family:id`. */
+/**
+ * The records of the refs, by `type:id` as asked: one BatchGetItem (chunks at once) of the items that hold
+ * them — a record's own item, or for an embedded record its parent's (a request in its book), whose
+ * embedded records are then built once.
+ */
 async function load(db: Db, table: string, refs: readonly Ref[]): Promise<Map<string, StoredRecord>> {
-  const keys = new Map(refs.map((ref) => [`${registry.familyOf(ref.type)}:${ref.id}`, keyOf(ref)]));
+  const storage = refs.map((ref) => ({ ref, ...registry.storageOf(ref) }));
+  const keys = new Map(storage.map(({ family, id }) => [`${family}:${id}`, recordKey(family, id)]));
   const items = keys.size > 0 ? await db.batchGet(table, [...keys.values()]) : [];
-  return new Map(items.map((item) => [`${item.family}:${item.id}`, asRecord(item)]));
+  const holders = new Map(items.map((item) => [`${item.family}:${item.id}`, asRecord(item)]));
+  const views = new Map<StoredRecord, Map<string, StoredRecord>>();
+  const viewsOf = (holder: StoredRecord) => {
+    if (!views.has(holder))
+      views.set(holder, new Map(registry.embeddedIn(holder.type).flatMap((d) => d.embedded!.extract(holder).map((v) => [`${v.family}:${v.id}`, v] as const))));
+    return views.get(holder)!;
+  };
+  const out = new Map<string, StoredRecord>();
+  for (const { ref, family, id, embedded } of storage) {
+    const holder = holders.get(`${family}:${id}`);
+    const record = holder && embedded ? viewsOf(holder).get(`${registry.familyOf(ref.type)}:${ref.id}`) : holder;
+    if (record) out.set(`${ref.type}:${ref.id}`, record);
+  }
+  return out;
 }
 
-const found = (records: Map<string, StoredRecord>, ref: Ref) => records.get(`${registry.familyOf(ref.type)}:${ref.id}`);
+const found = (records: Map<string, StoredRecord>, ref: Ref) => records.get(`${ref.type}:${ref.id}`);
 
 /** The refs an index entry scope holds under one value (one consistent Query, entries only). */
 async function termsUnder(db: Db, table: string, scope: string, value: string): Promise<Ref[]> {
@@ -68,9 +85,8 @@ async function termsUnderEach(db: Db, table: string, scope: string, values: read
   return result;
 }
 
-const aggregate = (ref: Ref) => `${registry.familyOf(ref.type)}:${ref.id}`;
-/** Where the service files a record's poly metadata (a request's: with its block of requests). */
-const filedUnder = (ref: Ref) => registry.reverseValue({ type: 'poly_metadata', relationship: 'metadatable' }, ref);
+/** The index value a record's pointing records are under: its aggregate (a well's plate; a request's book once requests live in books). */
+const aggregate = (ref: Ref) => registry.aggregateKey(ref);
 const unique = (refs: Ref[]): Ref[] => [...new Map(refs.map((r) => [`${r.type}:${r.id}`, r])).values()];
 
 /** GET /api/v2/plates?filter[uuid]=…&include=PLATE_PRESENTER_INCLUDES&fields[…]: the page Limber opens after a scan. */
@@ -111,7 +127,7 @@ export async function plateForPresenter(db: Db, table: string, base: string, par
         return request ? [...refsOf(request.rels.request_type), ...refsOf(request.rels.submission)] : [];
       }),
     ]),
-    termsUnderEach(db, table, 'poly_metadata.metadatable', [...new Set(aliquotRequests.map(filedUnder))]),
+    termsUnderEach(db, table, 'poly_metadata.metadatable', [...new Set(aliquotRequests.map(aggregate))]),
   ]);
   const children = childRefs.flatMap((ref) => found(second, ref) ?? []);
   const requestsOut = requestsOutRefs.flatMap((ref) => found(second, ref) ?? []);
@@ -185,7 +201,7 @@ export async function plateForPresenter(db: Db, table: string, base: string, par
   }
   const requestMetadata: StoredRecord[] = [];
   for (const request of aliquotRequestRecords) {
-    const held = (polyMetadata.get(filedUnder(request)) ?? []).flatMap((ref) => found(third, ref) ?? []);
+    const held = (polyMetadata.get(aggregate(request)) ?? []).flatMap((ref) => found(third, ref) ?? []);
     const own = held.filter((m) => refsOf(m.rels.metadatable).some((t) => t.type === 'requests' && t.id === request.id));
     requestMetadata.push(...own);
     link(
