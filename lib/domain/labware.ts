@@ -106,6 +106,13 @@ export interface Labware {
   qcResultCount?: number;
   /** Ids of its state changes (records of their own), oldest first: its `state_changes` relationship, read with it; absent while none. */
   stateChanges?: number[];
+  /**
+   * The user who last made it, moved material into it or tagged it (the reference's plate owner, which its
+   * searches find by `user_uuid`); absent while nobody has (a plate POSTed without a user).
+   */
+  owner?: number;
+  /** Plates: ids of the transfers (records of their own) whose destination it is, oldest first: its `transfers_as_destination`; absent while none. */
+  transfersAsDestination?: number[];
 }
 
 /** What the receptacle rules change: the receptacles and the count that numbers aliquots (so they also serve labware still being made). */

@@ -31,7 +31,8 @@ import { samples } from '#lib/resources/samples.ts';
 import { stateChanges } from '#lib/resources/state-changes.ts';
 import { workCompletions } from '#lib/resources/work-completions.ts';
 import { orders, submissions } from '#lib/resources/submissions.ts';
-import { preCapturePools, primerPanels, submissionPools, tags } from '#lib/resources/unrecorded.ts';
+import { preCapturePools, primerPanels, tags } from '#lib/resources/unrecorded.ts';
+import { submissionPools } from '#lib/resources/submission-pools.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
 export const registry = new Registry([

@@ -39,7 +39,7 @@ export const plateConversions = defineResource({
   create: async (ctx, input) => {
     const { parent, purpose, target, user } = input.relationships;
     const parents = parent ? accepted(linkParents(refOf(target!), parentsOf(target!), [refOf(parent)]), parentAt) : parentsOf(target!);
-    ctx.uow.update(target!, { rels: { purpose: refOf(purpose!), parents } });
+    ctx.uow.update(target!, { attrs: { owner: user!.id }, rels: { purpose: refOf(purpose!), parents } });
     return ctx.uow.create('plate_conversions', {
       attrs: {},
       rels: { parent: relValue(parent), purpose: refOf(purpose!), target: refOf(target!), user: refOf(user!) },
@@ -74,6 +74,7 @@ export const tubeFromPlateCreations = defineResource({
       state: 'pending',
       receptacles: emptyReceptacles(1),
       rackSlot: null,
+      owner: user!.id,
     });
     return ctx.uow.create('tube_from_plate_creations', {
       attrs: {},

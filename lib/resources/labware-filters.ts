@@ -2,6 +2,7 @@ import { errors, show } from '#lib/jsonapi/errors.ts';
 import type { RequestContext } from '#lib/jsonapi/context.ts';
 import type { FilterDef } from '#lib/jsonapi/resource.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
+import { labwareAttrs } from '#lib/resources/labware-views.ts';
 import { withChildren } from '#lib/resources/lineage.ts';
 
 /**
@@ -52,6 +53,15 @@ const childless = async (ctx: RequestContext, records: StoredRecord[]) => {
   return records.map((r) => !parents.has(r.id));
 };
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Users named by uuid (any of them), each a uuid. */
+function userUuids(name: string, values: string[]): string[] {
+  const bad = values.find((value) => !UUID.test(value));
+  if (bad !== undefined) throw errors.invalidParameter(`filter[${name}]`, `filter[${name}] - must be a user's uuid, got ${show(bad)}`);
+  return values;
+}
+
 export const labwareLifecycleFilters: Record<string, FilterDef> = {
   /** Any of the states; the state is derived from the labware's transfer requests, as rendered. */
   state: {
@@ -74,4 +84,16 @@ export const labwareLifecycleFilters: Record<string, FilterDef> = {
   },
   created_at_gt: after('created_at_gt', (r) => r.createdAt),
   updated_at_gt: after('updated_at_gt', (r) => r.updatedAt),
+  /**
+   * Labware owned by any of the users: the last to make it, move material into it or tag it (the
+   * reference's plate owner, found by its plate searches' `user_uuid`). A uuid of no user owns nothing.
+   */
+  user_uuid: {
+    check: userUuids,
+    test: async (ctx, records, values) => {
+      const users = await ctx.loader.byUuids(userUuids('user_uuid', values), ['users']);
+      const owners = new Set(users.flatMap((user) => (user ? [user.id] : [])));
+      return records.map((r) => owners.has(labwareAttrs(r).owner ?? 0));
+    },
+  },
 };

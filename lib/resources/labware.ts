@@ -27,7 +27,7 @@ import { aliquotRefs, labwareAttrs, qcResultRefs, receptacleRefs, renderBarcode,
 import { transferRequestsAsSourceRelationship } from '#lib/resources/transfer-requests.ts';
 import { childPlates, childrenOfType, lineageRelationships, parentIndex } from '#lib/resources/lineage.ts';
 import { directSubmissions, labwareSamples } from '#lib/resources/labware-work.ts';
-import { unrecorded } from '#lib/resources/unrecorded.ts';
+import { submissionPoolsOfPlate } from '#lib/resources/submission-pools.ts';
 import { accepted, relationshipAt } from '#lib/resources/problems.ts';
 import { labwareLifecycleFilters } from '#lib/resources/labware-filters.ts';
 
@@ -206,9 +206,9 @@ export const plates = defineResource({
     qc_results: qcResultsOfLabware,
     samples: labwareSamples,
     direct_submissions: directSubmissions,
-    // Not recorded yet (docs/decisions.md, "What Limber's pages read"): rendered empty.
-    submission_pools: unrecorded('many', 'submission_pools'),
-    transfers_as_destination: unrecorded('many', 'transfers'),
+    submission_pools: submissionPoolsOfPlate,
+    // Listed in the plate's aggregate by the transfers into it (lib/resources/transfers.ts): no read to resolve.
+    transfers_as_destination: computed('many', 'transfers', (r) => (labwareAttrs(r).transfersAsDestination ?? []).map((id) => ({ type: 'transfers', id }))),
   },
   indexes: labwareIndexes,
   filters: labwareFilters,

@@ -156,7 +156,7 @@ export const tagLayouts = defineResource({
       }),
       inputAt,
     );
-    ctx.uow.update(plate, { attrs: { receptacles: tagged.receptacles, aliquotCount: tagged.aliquotCount } });
+    ctx.uow.update(plate, { attrs: { receptacles: tagged.receptacles, aliquotCount: tagged.aliquotCount, owner: input.relationships.user!.id } });
     return ctx.uow.create('tag_layouts', {
       attrs: { direction: scheme.direction, walking_by: walkerName(scheme.walkingBy), initial_tag: initialTag, tags_per_well: tagsPerWell, substitutions },
       rels: { plate: refOf(plate), tag_group: refOf(scheme.tagGroup), tag2_group: relValue(scheme.tag2Group), user: refOf(input.relationships.user!) },

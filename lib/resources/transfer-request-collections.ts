@@ -3,7 +3,7 @@ import { MAX_TRANSFER_REQUESTS_PER_COLLECTION, TRANSACTION_ITEM_LIMIT, transferR
 import { parseSlotUuid, slotId, transferRequestId } from '#lib/domain/labware-ids.ts';
 import type { Contents } from '#lib/domain/labware.ts';
 import { linkParents } from '#lib/domain/lineage.ts';
-import { applyMoves, outerRequestOf, type MaterialMove } from '#lib/domain/material-moves.ts';
+import { applyMoves, outerRequestOf, type MaterialMove, type OpenRequest } from '#lib/domain/material-moves.ts';
 import { outcome, type Problem } from '#lib/domain/problems.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
@@ -113,7 +113,9 @@ async function readEntries(ctx: WriteContext, entries: readonly Entry[]) {
           pointer: pointer('data', 'attributes', ...at(i, 'submission_id')),
         }),
       );
-    return { entry: e, source, target, outerRequest: outerRequest?.id ?? null, submission: submission?.id ?? e.submission_id ?? null };
+    // An entry's submission: the one named, else its outer request's (the reference's TransferRequest#outer_request=).
+    const named = submission?.id ?? e.submission_id ?? (outerRequest?.rels.submission as Ref | null | undefined)?.id ?? null;
+    return { entry: e, source, target, outerRequest: outerRequest?.id ?? null, submission: named };
   });
   if (problems.length > 0) throw JsonApiError.all(problems);
   return read.map((r) => ({ ...r, source: r.source!, target: r.target! }));
@@ -144,11 +146,13 @@ export const transferRequestCollections = defineResource({
         `${FIELD} - has ${entries.length} entries; one collection holds at most ${MAX_TRANSFER_REQUESTS_PER_COLLECTION}`,
       );
 
-    // Read: the receptacles, requests and submissions named, and the open requests out of each source.
+    // Read: the receptacles, requests and submissions named, and the open requests out of each source whose
+    // entry names no outer request (they give its pool and outer request); Limber's stamps name them all.
     const read = await readEntries(ctx, entries);
-    const sources = new Map(read.map(({ source }) => [slotId(source.labware.id, source.slot), source]));
+    const unnamed = read.filter((r) => r.outerRequest === null);
+    const sources = new Map(unnamed.map(({ source }) => [slotId(source.labware.id, source.slot), source]));
     const sourceRefs = [...sources.keys()].map((id) => ({ type: receptacleType(sources.get(id)!.labware.type), id }));
-    const open = await openRequestsOut(ctx, sourceRefs);
+    const open = sourceRefs.length > 0 ? await openRequestsOut(ctx, sourceRefs) : new Map<Ref, OpenRequest[]>();
     const openOf = new Map(sourceRefs.map((ref) => [ref.id, open.get(ref)!]));
 
     // Plan: one move per entry; a target named twice for the same source is a mistake.
@@ -166,7 +170,7 @@ export const transferRequestCollections = defineResource({
         });
       pairs.set(`${sourceId}>${targetId}`, i);
       const receptacle = labwareAttrs(source.labware).receptacles[source.slot - 1]!;
-      const openOut = openOf.get(sourceId)!;
+      const openOut = openOf.get(sourceId) ?? [];
       const pool = submission ?? destinyOf(receptacle, openOut).pool;
       return {
         source: {
@@ -214,7 +218,8 @@ export const transferRequestCollections = defineResource({
     const made: Ref[] = [];
     for (const [id, labware] of targets) {
       const { receptacles, aliquotCount, transferRequestCount = 0 } = after.get(id)!;
-      ctx.uow.update(labware, { attrs: { receptacles, aliquotCount, transferRequestCount }, rels: { parents: parents.get(id)! } });
+      const owner = input.relationships.user!.id;
+      ctx.uow.update(labware, { attrs: { receptacles, aliquotCount, transferRequestCount, owner }, rels: { parents: parents.get(id)! } });
       for (let n = (labwareAttrs(labware).transferRequestCount ?? 0) + 1; n <= transferRequestCount; n++)
         made.push({ type: 'transfer_requests', id: transferRequestId(id, n) });
     }

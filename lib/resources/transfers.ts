@@ -141,12 +141,16 @@ export const transfers = defineResource({
 
   // Read → plan → apply → write: the rules are lib/domain/transfers.ts (which moves) and lib/domain/material-moves.ts (what a move does).
   create: async (ctx, input) => {
-    const read = await readTransfer(ctx, {
-      templateUuid: input.attributes.transfer_template_uuid!,
-      source: input.relationships.source!,
-      destination: input.relationships.destination ?? null,
-      sent: input.attributes.transfers ?? undefined,
-    });
+    // The transfer's id first (beside the reads): its destination lists it (`transfers_as_destination`, read with the labware).
+    const [read, [id]] = await Promise.all([
+      readTransfer(ctx, {
+        templateUuid: input.attributes.transfer_template_uuid!,
+        source: input.relationships.source!,
+        destination: input.relationships.destination ?? null,
+        sent: input.attributes.transfers ?? undefined,
+      }),
+      ctx.uow.allocateIds('transfers', 1),
+    ]);
     const { type, source, destination } = read;
     const plan = accepted(planTransfer(read.planInput), inputAt);
     const sourceReceptacles = labwareAttrs(source).receptacles;
@@ -184,11 +188,13 @@ export const transfers = defineResource({
     for (const [key, contents] of applied) targets.get(key)!.contents = contents;
     if (read.layout) for (const move of plan.moves) targets.get(keyOf(move))!.wells.push(positionAt(read.layout, move.source - 1)!);
 
-    const written = await writeTargets(ctx, { type, source, targets });
+    const destinationKey = poolTubeIsDestination(type) ? `pool:${poolIds[0]}` : 'destination';
+    const written = await writeTargets(ctx, { type, source, targets, transfer: { id: id!, destination: destinationKey, user: input.relationships.user!.id } });
     const recorded = plan.recorded;
     const transferred = Array.isArray(recorded) || recorded === null ? recorded : await withTubeSummaries(ctx, recorded, written);
-    const poolDestination = poolTubeIsDestination(type) ? written.get(`pool:${poolIds[0]}`) : undefined;
+    const poolDestination = poolTubeIsDestination(type) ? written.get(destinationKey) : undefined;
     return ctx.uow.create('transfers', {
+      id: id!,
       attrs: { transfer_type: type, transfers: transferred },
       rels: {
         source: refOf(source),
@@ -231,10 +237,19 @@ async function readTransfer(
   return { type, source, destination, destinies, layout, planInput };
 }
 
-/** Stages each labware the transfer changed or made; returns them by target key. */
+/**
+ * Stages each labware the transfer changed or made, now owned by the transfer's user; returns them by target
+ * key. A plate that is the transfer's destination (`transfer.destination`, a target key) lists the transfer
+ * among those into it.
+ */
 async function writeTargets(
   ctx: WriteContext,
-  { type, source, targets }: { type: TransferType; source: StoredRecord; targets: Map<string, Target> },
+  {
+    type,
+    source,
+    targets,
+    transfer,
+  }: { type: TransferType; source: StoredRecord; targets: Map<string, Target>; transfer: { id: number; destination: string; user: number } },
 ): Promise<Map<string, StoredRecord>> {
   const { barcode, name: sourceName, receptacles } = labwareAttrs(source);
   const named = { barcode: barcode.human_barcode, size: receptacles.length, name: sourceName };
@@ -245,7 +260,10 @@ async function writeTargets(
     const name = filledName(type, target.wells, named);
     if (target.record) {
       const parents = accepted(linkParents(refOf(target.record), parentsOf(target.record), [refOf(source)]), relationshipAt);
-      const attrs: Partial<Labware> = { ...target.contents, ...(name !== undefined ? { name } : {}) };
+      // A plate lists the transfers into it (the reference's `transfers_as_destination`, a relationship of plates only).
+      const listed = key === transfer.destination && target.record.type === 'plates' ? (labwareAttrs(target.record).transfersAsDestination ?? []) : undefined;
+      const into = listed ? { transfersAsDestination: [...listed, transfer.id] } : {};
+      const attrs: Partial<Labware> = { ...target.contents, ...into, owner: transfer.user, ...(name !== undefined ? { name } : {}) };
       written.set(key, ctx.uow.update(target.record, { attrs: attrs as Record<string, unknown>, rels: { parents } }));
       continue;
     }
@@ -258,6 +276,7 @@ async function writeTargets(
         name: name ?? null,
         state: 'pending',
         ...target.contents,
+        owner: transfer.user,
         rackSlot: null,
         poolTube: Number(key.slice('pool:'.length)),
       },

@@ -3,9 +3,10 @@ import { attr, defineResource, toMany, toOne, uuidAttribute, uuidFilter, type Re
 
 /**
  * Types Limber's pages name in their include strings and field lists (contract §6) that this service
- * records nothing of yet: primer panels, pre-capture pools, submission pools and tag records.
+ * records nothing of yet: primer panels, pre-capture pools and tag records.
  * They are served so that those reads answer (a listing is empty, the relationships that lead to them
  * render empty data), never a 400; nothing creates them. docs/decisions.md, "What Limber's pages read".
+ * (Submission pools are served since: lib/resources/submission-pools.ts.)
  */
 
 /** A relationship to records this service does not record (yet): always empty (null, or no records). */
@@ -28,14 +29,6 @@ export const preCapturePools = defineResource({
   attributes: { ...uuidAttribute },
   relationships: {},
   filters: { uuid: uuidFilter },
-});
-
-export const submissionPools = defineResource({
-  type: 'submission_pools',
-  methods: ['list', 'read'],
-  attributes: { plates_in_submission: attr('R', () => z.number().check(z.int())) },
-  relationships: { tag_layout_templates: toMany('tag_layout_templates', 'R') },
-  filters: {},
 });
 
 export const tags = defineResource({

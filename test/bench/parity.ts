@@ -4,7 +4,7 @@ import type { Scenario } from './scenarios.ts';
 
 /**
  * Checks that the floor gives the same answer as the service for a read: the same document once each
- * base URL is taken out and resources are put in one order (type, id). Returns the first difference, or
+ * base URL is taken out and resources are put in one order (type, id). Returns the first differences, or
  * undefined when there is none. The floor is only a floor if it reads and renders the same data.
  */
 export async function compareAnswers(sides: readonly [Side, Side], scenario: Scenario): Promise<string | undefined> {
@@ -21,15 +21,22 @@ function normalize(side: Side, text: string): unknown {
   return doc;
 }
 
+/** The first few differences (MAX_DIFFERENCES), each a path and both values: enough to fix a floor in one run. */
+const MAX_DIFFERENCES = 5;
+
 function firstDifference(a: unknown, b: unknown, path: string): string | undefined {
-  if (isDeepStrictEqual(a, b)) return undefined;
+  const found: string[] = [];
+  differences(a, b, path, found);
+  return found.length > 0 ? found.join('; ') : undefined;
+}
+
+function differences(a: unknown, b: unknown, path: string, found: string[]): void {
+  if (found.length >= MAX_DIFFERENCES || isDeepStrictEqual(a, b)) return;
   if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && Array.isArray(a) === Array.isArray(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    for (const key of keys) {
-      const found = firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}/${key}`);
-      if (found) return found;
-    }
+    for (const key of keys) differences((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}/${key}`, found);
+    return;
   }
   const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v).slice(0, 120));
-  return `${path || '/'}: service ${show(a)}, floor ${show(b)}`;
+  found.push(`${path || '/'}: service ${show(a)}, floor ${show(b)}`);
 }

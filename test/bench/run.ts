@@ -24,7 +24,8 @@ import { compareAnswers } from './parity.ts';
 import { startServerProcess, type ServerEnv, type ServerProcess } from './processes.ts';
 import { publish, publishColdStarts } from './publish.ts';
 import { judge, printColdStarts, printReport, writeJson, type ScenarioResult } from './report.ts';
-import { labRequests, scenarios } from './scenarios.ts';
+import { LAB_WORK, labRequests, labWorkRequests, scenarios, STATE_CHANGE_WELLS } from './scenarios.ts';
+import { seedWork } from './seed-work.ts';
 import { seed, seedSamplesInBulk, stampDestinations, WALK_RECORDS } from './seed.ts';
 
 const API_KEY = 'bench-key-0123456789abcdef';
@@ -75,6 +76,23 @@ async function benchScenarios(): Promise<void> {
 
     const seeded = await seed(sides[0].client, runId, log, stampDestinations(labRequests(options.iterations)));
     await seedSamplesInBulk(dynamo.endpoint, env.BENCH_SERVICE_TABLE, seeded.sampleId, WALK_RECORDS, log);
+    const wanted = (name: string) => options.scenarios === undefined || name.includes(options.scenarios);
+    const plate96 = (await sides[0].client.json('GET', `/plates/${seeded.plate96Id}`)).data.attributes.uuid as string;
+    const filled = { 384: { id: Number(seeded.plateId), uuid: seeded.lab.plate }, 96: { id: Number(seeded.plate96Id), uuid: plate96 } };
+    const counts = labWorkRequests(options.iterations);
+    seeded.work = await seedWork(
+      sides[0].client,
+      filled,
+      {
+        page: wanted(LAB_WORK.page),
+        collection: wanted(LAB_WORK.collection),
+        stateChange: wanted(LAB_WORK.stateChange(STATE_CHANGE_WELLS)),
+        collectionRequests: counts.collection,
+        stateChangeRequests: counts.stateChange,
+        stateChangeWells: STATE_CHANGE_WELLS,
+      },
+      log,
+    );
     const results: ScenarioResult[] = [];
     const chosen = scenarios(seeded, options.iterations, runId).filter((s) => options.scenarios === undefined || s.name.includes(options.scenarios));
     for (const scenario of chosen) {

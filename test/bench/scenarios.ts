@@ -1,6 +1,9 @@
+import { slotUuid } from '#lib/domain/labware-ids.ts';
 import type { Reply } from './http-client.ts';
 import type { Send, Plan, Side } from './measure.ts';
+import { PRESENTER_INCLUDE } from './floor/plate-page.ts';
 import { WALK_RECORDS, type Seeded } from './seed.ts';
+import type { WorkSeeds } from './seed-work.ts';
 
 /** The issue's targets: read ratios at most `max` (p50 and CPU), create throughput at least `min` of the floor's. */
 export type Target = { kind: 'latency'; max: number } | { kind: 'throughput'; min: number };
@@ -121,7 +124,7 @@ export function scenarios(seeded: Seeded, iterations: number, runId: string): Sc
         },
       }),
   }));
-  return [...reads, ...creates, ...labWrites(seeded, iterations)];
+  return [...reads, ...creates, ...labWrites(seeded, iterations), ...labWork(seeded.work, iterations)];
 }
 
 /** The lab writes' plan: sequential, like the reads, but a fixed number of requests (each stamp needs a fresh destination). */
@@ -181,5 +184,99 @@ function labWrites(seeded: Seeded, iterations: number): Scenario[] {
           },
         }),
     },
+  ];
+}
+
+/** Issue 20's scenarios (item 10), by name: BENCH_ONLY picks them by any part of these (`Limber`: all three). */
+export const LAB_WORK = {
+  page: "GET Limber's plate page (PLATE_PRESENTER_INCLUDES, 384 wells, 2 generations of parents)",
+  collection: 'POST /transfer_request_collections (96 entries, as Limber stamps)',
+  stateChange: (wells: number) => `POST /state_changes (a ${wells}-well plate's first pass, as Limber passes it)`,
+};
+
+/** The wells of the plate each state change passes: 96; 384 once a plate's requests move in one transaction (request books). */
+export const STATE_CHANGE_WELLS = 96;
+
+/** A state change each needs a stamped plate of its own (with its own requests): fewer than the other lab writes, each costly to seed. */
+const stateChangePlan: Plan = { concurrency: 1, batch: 3, rounds: 4, warmup: 2 };
+
+/** Requests each side sends in the lab work write scenarios (the seed makes fresh labware for each). */
+export const labWorkRequests = (iterations: number) => ({
+  collection: labRequests(iterations),
+  stateChange: stateChangePlan.batch * stateChangePlan.rounds + stateChangePlan.warmup,
+});
+
+/**
+ * Limber's plate page as its client sends it (`plate_for_presenter`: the includes and fields of v2.rb,
+ * Faraday's encoding with sorted keys), a 96-entry transfer request collection as its stamping creators send
+ * it (each entry with its outer request), and a plate's first pass (every well's transfer request passed,
+ * every outer request started).
+ */
+function labWork(work: WorkSeeds | undefined, iterations: number): Scenario[] {
+  if (!work) return [];
+  const encode = (text: string) => text.replace(/[^A-Za-z0-9._~-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  const page = work.pagePlate;
+  const collection = work.collection;
+  const stamped = work.stamped;
+  return [
+    ...(page
+      ? [
+          {
+            name: LAB_WORK.page,
+            plan: {
+              concurrency: 1,
+              batch: Math.max(1, Math.ceil(iterations / 4)),
+              minWindowMs: READ_MIN_WINDOW_MS,
+              rounds: 4,
+              warmup: 20,
+              warmupWindowMs: READ_WARMUP_MS,
+            },
+            target: { kind: 'latency', max: 1.5 } as const,
+            compare: true,
+            send: (side: Side) =>
+              side.client.send(
+                'GET',
+                `/plates?${encode('fields[sample_metadata]')}=${encode('sample_common_name,collected_by,sample_description')}&${encode('fields[submissions]')}=${encode('lanes_of_sequencing,multiplexed?')}&${encode('filter[uuid]')}=${page}&include=${encode(PRESENTER_INCLUDE)}`,
+              ),
+          },
+        ]
+      : []),
+    ...(collection
+      ? [
+          {
+            name: LAB_WORK.collection,
+            plan: labPlan(iterations),
+            target: { kind: 'latency', max: 1.5 } as const,
+            compare: false,
+            send: (side: Side, i: number) =>
+              side.client.send('POST', '/transfer_request_collections', {
+                data: {
+                  type: 'transfer_request_collections',
+                  attributes: {
+                    transfer_requests_attributes: collection.entries.map((e, slot) => ({
+                      ...e,
+                      target_asset: slotUuid(collection.destinations[side.role][i]!, slot + 1),
+                    })),
+                    user_uuid: work.user,
+                  },
+                },
+              }),
+          },
+        ]
+      : []),
+    ...(stamped
+      ? [
+          {
+            name: LAB_WORK.stateChange(STATE_CHANGE_WELLS),
+            plan: stateChangePlan,
+            target: { kind: 'latency', max: 1.5 } as const,
+            compare: false,
+            send: (side: Side, i: number) =>
+              side.client.send('POST', '/state_changes', {
+                data: { type: 'state_changes', attributes: { target_uuid: stamped[side.role][i], target_state: 'passed', user_uuid: work.user } },
+              }),
+          },
+        ]
+      : []),
   ];
 }

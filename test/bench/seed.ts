@@ -4,6 +4,7 @@ import { documentClient, Db, type Item } from './floor/db.ts';
 import { countShardKey, entityMarkers, recordIndexKeys, recordKey, sequenceKey, termKey } from './floor/keys.ts';
 import type { HttpClient } from './http-client.ts';
 import type { Role } from './processes.ts';
+import type { WorkSeeds } from './seed-work.ts';
 
 export interface Seeded {
   study: string;
@@ -15,6 +16,8 @@ export interface Seeded {
   plate96Id: string;
   /** What the lab scenarios name by uuid: the filled plate (stamp source, tag layout target), a stamp template, a tag group, a user. */
   lab: { plate: string; stampTemplate: string; tagGroup: string; user: string; destinations: Record<Role, string[]> };
+  /** Issue 20's lab work (./seed-work.ts), for the scenarios chosen. */
+  work?: WorkSeeds;
 }
 
 /** Empty 96-well plates each side stamps into, one per request: a plate takes material from one source once. */

@@ -4,7 +4,7 @@ import { create, createPlate, createRack, createTube, rel, rels, tubeOf } from '
 import { adminUuid, filledPlate, poolPlate, postTransfer, templateUuid } from '../support/lab.ts';
 import { createOrder, createRequest, workIds } from '../support/requests.ts';
 import { expectError, idsOf } from '../support/responses.ts';
-import { PLATE_PRESENTER_INCLUDES, PRESENTER_FIELDS, limberInclude } from '../support/limber.ts';
+import { PLATE_PRESENTER_INCLUDES, PRESENTER_FIELDS, TUBE_DEFAULT_INCLUDES, TUBE_RACK_PRESENTER_INCLUDES, limberInclude } from '../support/limber.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -15,10 +15,6 @@ import { freshStore } from '../support/store.ts';
 
 /** app/integrations/sequencescape/api/v2/plate.rb, DEFAULT_INCLUDES. */
 const PLATE_DEFAULT_INCLUDES = 'purpose,wells.requests_as_source.primer_panel,wells.aliquots.request.primer_panel,wells.aliquots.request.request_type';
-/** app/integrations/sequencescape/api/v2/tube.rb, DEFAULT_INCLUDES. */
-const TUBE_DEFAULT_INCLUDES = 'purpose,receptacle.aliquots.request.request_type,receptacle.requests_as_source.request_type';
-/** v2.rb, TUBE_RACK_PRESENTER_INCLUDES: six levels deep. */
-const TUBE_RACK_PRESENTER_INCLUDES = 'purpose,racked_tubes.tube.purpose,racked_tubes.tube.receptacle.aliquots.request.request_type';
 /** app/models/ongoing_plate.rb, search_parameters: every state by default. */
 const ONGOING_STATES = 'pending,started,passed,qc_complete,failed,cancelled';
 
@@ -181,15 +177,40 @@ describe('wells one transfer away (upstream_* / downstream_*)', () => {
 });
 
 describe('labware relationships Limber reads', () => {
-  it('plates: samples and direct_submissions (the submissions of requests out of its wells); submission_pools, transfers_as_destination empty', async () => {
+  it('plates: samples, direct_submissions, submission_pools (with plates_in_submission) and transfers_as_destination', async () => {
     const body = await get(`/api/v2/plates/${stock.id}?include=samples,direct_submissions,submission_pools,transfers_as_destination`);
     const r = body.data.relationships;
     expect(r.samples.data).toHaveLength(4);
     expect(r.direct_submissions.data.map((s: any) => s.id).sort()).toEqual([...submissions].sort());
-    expect(r.submission_pools.data).toEqual([]);
+    // The stock plate's pools: the submissions of the requests out of its wells, each out of this plate alone.
+    expect(r.submission_pools.data).toEqual(submissions.map((id) => ({ type: 'submission_pools', id })));
+    expect(included(body, 'submission_pools').map((p: any) => p.attributes.plates_in_submission)).toEqual([1, 1]);
     expect(r.transfers_as_destination.data).toEqual([]);
     const child = await get(`/api/v2/plates/${childPlate.id}?include=direct_submissions`);
     expect(child.data.relationships.direct_submissions.data).toEqual([]);
+
+    // A second labware with work of the second pool: that pool now spans two (Limber then asks for unique dual indexes).
+    const other = await createTube('Stock Tube');
+    const receptacle = (await get(`/api/v2/tubes/${other.id}/relationships/receptacle`)).data;
+    const { libraryCreation } = await workIds();
+    const order = (await get(`/api/v2/submissions/${submissions[1]}/orders`)).data[0].id;
+    await createRequest({ submission: submissions[1], order, requestType: libraryCreation, asset: receptacle });
+    // TaggedPlateBehaviour and TagCollection read them through the related links (json_api_client without an include):
+    // the child plate has no request out of it, so its pools are those its material came in for.
+    const pools = await get(`/api/v2/plates/${childPlate.id}/submission_pools`);
+    expect(pools.data.map((p: any) => [p.id, p.attributes.plates_in_submission])).toEqual([
+      [submissions[0], 1],
+      [submissions[1], 2],
+    ]);
+    expect((await get(`/api/v2/submission_pools/${submissions[0]}/tag_layout_templates`)).data).toEqual([]);
+
+    // Its transfers_as_destination, as the extended CSV export and the multi-pooled plate page read them.
+    const into = await get(`/api/v2/plates/${childPlate.id}?include=transfers_as_destination.source,transfers_as_destination.destination`);
+    const [transfer] = included(into, 'transfers');
+    expect(into.data.relationships.transfers_as_destination.data).toEqual([{ type: 'transfers', id: transfer.id }]);
+    expect(transfer.attributes.transfer_type).toBe('Transfer::BetweenPlates');
+    expect(transfer.relationships.source.data).toEqual({ type: 'plates', id: stock.id });
+    expect(transfer.relationships.destination.data).toEqual({ type: 'plates', id: childPlate.id });
   });
 
   it('tubes: DEFAULT_INCLUDES, child_tubes and child_plates (none), aliquots with project and tags empty', async () => {
@@ -213,9 +234,9 @@ describe('labware relationships Limber reads', () => {
     expect(included(body, 'receptacles')).toHaveLength(1);
   });
 
-  it('the new types answer empty listings; an include path of 9 levels is a 400 naming the limit of 8', async () => {
+  it('the unrecorded types answer empty listings; an include path of 9 levels is a 400 naming the limit of 8', async () => {
     // (projects are reference data now: test/integration/reference-types.test.ts)
-    for (const type of ['primer_panels', 'pre_capture_pools', 'submission_pools', 'tags']) {
+    for (const type of ['primer_panels', 'pre_capture_pools', 'tags']) {
       const body = await get(`/api/v2/${type}`);
       expect(body.data, type).toEqual([]);
       expect(body.meta.record_count).toBe(0);
@@ -278,6 +299,16 @@ describe("Limber's searches", () => {
     expect((await get(`/api/v2/labware?filter[created_at_gt]=${since}&filter[id]=${tube.id}`)).data.map((r: any) => r.id)).toEqual([tube.id]);
   });
 
+  it("filter[user_uuid]: the labware a user last made, filled or tagged (the reference's plate owner); anyone else's uuid owns none", async () => {
+    // The admin stamped the child plate and the grandchild and filled the tube; the stock plates were POSTed without a user.
+    expect(idsOf({ body: await get(`/api/v2/plates?filter[user_uuid]=${user}`) } as any)).toEqual([childPlate.id, grandchild.id]);
+    expect(idsOf({ body: await get(`/api/v2/tubes?filter[user_uuid]=${user}`) } as any)).toEqual([tube.id]);
+    const library = await get(`/api/v2/labware?filter[user_uuid]=${user}&filter[purpose_name]=Library%20Plate`);
+    expect(idsOf({ body: library } as any)).toEqual([grandchild.id]);
+    expect((await get(`/api/v2/plates?filter[user_uuid]=00000000-0000-4000-8000-000000000000`)).data).toEqual([]);
+    expect((await get(`/api/v2/plates?filter[user_uuid]=${stock.attributes.uuid}`)).data).toEqual([]);
+  });
+
   it('exports by filter[id] on any type; ids of another type match nothing', async () => {
     expect(idsOf({ body: await get(`/api/v2/plates?filter[id]=${unused.id},${stock.id}`) } as any)).toEqual([stock.id, unused.id]);
     expect((await get(`/api/v2/tubes?filter[id]=${stock.id}`)).data).toEqual([]);
@@ -294,6 +325,7 @@ describe("Limber's searches", () => {
       ['filter[without_children]=yes', 'filter[without_children]'],
       ['filter[updated_at_gt]=yesterday', 'filter[updated_at_gt]'],
       ['filter[created_at_gt]=2026-13-45', 'filter[created_at_gt]'],
+      ['filter[user_uuid]=admin', 'filter[user_uuid]'],
     ] as const) {
       const error = expectError(await call('GET', `/api/v2/plates?${query}`), 400);
       expect(error.source, query).toEqual({ parameter });

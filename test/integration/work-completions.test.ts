@@ -6,7 +6,8 @@ import { createOrder, createRequest, workIds } from '../support/requests.ts';
 import { expectError } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused } from '../support/table.ts';
-import { adminId, changeState, plateView, postWorkCompletion, requestsOfSubmission, stamp, workPlate } from '../support/work.ts';
+import { TUBE_DEFAULT_INCLUDES, TUBE_FOR_COMPLETION, TUBE_RACK_FOR_COMPLETION, TUBE_RACK_PRESENTER_INCLUDES } from '../support/limber.ts';
+import { adminId, changeState, plateView, postWorkCompletion, requestsOfSubmission, stamp, workPlate, workTube } from '../support/work.ts';
 
 /**
  * Work completions (contract §6, reference-behaviour.md §7.4), as Limber's "Charge and pass" sends them:
@@ -110,5 +111,73 @@ describe('POST /work_completions', () => {
     expectError(await post({ target_uuid: plate.attributes.uuid, submission_uuids: [submissionUuid] }), 422, 'required', '/data/relationships/user');
     expectError(await post({ target_uuid: plate.attributes.uuid, user_uuid, submission_uuids: 'x' }), 422, 'invalid_type', '/data/attributes/submission_uuids');
     expectError(await post({ target_uuid: '00000000-0000-4000-8000-000000000000', user_uuid, submission_uuids: [submissionUuid] }), 404, 'record_not_found');
+  });
+});
+
+/** A labware read as Limber's client reads it (`find(uuid:)` with an include string): the document. */
+async function limberRead(type: string, uuid: string, include: string): Promise<any> {
+  const res = await call('GET', `/api/v2/${type}?filter[uuid]=${uuid}&include=${include}`);
+  expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
+  return res.body;
+}
+
+const includedOf = (body: any, type: string): any[] => (body.included ?? []).filter((r: any) => r.type === type);
+
+/** Limber's `in_progress_submission_uuids` (shared/has_requests.rb): the submissions of the requests the aliquots read carry, each once. */
+function inProgressSubmissionUuids(body: any): string[] {
+  const submissions = new Map(includedOf(body, 'submissions').map((s) => [s.id, s.attributes.uuid]));
+  return [...new Set(includedOf(body, 'requests').map((r) => submissions.get(r.relationships.submission.data.id)))];
+}
+
+/** POST work_completions by uuids, exactly as Limber's WorkCompletion.create! sends them. */
+async function completeWork(target: any, submissionUuids: string[]): Promise<void> {
+  const body = doc('work_completions', { submission_uuids: submissionUuids, target_uuid: target.attributes.uuid, user_uuid: await adminUuid() });
+  const res = await call('POST', '/api/v2/work_completions', { body });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+}
+
+/** A request's state and where its work ended. */
+async function requestOutcome(id: string): Promise<{ state: string; target: unknown }> {
+  const { data } = (await call('GET', `/api/v2/requests/${id}?include=target_asset`)).body;
+  return { state: data.attributes.state, target: data.relationships.target_asset.data };
+}
+
+describe('work completion of tubes and racks, as Limber completes them', () => {
+  it("an MX tube filled from a work plate: Tubes::WorkCompletionsController's read, its completion, then the tube page", async () => {
+    const { tube, request } = await workTube('MX Tube');
+    await changeState(tube, 'passed'); // starts the request the tube's material is bound for
+    const read = await limberRead('tubes', tube.attributes.uuid, TUBE_FOR_COMPLETION);
+    const submissions = inProgressSubmissionUuids(read);
+    expect(submissions).toHaveLength(1);
+    await completeWork(tube, submissions);
+
+    const receptacle = read.data[0].relationships.receptacle.data;
+    expect(receptacle.type).toBe('receptacles');
+    expect(await requestOutcome(request)).toEqual({ state: 'passed', target: receptacle });
+    // The page Limber redirects to: the tube with its DEFAULT_INCLUDES shows the request passed.
+    const page = await limberRead('tubes', tube.attributes.uuid, TUBE_DEFAULT_INCLUDES);
+    expect(includedOf(page, 'requests').map((r) => [r.id, r.attributes.state])).toEqual([[request, 'passed']]);
+  });
+
+  it("a tube rack: the automatic rack state changer's pass, its read by tube_rack_for_completion, the completion, then the rack page", async () => {
+    const [a, b] = [await workTube('Stock Tube', 'started'), await workTube('Stock Tube', 'started')];
+    const locations = { A1: { uuid: a.tube.attributes.uuid }, B1: { uuid: b.tube.attributes.uuid } };
+    const rack = (await call('POST', '/api/v2/tube_racks', { body: doc('tube_racks', { size: 96, tube_locations: locations }) })).body.data;
+    await changeState(rack, 'passed');
+    const read = await limberRead('tube_racks', rack.attributes.uuid, TUBE_RACK_FOR_COMPLETION);
+    const submissions = inProgressSubmissionUuids(read);
+    expect(submissions).toHaveLength(2);
+    await completeWork(rack, submissions);
+
+    const receptacleOf = (tube: any) => includedOf(read, 'tubes').find((t) => t.id === tube.id).relationships.receptacle.data;
+    expect(await requestOutcome(a.request)).toEqual({ state: 'passed', target: receptacleOf(a.tube) });
+    expect(await requestOutcome(b.request)).toEqual({ state: 'passed', target: receptacleOf(b.tube) });
+    const page = await limberRead('tube_racks', rack.attributes.uuid, TUBE_RACK_PRESENTER_INCLUDES);
+    expect(new Map(includedOf(page, 'requests').map((r) => [r.id, r.attributes.state]))).toEqual(
+      new Map([
+        [a.request, 'passed'],
+        [b.request, 'passed'],
+      ]),
+    );
   });
 });

@@ -38,6 +38,15 @@ export const PLATE_DEFAULT_INCLUDES = [
 
 /** v2.rb `plate_for_completion`'s include string. */
 export const PLATE_FOR_COMPLETION = 'wells.aliquots.request.submission,wells.aliquots.request.request_type';
+/** v2.rb `tube_for_completion`'s include string (Tubes::WorkCompletionsController reads the tube with it). */
+export const TUBE_FOR_COMPLETION = 'receptacle.aliquots.request.submission,receptacle.aliquots.request.request_type';
+/** v2.rb `tube_rack_for_completion`'s include string (the automatic tube rack state changer reads the rack with it). */
+export const TUBE_RACK_FOR_COMPLETION = 'racked_tubes.tube.receptacle.aliquots.request.submission,tube_receptacles.aliquots.request.request_type';
+
+/** app/integrations/sequencescape/api/v2/tube.rb, DEFAULT_INCLUDES: the tube page's read. */
+export const TUBE_DEFAULT_INCLUDES = 'purpose,receptacle.aliquots.request.request_type,receptacle.requests_as_source.request_type';
+/** v2.rb, TUBE_RACK_PRESENTER_INCLUDES (six levels deep): the rack page's read. */
+export const TUBE_RACK_PRESENTER_INCLUDES = 'purpose,racked_tubes.tube.purpose,racked_tubes.tube.receptacle.aliquots.request.request_type';
 
 /*
  * How Limber's client puts a call on the wire (json_api_client over Faraday, read 2026-11-27; facts carried

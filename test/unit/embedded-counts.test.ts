@@ -43,7 +43,15 @@ function labware(type: string, receptacles: { aliquots: number; qc: number; tran
 
 it("counts each type's embedded records as many as it would build (counts are kept without building them)", () => {
   const embedded = registry.types.map((type) => registry.require(type)).filter((def) => def.embedded);
-  expect(embedded.map((def) => def.type).sort()).toEqual(['aliquots', 'qc_results', 'racked_tubes', 'receptacles', 'transfer_requests', 'wells']);
+  expect(embedded.map((def) => def.type).sort()).toEqual([
+    'aliquots',
+    'qc_results',
+    'racked_tubes',
+    'receptacles',
+    'submission_pools',
+    'transfer_requests',
+    'wells',
+  ]);
   fc.assert(
     fc.property(
       fc.constantFrom('plates', 'tubes', 'tube_racks'),

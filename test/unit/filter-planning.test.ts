@@ -47,19 +47,21 @@ describe('filters that test records', () => {
       ['without_children', ['FALSE'], true],
       ['updated_at_gt', ['2026-10-27'], false],
       ['created_at_gt', ['2026-10-27T15:30:00Z'], false],
+      ['user_uuid', ['8e6f0f52-0c5a-4b7e-9d2f-3c1b5a7e0000'], false],
     ] as const) {
       const planned = await plan(name, [...values]);
       expect(planned, `${name}=${values}`).toMatchObject({ post: true, selective: false, ranges: [], keepsAll });
     }
   });
 
-  it('refuse what is not a flag, a date or a time, naming the filter and the value', async () => {
+  it('refuse what is not a flag, a date, a time or a uuid, naming the filter and the value', async () => {
     for (const [name, value] of [
       ['include_used', 'maybe'],
       ['without_children', '1'],
       ['updated_at_gt', 'yesterday'],
       ['updated_at_gt', '2026-02-30'],
       ['created_at_gt', '27/10/2026'],
+      ['user_uuid', 'admin'],
     ] as const) {
       const error = await refused(name, [value]);
       expect(error.status).toBe('400');

@@ -27,9 +27,10 @@ function keyOf(uuid: unknown) {
   return family ? recordKey(family, decoded!.id) : undefined;
 }
 
-type Attributes = Record<string, unknown>;
+export type Attributes = Record<string, unknown>;
 
-function parse(body: string | undefined, type: string): Attributes | undefined {
+/** The attributes of a write document of `type`, if the body is one. */
+export function parse(body: string | undefined, type: string): Attributes | undefined {
   try {
     const input = JSON.parse(body ?? '') as { data?: { type?: string; attributes?: Attributes } };
     return input.data?.type === type ? (input.data.attributes ?? {}) : undefined;
@@ -47,6 +48,17 @@ async function load(db: Db, table: string, uuids: unknown[]): Promise<(Item | un
 }
 
 const labwareOf = (item: Item): Labware => item.attrs as Labware;
+
+/** One more record of a family in one of its count shards (a plain ADD), as a transaction's Update. */
+export const countUpdate = (table: string, family: string) => ({
+  Update: {
+    TableName: table,
+    Key: countShardKey(family, randomInt(COUNT_SHARDS)),
+    UpdateExpression: 'ADD #n :one',
+    ExpressionAttributeNames: { '#n': `n:${family}` },
+    ExpressionAttributeValues: { ':one': 1 },
+  },
+});
 
 /** Commits the changed plate and a new record with its events, as one transaction. */
 async function commit(
@@ -93,15 +105,7 @@ async function commit(
           Item: { ...termKey(term.scope, term.value, term.ref), ...entityMarkers('term'), ...term, family: 'labware', type: 'plates', id: plate.id },
         },
       })),
-      ...change.counted.map((family) => ({
-        Update: {
-          TableName: table,
-          Key: countShardKey(family, randomInt(COUNT_SHARDS)),
-          UpdateExpression: 'ADD #n :one',
-          ExpressionAttributeNames: { '#n': `n:${family}` },
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      })),
+      ...change.counted.map((family) => countUpdate(table, family)),
       requestPut(table, now, [event(`${change.type}.created`, record, data), event('plates.updated', plate, plateData)]),
     ],
   });

@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createSample } from './create.ts';
 import { stamp, tagLayout } from './lab.ts';
+import { plateStateChange, transferRequestCollection } from './lab-work.ts';
+import { plateForPresenter, PRESENTER_INCLUDE } from './plate-page.ts';
 import { Db } from './db.ts';
 import { getPlate, getSample, listSamples, type Answer, type SamplesPage } from './reads.ts';
 
@@ -53,6 +55,10 @@ async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: 
     const page = samplesPage(url.searchParams);
     return page ? listSamples(db, options.table, base, page) : { status: 400 };
   }
+  if (req.method === 'GET' && type === 'plates' && rawId === undefined) {
+    if (!url.searchParams.has('filter[uuid]') || url.searchParams.get('include') !== PRESENTER_INCLUDE) return { status: 400 };
+    return plateForPresenter(db, options.table, base, url.searchParams);
+  }
   if (req.method === 'GET' && type === 'plates' && id !== undefined) {
     const include = url.searchParams.get('include');
     if (include !== null && include !== PLATE_INCLUDE) return { status: 400 };
@@ -61,6 +67,9 @@ async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: 
   if (req.method === 'POST' && type === 'samples' && rawId === undefined) return createSample(db, options.table, base, await readBody(req));
   if (req.method === 'POST' && type === 'transfers' && rawId === undefined) return stamp(db, options.table, base, await readBody(req));
   if (req.method === 'POST' && type === 'tag_layouts' && rawId === undefined) return tagLayout(db, options.table, base, await readBody(req));
+  if (req.method === 'POST' && type === 'transfer_request_collections' && rawId === undefined)
+    return transferRequestCollection(db, options.table, base, await readBody(req));
+  if (req.method === 'POST' && type === 'state_changes' && rawId === undefined) return plateStateChange(db, options.table, base, await readBody(req));
   return { status: 404 };
 }
 

@@ -1,0 +1,230 @@
+import { randomUUID } from 'node:crypto';
+import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
+import { parseSlotUuid, slotId, transferRequestId } from '#lib/domain/labware-ids.ts';
+import { labwareState, type Labware } from '#lib/domain/labware.ts';
+import type { RequestState } from '#lib/domain/machines.ts';
+import { applyMoves, type MaterialMove } from '#lib/domain/material-moves.ts';
+import { poolOf } from '#lib/domain/receptacles.ts';
+import { changeState, outerRequestsOf, stateChangerOf, type RequestFacts } from '#lib/domain/state-changers.ts';
+import type { RequestContext } from '#lib/jsonapi/context.ts';
+import { renderResource } from '#lib/jsonapi/render.ts';
+import { registry } from '#lib/resources/index.ts';
+import type { StoredRecord } from '#lib/store/records.ts';
+import { decodeUuid } from '#lib/store/uuids.ts';
+import { newRecord, nextId, problem, requestPut } from './create.ts';
+import type { Db, Item } from './db.ts';
+import { entityMarkers, recordKey, termKey } from './keys.ts';
+import { countUpdate, parse, type Attributes } from './lab.ts';
+import type { Answer } from './reads.ts';
+
+/**
+ * The floor's lab work writes: a transfer request collection (as Limber's stamping creators send it: by
+ * uuid, each entry with its outer request) and a state change of a plate (target, state, user by uuid).
+ * Each is the least DynamoDB work that writes the items the service writes: one batched read of what the
+ * body names (and, for a state change, one more of the purpose and the outer requests), the new record's id
+ * beside it, and one transaction. The lab rules are the service's pure functions (lib/domain), the events'
+ * data its renderer: what the ratio measures is the request path, the engine and the unit of work.
+ * Changed items are put whole without the service's version conditions (nothing else writes them here).
+ */
+
+const ctx = { registry, now: '', baseUrl: '' } as RequestContext;
+const asRecord = (item: Item): StoredRecord => item as unknown as StoredRecord;
+const labwareOf = (item: Item): Labware => item.attrs as Labware;
+
+/** The record key a record's uuid names (uuids encode family and id), for the families these writes read. */
+function keyOfUuid(uuid: unknown) {
+  const decoded = typeof uuid === 'string' ? decodeUuid(uuid.toLowerCase()) : undefined;
+  const family = decoded && registry.familyOfCode(decoded.code);
+  return family ? recordKey(family, decoded!.id) : undefined;
+}
+
+/** Reads the records the uuids name (one BatchGetItem per 100), by uuid; undefined if any is unknown. */
+async function byUuids(db: Db, table: string, uuids: string[]): Promise<Map<string, Item> | undefined> {
+  const keys = uuids.map(keyOfUuid);
+  if (keys.some((k) => !k)) return undefined;
+  const unique = [...new Map(keys.map((k) => [k!.pk, k!])).values()];
+  const items = await db.batchGet(table, unique);
+  const found = new Map(items.map((item) => [item.uuid as string, item]));
+  return uuids.every((u) => found.has(u.toLowerCase())) ? found : undefined;
+}
+
+const event = (now: string, base: string, type: string, record: StoredRecord, user: Item) => ({
+  id: randomUUID(),
+  type,
+  occurred_at: now,
+  resource: { type: record.type, id: String(record.id), uuid: record.uuid || null, version: record.version },
+  data: renderResource({ ...ctx, baseUrl: base }, record, new Map()),
+  actor: { api_key: 'bench', user: { type: 'users', id: String(user.id), uuid: user.uuid } },
+});
+
+const changed = (item: Item, now: string, attrs: Attributes, rels: Attributes = {}): Item => ({
+  ...item,
+  attrs: { ...(item.attrs as Attributes), ...attrs },
+  rels: { ...(item.rels as Attributes), ...rels },
+  updatedAt: now,
+  version: Number(item.version) + 1,
+});
+
+const created = (base: string, record: Item): Answer => {
+  const self = `${base}/api/v2/${record.type}/${record.id}`;
+  return { status: 201, headers: { Location: self }, body: { data: renderResource({ ...ctx, baseUrl: base }, asRecord(record), new Map()), links: { self } } };
+};
+
+interface Entry {
+  source_asset: string;
+  target_asset: string;
+  outer_request?: string;
+}
+
+/**
+ * POST /api/v2/transfer_request_collections, entries `{source_asset, target_asset, outer_request}` of wells
+ * of one source plate into one target plate: one BatchGetItem of the plates, the outer requests and the
+ * user, the collection's id beside it; the moves planned by the service's planner; one transaction (the
+ * target, its new parent link, the collection, two count shards, the request item).
+ */
+export async function transferRequestCollection(db: Db, table: string, base: string, body: string | undefined): Promise<Answer> {
+  const input = parse(body, 'transfer_request_collections');
+  const entries = input?.transfer_requests_attributes as Entry[] | undefined;
+  const slots = entries?.map((e) => [parseSlotUuid(e.source_asset), parseSlotUuid(e.target_asset)] as const);
+  if (!entries || !slots || slots.some(([s, t]) => !s || !t)) return problem(400, 'entries of wells by uuid');
+  const labware = [...new Set(slots.flatMap(([s, t]) => [s!.labwareUuid, t!.labwareUuid]))];
+  if (labware.length !== 2) return problem(400, 'one source plate and one target plate');
+  const requests = entries.flatMap((e) => (e.outer_request ? [e.outer_request] : []));
+  const [found, id] = await Promise.all([
+    byUuids(db, table, [...labware, ...requests, String(input!.user_uuid)]),
+    nextId(db, table, 'transfer_request_collections'),
+  ]);
+  if (!found) return problem(404, 'a record named is missing');
+  const source = found.get(slots[0]![0]!.labwareUuid)!;
+  const target = found.get(slots[0]![1]!.labwareUuid)!;
+  const user = found.get(String(input!.user_uuid).toLowerCase())!;
+  const from = labwareOf(source);
+  const moves = entries.map((e, i): MaterialMove<number> => {
+    const slot = slots[i]![0]!.slot;
+    const receptacle = from.receptacles[slot - 1]!;
+    const outer = e.outer_request ? found.get(e.outer_request) : undefined;
+    const submission = (outer?.rels as { submission?: { id: number } } | undefined)?.submission?.id;
+    return {
+      source: {
+        id: slotId(source.id as number, slot),
+        receptacle,
+        tube: false,
+        pool: poolOf(receptacle, submission ? [submission] : []),
+        outerRequest: (outer?.id as number | undefined) ?? null,
+        volume: null,
+      },
+      target: target.id as number,
+      slot: slots[i]![1]!.slot,
+    };
+  });
+  const applied = applyMoves(new Map([[target.id as number, labwareOf(target)]]), moves, (t, s) => `wells ${slotId(t, s)}`);
+  if (!applied.ok) return problem(422, applied.problems.map((p) => p.detail).join('; '));
+  const { receptacles, aliquotCount, transferRequestCount = 0 } = applied.value.get(target.id as number)!;
+
+  const now = new Date().toISOString();
+  const parents = [...((target.rels as { parents?: { type: string; id: number }[] }).parents ?? []), { type: 'plates', id: source.id as number }];
+  const plate = changed(target, now, { receptacles, aliquotCount, transferRequestCount }, { parents });
+  const made = [];
+  for (let n = (labwareOf(target).transferRequestCount ?? 0) + 1; n <= transferRequestCount; n++)
+    made.push({ type: 'transfer_requests', id: transferRequestId(target.id as number, n) });
+  const record = newRecord(now, 'transfer_request_collections', id, {}, { transfer_requests: made, target_tubes: [], user: { type: 'users', id: user.id } });
+  await db.transact({
+    TransactItems: [
+      { Put: { TableName: table, Item: plate } },
+      {
+        Put: {
+          TableName: table,
+          Item: {
+            ...termKey('labware.parents', String(source.id), String(target.id).padStart(12, '0')),
+            ...entityMarkers('term'),
+            scope: 'labware.parents',
+            value: String(source.id),
+            ref: String(target.id).padStart(12, '0'),
+            family: 'labware',
+            type: 'plates',
+            id: target.id,
+          },
+        },
+      },
+      { Put: { TableName: table, Item: record } },
+      countUpdate(table, 'transfer_request_collections'),
+      countUpdate(table, 'labware'),
+      requestPut(table, now, [
+        event(now, base, 'transfer_request_collections.created', asRecord(record), user),
+        event(now, base, 'plates.updated', asRecord(plate), user),
+      ]),
+    ],
+  });
+  return created(base, record);
+}
+
+/**
+ * POST /api/v2/state_changes of a plate (`target_uuid`, `target_state`, `user_uuid`; every well): one
+ * BatchGetItem of the plate and the user, the change's id beside it; one of its purpose and the outer
+ * requests its wells carry; the change planned by the service's state changer; one transaction (the plate,
+ * each request moved, the change, its count shard, the request item).
+ */
+export async function plateStateChange(db: Db, table: string, base: string, body: string | undefined): Promise<Answer> {
+  const input = parse(body, 'state_changes');
+  if (typeof input?.target_uuid !== 'string' || typeof input.user_uuid !== 'string' || typeof input.target_state !== 'string')
+    return problem(400, 'target_uuid, user_uuid and target_state');
+  const [found, id] = await Promise.all([byUuids(db, table, [input.target_uuid, input.user_uuid]), nextId(db, table, 'state_changes')]);
+  if (!found) return problem(404, 'a record named is missing');
+  const target = found.get(input.target_uuid.toLowerCase())!;
+  const user = found.get(input.user_uuid.toLowerCase())!;
+  if (target.type !== 'plates') return problem(422, 'plates only');
+  const attrs = labwareOf(target);
+  const layout = layoutForSize(attrs.receptacles.length)!;
+  const targets = attrs.receptacles.map((receptacle, i) => ({ id: slotId(target.id as number, i + 1), name: `well ${positionAt(layout, i)}`, receptacle }));
+  const requestIds = [
+    ...new Set(
+      targets.flatMap((t) => [...outerRequestsOf(t.receptacle), ...(t.receptacle.transfers ?? []).flatMap((tr) => (tr.outerRequest ? [tr.outerRequest] : []))]),
+    ),
+  ];
+  const purposeRef = (target.rels as { purpose: { type: string; id: number } }).purpose;
+  const read = await db.batchGet(table, [recordKey(registry.familyOf(purposeRef.type), purposeRef.id), ...requestIds.map((r) => recordKey('requests', r))]);
+  const purpose = read.find((item) => item.family !== 'requests');
+  const requests = new Map(read.filter((item) => item.family === 'requests').map((item) => [item.id as number, item]));
+  const link = (item: Item, name: string) => ((item.rels as Record<string, { id: number } | null>)[name]?.id ?? null) as number | null;
+  const facts = new Map(
+    [...requests].map(([rid, item]): [number, RequestFacts] => [
+      rid,
+      { id: rid, state: (item.attrs as { state: RequestState }).state, submission: link(item, 'submission'), targetAsset: link(item, 'target_asset') },
+    ]),
+  );
+  const outcome = changeState({
+    changer: stateChangerOf('plates', purpose?.attrs as Attributes | undefined),
+    labware: `plates ${target.id}`,
+    targets,
+    others: [],
+    targetState: input.target_state,
+    customerAcceptsResponsibility: false,
+    requests: facts,
+  });
+  if (!outcome.ok) return problem(422, outcome.problems.map((p) => p.detail).join('; '));
+
+  const now = new Date().toISOString();
+  const plate = changed(target, now, { receptacles: outcome.value.receptacles, stateChanges: [...(attrs.stateChanges ?? []), id] });
+  const moved = outcome.value.requestMoves.map((move) => changed(requests.get(move.id)!, now, { state: move.to }));
+  const record = newRecord(
+    now,
+    'state_changes',
+    id,
+    { previous_state: labwareState(attrs), target_state: input.target_state, reason: null, contents: null, customer_accepts_responsibility: false },
+    { target: { type: 'plates', id: target.id }, user: { type: 'users', id: user.id }, qcable: null },
+  );
+  await db.transact({
+    TransactItems: [
+      { Put: { TableName: table, Item: plate } },
+      ...moved.map((item) => ({ Put: { TableName: table, Item: item } })),
+      { Put: { TableName: table, Item: record } },
+      countUpdate(table, 'state_changes'),
+      requestPut(table, now, [
+        event(now, base, 'state_changes.created', asRecord(record), user),
+        event(now, base, 'plates.state_changed', asRecord(plate), user),
+        ...moved.map((item) => event(now, base, 'requests.state_changed', asRecord(item), user)),
+      ]),
+    ],
+  });
+  return created(base, record);
+}

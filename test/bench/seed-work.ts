@@ -1,0 +1,181 @@
+import { slotId, slotUuid } from '#lib/domain/labware-ids.ts';
+import type { HttpClient } from './http-client.ts';
+import type { Role } from './processes.ts';
+
+/**
+ * The lab work the issue-20 scenarios read and write (issue 20, item 10), made through the service's API
+ * only (so it holds whatever the service stores requests as): a submission whose library requests come out
+ * of stock plates' wells, plates filled from them by transfer request collections as Limber's stamping
+ * creators send them, and fresh labware for each write measured.
+ */
+
+export interface WorkSeeds {
+  user: string;
+  /** Limber's plate page: a full 384-well plate two generations below a stock plate whose wells each have a request. */
+  pagePlate?: string;
+  /** A 96-entry collection: the stock wells and their requests (uuids), and an empty 96-well plate per request each side sends. */
+  collection?: { entries: { source_asset: string; outer_request: string }[]; destinations: Record<Role, string[]> };
+  /** A plate stamped from a stock plate whose wells have requests (pending transfer requests, pending requests), one per request each side sends. */
+  stamped?: Record<Role, string[]>;
+}
+
+/** What to seed: the scenarios chosen, and how many writes each side sends. */
+export interface WorkWanted {
+  page: boolean;
+  collection: boolean;
+  stateChange: boolean;
+  collectionRequests: number;
+  stateChangeRequests: number;
+  /** The wells of the plates a state change passes: 96 now; 384 once a plate's requests fit one transaction (request books). */
+  stateChangeWells: number;
+}
+
+/** The filled plates of the main seed, by size: where stock plates get their samples. */
+export type FilledPlates = Record<number, { id: number; uuid: string }>;
+
+type Api = HttpClient;
+
+/** Stamps (or any move) by one transfer request collection, as Limber's creators send it. */
+async function collect(api: Api, user: string, entries: Record<string, unknown>[]): Promise<void> {
+  await api.json('POST', '/transfer_request_collections', {
+    data: { type: 'transfer_request_collections', attributes: { transfer_requests_attributes: entries, user_uuid: user } },
+  });
+}
+
+interface Plate {
+  id: number;
+  uuid: string;
+}
+
+async function newPlate(api: Api, purpose: string): Promise<Plate> {
+  const { data } = await api.json('POST', '/plates', {
+    data: { type: 'plates', relationships: { purpose: { data: { type: 'plate_purposes', id: purpose } } } },
+  });
+  return { id: Number(data.id), uuid: data.attributes.uuid as string };
+}
+
+/** A plate of `size` wells stamped well for well from `source` (entries with `extra(slot)` added). */
+async function stampedPlate(api: Api, user: string, purpose: string, source: Plate, size: number, extra = (_slot: number) => ({})): Promise<Plate> {
+  const plate = await newPlate(api, purpose);
+  const slots = Array.from({ length: size }, (_, i) => i + 1);
+  await collect(
+    api,
+    user,
+    slots.map((slot) => ({ source_asset: slotUuid(source.uuid, slot), target_asset: slotUuid(plate.uuid, slot), ...extra(slot) })),
+  );
+  return plate;
+}
+
+/** A new submission with one order of Study A for library creation (the work of one stock plate); the ids a request names. */
+async function librarySubmission(api: Api): Promise<{ submission: string; order: string; requestType: string }> {
+  const first = async (path: string) => (await api.json('GET', path)).data[0].id as string;
+  const [study, requestType] = [await first('/studies?filter%5Bname%5D=Study%20A'), await first('/request_types?filter%5Bkey%5D=library_creation')];
+  const submission = (await api.json('POST', '/submissions', { data: { type: 'submissions' } })).data.id as string;
+  const rel = (type: string, id: string) => ({ data: { type, id } });
+  const order = (
+    await api.json('POST', '/orders', {
+      data: {
+        type: 'orders',
+        relationships: {
+          submission: rel('submissions', submission),
+          study: rel('studies', study),
+          request_types: { data: [{ type: 'request_types', id: requestType }] },
+        },
+      },
+    })
+  ).data.id as string;
+  return { submission, order, requestType };
+}
+
+/** A library request out of each well of a plate, one after another (they may share a stored item); their uuids by slot. */
+async function requestsOut(api: Api, work: Awaited<ReturnType<typeof librarySubmission>>, plate: Plate, size: number): Promise<string[]> {
+  const made: string[] = [];
+  for (let slot = 1; slot <= size; slot++) {
+    const rel = (type: string, id: string) => ({ data: { type, id } });
+    const request = await api.json('POST', '/requests', {
+      data: {
+        type: 'requests',
+        relationships: {
+          asset: rel('wells', String(slotId(plate.id, slot))),
+          request_type: rel('request_types', work.requestType),
+          submission: rel('submissions', work.submission),
+          order: rel('orders', work.order),
+        },
+      },
+    });
+    made.push(request.data.attributes.uuid as string);
+  }
+  return made;
+}
+
+/** Runs `make` `count` times, `parallel` at once (each makes its own labware, so they never write the same item). */
+async function many<T>(count: number, parallel: number, make: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(parallel, count) }, async () => {
+      for (let i = next++; i < count; i = next++) out[i] = await make(i);
+    }),
+  );
+  return out;
+}
+
+/**
+ * Plate purposes of a size: an input (stock) one, and a standard one for the plates worked on — where a
+ * read does not care (`standard` false), the stock purpose serves when there is no other of that size.
+ */
+async function purposesOfSize(api: Api, size: number, standard: boolean): Promise<{ stock: string; work: string }> {
+  const all = (await api.json('GET', '/plate_purposes?page%5Bsize%5D=100')).data as { id: string; attributes: { size: number; input_plate?: boolean } }[];
+  const sized = all.filter((p) => p.attributes.size === size);
+  const stock = sized.find((p) => p.attributes.input_plate === true);
+  const work = sized.find((p) => p.attributes.input_plate !== true) ?? (standard ? undefined : stock);
+  if (!stock || !work)
+    throw new Error(`no ${standard ? 'standard and input plate purposes' : 'input plate purpose'} of ${size} wells to seed the lab work with`);
+  return { stock: stock.id, work: work.id };
+}
+
+export async function seedWork(api: Api, filled: FilledPlates, wanted: WorkWanted, log: (line: string) => void): Promise<WorkSeeds> {
+  const started = performance.now();
+  const user = (await api.json('GET', '/users?filter%5Blogin%5D=admin')).data[0].attributes.uuid as string;
+  const seeds: WorkSeeds = { user };
+  if (!wanted.page && !wanted.collection && !wanted.stateChange) return seeds;
+
+  if (wanted.page || wanted.collection) {
+    const work = await librarySubmission(api);
+    // A 384-well stock plate with a request out of every well, stamped twice as Limber's creators stamp (each entry with its outer request, then by submission).
+    const purposes = await purposesOfSize(api, 384, false);
+    const stock = await stampedPlate(api, user, purposes.stock, filled[384]!, 384);
+    const requests = await requestsOut(api, work, stock, 384);
+    if (wanted.page) {
+      const child = await stampedPlate(api, user, purposes.work, stock, 384, (slot) => ({ outer_request: requests[slot - 1] }));
+      seeds.pagePlate = (await stampedPlate(api, user, purposes.work, child, 384, () => ({ submission_id: Number(work.submission) }))).uuid;
+    }
+    if (wanted.collection) {
+      const working = (await purposesOfSize(api, 96, true)).work;
+      const plates = () =>
+        many(wanted.collectionRequests, 4, async () => {
+          return (await newPlate(api, working)).uuid;
+        });
+      seeds.collection = {
+        entries: Array.from({ length: 96 }, (_, i) => ({ source_asset: slotUuid(stock.uuid, i + 1), outer_request: requests[i]! })),
+        destinations: { service: await plates(), floor: await plates() },
+      };
+    }
+  }
+
+  if (wanted.stateChange) {
+    const size = wanted.stateChangeWells;
+    const purposes = await purposesOfSize(api, size, true);
+    // Each its own stock plate, submission and requests: a first pass starts its requests, so no two plates may share them.
+    const workPlates = () =>
+      many(wanted.stateChangeRequests, 4, async () => {
+        const work = await librarySubmission(api);
+        const stock = await stampedPlate(api, user, purposes.stock, filled[size]!, size);
+        const requests = await requestsOut(api, work, stock, size);
+        return (await stampedPlate(api, user, purposes.work, stock, size, (slot) => ({ outer_request: requests[slot - 1] }))).uuid;
+      });
+    seeds.stamped = { service: await workPlates(), floor: await workPlates() };
+  }
+  log(`seeded the lab work (issue 20's scenarios) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return seeds;
+}
