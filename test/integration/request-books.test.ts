@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '#lib/config.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { REQUESTS_PER_BOOK, requestId, slotId } from '#lib/domain/labware-ids.ts';
 import type { Receptacle } from '#lib/domain/labware.ts';
 import type { BookedRequest } from '#lib/domain/request-books.ts';
@@ -14,6 +13,7 @@ import { adminUuid } from '../support/lab.ts';
 import { createOrder, createRequest, patchState, workIds, type WorkIds } from '../support/requests.ts';
 import { seedRecords, seedSamples } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
+import { withRequestBudget } from '../support/request-budget.ts';
 import { outboxEvents, scanTable } from '../support/table.ts';
 import { adminId, changeState, requestsOfSubmission, stamp } from '../support/work.ts';
 
@@ -167,15 +167,7 @@ describe('POST /requests appends to its book', () => {
   const CLIENTS = 50;
   // Fifty writes of one record commit one after another (as lab-concurrency.test.ts): a budget no loaded machine outlasts.
   const BURST_BUDGET_MS = 240_000;
-  const runBudget = process.env.LTS_REQUEST_BUDGET_MS;
-  beforeAll(() => {
-    process.env.LTS_REQUEST_BUDGET_MS = String(BURST_BUDGET_MS);
-    resetConfig();
-  });
-  afterAll(() => {
-    process.env.LTS_REQUEST_BUDGET_MS = runBudget;
-    resetConfig();
-  });
+  withRequestBudget(BURST_BUDGET_MS);
 
   // One book is one record: these commit one after another, each retrying for three quarters of its budget. On
   // a loaded machine a writer may pass its window and get a 409 (as the collections' 50 writers into one plate),

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '#lib/config.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/api.ts';
 import { inBatches } from '../support/fixtures.ts';
+import { withRequestBudget } from '../support/request-budget.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, scanTable } from '../support/table.ts';
 import { plateView, postStateChange, requestsOfSubmission, workPlate, type WorkPlate } from '../support/work.ts';
@@ -18,15 +18,7 @@ beforeAll(freshStore);
 const CLIENTS = 50;
 // Fifty writes of one record commit one after another: a budget no loaded machine outlasts (as lab-concurrency.test.ts).
 const BURST_BUDGET_MS = 240_000;
-const runBudget = process.env.LTS_REQUEST_BUDGET_MS;
-beforeAll(() => {
-  process.env.LTS_REQUEST_BUDGET_MS = String(BURST_BUDGET_MS);
-  resetConfig();
-});
-afterAll(() => {
-  process.env.LTS_REQUEST_BUDGET_MS = runBudget;
-  resetConfig();
-});
+withRequestBudget(BURST_BUDGET_MS);
 
 describe('50 clients at once', () => {
   it('changing ONE plate to passed: each well moves once, each request starts once; the rest are changes that moved nothing', {
