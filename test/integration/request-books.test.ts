@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REQUESTS_PER_BOOK, requestId, slotId } from '#lib/domain/labware-ids.ts';
 import type { Receptacle } from '#lib/domain/labware.ts';
-import type { BookedRequest } from '#lib/domain/request-books.ts';
 import { loadReferenceData } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
 import { getRecords, type StoredRecord } from '#lib/store/records.ts';
@@ -11,7 +10,7 @@ import { direct } from '../support/engine.ts';
 import { createPlate, inBatches, rel } from '../support/fixtures.ts';
 import { adminUuid } from '../support/lab.ts';
 import { createOrder, createRequest, patchState, workIds, type WorkIds } from '../support/requests.ts';
-import { seedRecords, seedSamples } from '../support/seed.ts';
+import { seedRequestBook, seedSamples } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
 import { withRequestBudget } from '../support/request-budget.ts';
 import { outboxEvents, scanTable } from '../support/table.ts';
@@ -55,23 +54,16 @@ async function seededPlate(purpose: string, count: number): Promise<StoredRecord
 }
 
 /** A request book written straight into the table: `requests` of a submission out of wells of one plate, pending. */
-async function seededBook(submission: string, order: string, plate: { id: number }, requests: { slot: number; requestType: string }[], page = 1) {
-  const booked = requests.map(
-    ({ slot, requestType }): BookedRequest => ({
+const seededBook = (submission: string, order: string, plate: { id: number }, requests: { slot: number; requestType: string }[]) =>
+  seedRequestBook(
+    { submission: Number(submission), labware: plate.id },
+    requests.map(({ slot, requestType }) => ({
       state: 'pending',
       requestType: Number(requestType),
       asset: ['wells', slotId(plate.id, slot)],
       order: Number(order),
-      created: NOW,
-      updated: NOW,
-    }),
+    })),
   );
-  const [book] = await seedRecords('request_books', 1, () => ({
-    attrs: { submission: Number(submission), labware: plate.id, page, requests: booked },
-    rels: {},
-  }));
-  return book!;
-}
 
 const books = async () => (await scanTable('record')).filter((item) => item.type === 'request_books');
 
@@ -134,7 +126,7 @@ describe('the writes that move a whole plate’s requests are one transaction', 
       ]),
     );
     const plate = await createPlate('Library Plate');
-    await stamp(stock, plate);
+    await stamp({ attributes: { uuid: stock.uuid } }, plate);
     await changeState(plate, 'passed');
     const { response, counts } = await direct(
       'POST',
