@@ -4,7 +4,7 @@ import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import type { ParsedWrite, WriteMode } from '#lib/jsonapi/document.ts';
 import type { ResourceDef, WriteInput } from '#lib/jsonapi/resource.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
-import type { RelValue, StoredRecord } from '#lib/store/records.ts';
+import { recordKey, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 import { sameJson } from '#lib/store/unit-of-work.ts';
 
 export const MAX_STRING_LENGTH = 4096;
@@ -218,9 +218,9 @@ function writtenRecords(ctx: WriteContext): { record: StoredRecord; action: stri
       written.push({ record: after, action: changed(before, after, event) });
       continue;
     }
-    const earlier = new Map(held(before).map((r) => [`${r.family}:${r.id}`, r]));
+    const earlier = new Map(held(before).map((r) => [recordKey(r.family, r.id), r]));
     for (const record of held(after)) {
-      const was = earlier.get(`${record.family}:${record.id}`);
+      const was = earlier.get(recordKey(record.family, record.id));
       if (!was) written.push({ record, action: 'created' });
       else if (!sameJson(was.attrs, record.attrs) || !sameJson(was.rels, record.rels)) written.push({ record, action: changed(was, record) });
     }

@@ -188,6 +188,10 @@ describe('POST /requests appends to its book', () => {
       ),
     );
     expect(results.filter((r) => r.status !== 201 && r.status !== 409).map((r) => `${r.status} ${JSON.stringify(r.body)}`)).toEqual([]);
+    const calls = results.map((r) => r.calls).sort((a, b) => a - b);
+    console.info(
+      `[measured] 50 POST /requests into one book: ${results.filter((r) => r.status === 201).length} × 201; DynamoDB calls per request median ${calls[25]}, max ${calls.at(-1)}`,
+    );
     const created = results.filter((r) => r.status === 201).map((r) => r.body.data);
     expect(created.length).toBeGreaterThan(0);
     expect(new Set(created.map((r) => r.id)).size).toBe(created.length);
