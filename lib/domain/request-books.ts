@@ -29,8 +29,11 @@ export interface BookedRequest {
   options?: Record<string, unknown>;
   role?: string;
   priority?: string;
-  created: string;
-  updated: string;
+  /** When it was made and last changed, in milliseconds since 1970 (a number is 12 bytes shorter than its ISO text, and a full page holds 2,000 of them). */
+  created: number;
+  updated: number;
+  /** Its version, counting its changes (events carry it, one after another per request); left out while 1. */
+  version?: number;
 }
 
 /** What a book record holds. `labware` is the labware of its requests' assets when they were made: with `submission` and `page`, its key. */
@@ -50,13 +53,14 @@ const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(v
 const LARGEST_ID = 999_999_999_999;
 /**
  * The fields a request may gain after it is made, each at its largest: options from its metadata and a state
- * change, a target receptacle, its metadata's id; the state or asset it has may grow by a few bytes
- * (`failed` → `cancelled`, a well → a tube's receptacle).
+ * change, a target receptacle, its metadata's id, a version (a million changes); the state or asset it has
+ * may grow by a few bytes (`failed` → `cancelled`, a well → a tube's receptacle).
  */
 const LARGEST_LATER_FIELDS = {
   options: { number_of_pools: Number.MAX_SAFE_INTEGER, cells_per_chip_well: Number.MAX_SAFE_INTEGER, customer_accepts_responsibility: true },
   target: ['receptacles', LARGEST_ID],
   metadata: LARGEST_ID,
+  version: 999_999,
 };
 const LONGER_STATE_AND_ASSET = 'cancelled'.length - 'failed'.length + 'receptacles'.length - 'wells'.length + String(LARGEST_ID).length;
 
@@ -85,8 +89,8 @@ export interface RequestChange {
   options?: Record<string, unknown>;
 }
 
-/** A booked request after a change made at `now`: the same object when the change changes nothing. */
-export function changeBooked(request: BookedRequest, change: RequestChange, now: string): BookedRequest {
+/** A booked request after a change made at `now` (milliseconds since 1970), its version one more: the same object when the change changes nothing. */
+export function changeBooked(request: BookedRequest, change: RequestChange, now: number): BookedRequest {
   const next: Record<string, unknown> = { ...request };
   for (const [field, value] of Object.entries(change)) {
     if (value === undefined) continue;
@@ -95,5 +99,5 @@ export function changeBooked(request: BookedRequest, change: RequestChange, now:
   }
   const before = request as unknown as Record<string, unknown>;
   const same = Object.keys(change).every((field) => JSON.stringify(next[field]) === JSON.stringify(before[field]));
-  return same ? request : ({ ...next, updated: now } as unknown as BookedRequest);
+  return same ? request : ({ ...next, updated: now, version: (request.version ?? 1) + 1 } as unknown as BookedRequest);
 }

@@ -19,7 +19,7 @@ const link = (type: string, id: number | null | undefined): Ref | null => (id ==
 /**
  * The record a booked request renders as: its id and uuid derived from its book's and its place n (the
  * uuid is the book's with n + 1 in its last four hex digits, so it needs no storage and finds the book with
- * one read); its own timestamps; its book's version, which grows with every change of the request.
+ * one read); its own timestamps and version.
  */
 function requestView(book: StoredRecord, n: number, request: BookedRequest): StoredRecord {
   return {
@@ -27,9 +27,9 @@ function requestView(book: StoredRecord, n: number, request: BookedRequest): Sto
     id: requestId(book.id, n),
     type: 'requests',
     uuid: slotUuid(book.uuid, n + 1),
-    createdAt: request.created,
-    updatedAt: request.updated,
-    version: book.version,
+    createdAt: new Date(request.created).toISOString(),
+    updatedAt: new Date(request.updated).toISOString(),
+    version: request.version ?? 1,
     attrs: { role: request.role ?? null, priority: request.priority ?? null, state: request.state, options: request.options ?? {} },
     rels: {
       submission: link('submissions', bookAttrs(book).submission),
@@ -81,7 +81,8 @@ async function lastPage(ctx: WriteContext, submission: number | null, labware: n
  */
 export async function appendRequest(ctx: WriteContext, submission: number | null, fields: Omit<BookedRequest, 'created' | 'updated'>): Promise<StoredRecord> {
   const labware = ctx.registry.storageOf(refOfBooked(fields.asset)).id;
-  const request: BookedRequest = { ...fields, created: ctx.uow.now, updated: ctx.uow.now };
+  const now = Date.parse(ctx.uow.now);
+  const request: BookedRequest = { ...fields, created: now, updated: now };
   const book = await lastPage(ctx, submission, labware);
   if (book && hasRoom(bookAttrs(book), request)) {
     const held = bookAttrs(book).requests;
@@ -110,7 +111,7 @@ export async function changeRequests(ctx: WriteContext, changes: ReadonlyMap<num
     const held = bookAttrs(before).requests;
     const requests = held.map((request, n) => {
       const change = changes.get(requestId(id, n));
-      return change ? changeBooked(request, change, ctx.uow.now) : request;
+      return change ? changeBooked(request, change, Date.parse(ctx.uow.now)) : request;
     });
     if (requests.every((request, n) => request === held[n])) continue;
     changed.push({ before, after: ctx.uow.update(before, { attrs: { requests } }) });

@@ -119,7 +119,7 @@ export async function seedRequestBook(
   book: { submission: number | null; labware: number; page?: number },
   requests: Omit<BookedRequest, 'created' | 'updated'>[],
 ): Promise<StoredRecord> {
-  const now = new Date().toISOString();
+  const now = Date.now();
   const [seeded] = await seedRecords('request_books', 1, () => ({
     attrs: { page: 1, ...book, requests: requests.map((request) => ({ ...request, created: now, updated: now })) },
     rels: {},
