@@ -103,6 +103,7 @@ export interface BookChange {
 export async function changeRequests(ctx: WriteContext, changes: ReadonlyMap<number, RequestChange>): Promise<BookChange[]> {
   const bookIds = [...new Set([...changes.keys()].map(bookOfRequest))];
   const books = await ctx.loader.load(bookIds.map((id): Ref => ({ type: requestBooks.type, id })));
+  const now = Date.parse(ctx.uow.now);
   const changed: BookChange[] = [];
   for (const id of bookIds) {
     const before = books.get(refKey({ type: requestBooks.type, id }));
@@ -111,7 +112,7 @@ export async function changeRequests(ctx: WriteContext, changes: ReadonlyMap<num
     const held = bookAttrs(before).requests;
     const requests = held.map((request, n) => {
       const change = changes.get(requestId(id, n));
-      return change ? changeBooked(request, change, Date.parse(ctx.uow.now)) : request;
+      return change ? changeBooked(request, change, now) : request;
     });
     if (requests.every((request, n) => request === held[n])) continue;
     changed.push({ before, after: ctx.uow.update(before, { attrs: { requests } }) });
