@@ -129,22 +129,24 @@ export const MAX_QC_RESULTS_PER_ASSAY = 1_536;
 
 /**
  * A labware's state change (POST state_changes): the labware (a rack: the rack and each tube it changes),
- * each request it moves (a 96-well plate's first pass starts up to 96 outer requests), the state change
- * record, the state changes' count shard and the request item. The labware lists the change in its own
- * item, so the change has no index item: a 96-well plate's first pass is exactly the 100 items a
- * transaction allows, as is a rack of 96 tubes.
+ * the request book of each (submission, labware) whose requests it moves (lib/domain/request-books.ts),
+ * the state change record, the state changes' count shard and the request item. The labware lists the
+ * change in its own item, so the change has no index item. A plate's first pass starts the outer requests
+ * of its wells, all in the stock plate's one book of their submission: 5 items for a 96- or a 384-well
+ * plate. A rack of 96 tubes is the 100 items a transaction allows when it moves no request.
  */
-export const stateChangeItems = (labware: number, requestsMoved: number): number =>
-  transactionItems({ records: labware + requestsMoved + 1, indexItems: 0, countedFamilies: 1 });
+export const stateChangeItems = (labware: number, books: number): number =>
+  transactionItems({ records: labware + books + 1, indexItems: 0, countedFamilies: 1 });
 
 /**
- * A work completion (POST work_completions): its record, each request it changes (passed, linked to its
- * target receptacle), two index items for each request it gives another asset (the requests of a
- * receptacle are indexed by it), the work completions' count shard and the request item. A 96-well plate's
- * library requests are 99 items; a next request moved to each well is 3 more each, past the limit.
+ * A work completion (POST work_completions): its record, the request book of each (submission, labware)
+ * whose requests it changes (passed, linked to their target receptacle, next requests moved onto it), the
+ * index entries the books gain or lose (a book is indexed once under each labware its requests' assets are
+ * in: moving next requests into new labware adds one), the work completions' count shard and the request
+ * item. A 96-well plate's library requests with their next requests, one submission: 5 items.
  */
-export const workCompletionItems = (requestsChanged: number, assetsMoved: number): number =>
-  transactionItems({ records: 1 + requestsChanged, indexItems: 2 * assetsMoved, countedFamilies: 1 });
+export const workCompletionItems = (books: number, indexEntries: number): number =>
+  transactionItems({ records: 1 + books, indexItems: indexEntries, countedFamilies: 1 });
 
 /** Characters of a QC result's texts (key, value, units, cv, assay type and version): what the reference stores. */
 export const QC_TEXT_MAX = 255;

@@ -11,8 +11,11 @@
  *   family than aliquots', so the two never meet).
  * - transfer requests: labware id × 1,000,000 + n, n counting the transfer requests the labware (their
  *   target's) ever received (their own id family too).
+ * - requests: request book id × 1,000 + n, n (0–999) the request's place in its book (lib/domain/request-books.ts):
+ *   a book holds at most 1,000 requests, and book ids are never reused.
  * - uuids: a labware's uuid, like every record's (lib/store/uuids.ts), ends in the four hex digits 0000;
- *   a receptacle's uuid is its labware's with the slot in those four digits.
+ *   a receptacle's uuid is its labware's with the slot in those four digits, a request's its book's with
+ *   n + 1 there.
  */
 export const SLOTS_PER_LABWARE = 1_000;
 export const ALIQUOTS_PER_LABWARE = 1_000_000;
@@ -32,14 +35,26 @@ export const TRANSFER_REQUESTS_PER_LABWARE = 1_000_000;
 export const transferRequestId = (labwareId: number, n: number): number => labwareId * TRANSFER_REQUESTS_PER_LABWARE + n;
 export const labwareOfTransferRequest = (id: number): number => Math.floor(id / TRANSFER_REQUESTS_PER_LABWARE);
 
-export function slotUuid(labwareUuid: string, slot: number): string {
-  return `${labwareUuid.slice(0, 32)}${slot.toString(16).padStart(4, '0')}`;
+export const REQUESTS_PER_BOOK = 1_000;
+export const requestId = (bookId: number, n: number): number => bookId * REQUESTS_PER_BOOK + n;
+export const bookOfRequest = (id: number): number => Math.floor(id / REQUESTS_PER_BOOK);
+export const placeInBook = (id: number): number => id % REQUESTS_PER_BOOK;
+
+/** The uuid of a record held in another at `slot` (1–65,535: a well in its plate, a request in its book): the holder's uuid with the slot in its last four hex digits. */
+export function slotUuid(holderUuid: string, slot: number): string {
+  return `${holderUuid.slice(0, 32)}${slot.toString(16).padStart(4, '0')}`;
+}
+
+/** For a uuid made by `slotUuid`: its holder's uuid and the slot; undefined for anything else (a record's own uuid ends in 0000). */
+export function parseHeldUuid(uuid: string): { holderUuid: string; slot: number } | undefined {
+  const match = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{8})([0-9a-f]{4})$/.exec(uuid.toLowerCase());
+  if (!match) return undefined;
+  const slot = parseInt(match[2]!, 16);
+  return slot > 0 ? { holderUuid: `${match[1]}0000`, slot } : undefined;
 }
 
 /** For a receptacle uuid: its labware's uuid and its slot; undefined for anything else. */
 export function parseSlotUuid(uuid: string): { labwareUuid: string; slot: number } | undefined {
-  const match = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{8})([0-9a-f]{4})$/.exec(uuid.toLowerCase());
-  if (!match) return undefined;
-  const slot = parseInt(match[2]!, 16);
-  return slot > 0 && slot < SLOTS_PER_LABWARE ? { labwareUuid: `${match[1]}0000`, slot } : undefined;
+  const held = parseHeldUuid(uuid);
+  return held && held.slot < SLOTS_PER_LABWARE ? { labwareUuid: held.holderUuid, slot: held.slot } : undefined;
 }

@@ -2,6 +2,7 @@ import type { Registry } from '#lib/jsonapi/registry.ts';
 import { getRecords, recordKey, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { cachedReferenceRecord, keepReferenceRecord, referenceTicket } from '#lib/store/reference-records.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
+import { parseHeldUuid } from '#lib/domain/labware-ids.ts';
 import type { KeyScope } from '#lib/store/api-keys.ts';
 import type { UnitOfWork } from '#lib/store/unit-of-work.ts';
 
@@ -104,13 +105,32 @@ export class Loader {
 
   /** Reads the records of refs and uuids together (one batched read), so that loading them one by one afterwards reads nothing. */
   async prefetch(refs: readonly Ref[], uuids: readonly string[]): Promise<void> {
-    const byUuid = uuids
-      .map((raw) => decodeUuid(raw.toLowerCase()))
-      .flatMap((d) => {
-        const family = d && this.registry.familyOfCode(d.code);
-        return family ? [{ family, id: d!.id }] : [];
-      });
+    const byUuid = uuids.map((uuid) => this.uuidKey(uuid)).filter((key) => key !== undefined);
     await this.fetch([...refs.map((ref) => this.registry.storageOf(ref)), ...byUuid]);
+  }
+
+  /**
+   * The item a uuid names: its record's (lib/store/uuids.ts), or, for a uuid made of its holder's and a
+   * slot (a request's, lib/domain/labware-ids.ts), its holder's with that slot.
+   */
+  private uuidKey(raw: string): { uuid: string; family: string; id: number; held?: { holderUuid: string; slot: number } } | undefined {
+    const uuid = raw.toLowerCase();
+    const own = decodeUuid(uuid);
+    const held = own ? undefined : parseHeldUuid(uuid);
+    const decoded = own ?? (held && decodeUuid(held.holderUuid));
+    const family = decoded && this.registry.familyOfCode(decoded.code);
+    return family ? { uuid, family, id: decoded!.id, ...(held ? { held } : {}) } : undefined;
+  }
+
+  /** The record a held uuid names in its holder, if the holder's types place records by slot (EmbeddedDef.idAtSlot). */
+  private heldAt(holder: StoredRecord, slot: number): StoredRecord | undefined {
+    const views = this.embeddedIn(holder);
+    for (const def of this.registry.embeddedIn(holder.type)) {
+      const id = def.embedded!.idAtSlot?.(holder.id, slot);
+      const view = id === undefined ? undefined : views.get(recordKey(this.registry.familyOf(def.type), id));
+      if (view) return view;
+    }
+    return undefined;
   }
 
   async one(ref: Ref): Promise<StoredRecord | undefined> {
@@ -128,17 +148,12 @@ export class Loader {
    * that may lag a write; the record must carry exactly that uuid.
    */
   async byUuids(uuids: readonly string[], types: readonly string[]): Promise<(StoredRecord | undefined)[]> {
-    const keys = uuids.map((raw) => {
-      const uuid = raw.toLowerCase();
-      const decoded = decodeUuid(uuid);
-      const family = decoded && this.registry.familyOfCode(decoded.code);
-      return family ? { uuid, family, id: decoded!.id } : undefined;
-    });
-    const known = keys.filter((k) => k !== undefined);
-    await this.fetch(known);
+    const keys = uuids.map((uuid) => this.uuidKey(uuid));
+    await this.fetch(keys.filter((k) => k !== undefined));
     return keys.map((key) => {
-      const record = key && this.stored(key.family, key.id);
-      return record && record.uuid === key.uuid && this.registry.satisfies(record.type, types) ? record : undefined;
+      const stored = key && this.stored(key.family, key.id);
+      const record = stored && key.held ? (stored.uuid === key.held.holderUuid ? this.heldAt(stored, key.held.slot) : undefined) : stored;
+      return record && record.uuid === key!.uuid && this.registry.satisfies(record.type, types) ? record : undefined;
     });
   }
 }

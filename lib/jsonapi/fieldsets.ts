@@ -8,7 +8,7 @@ export function parseFieldsets(registry: Registry, fields: Map<string, string[]>
   const result: Fieldsets = new Map();
   const problems: JsonApiError[] = [];
   for (const [type, names] of fields) {
-    const defs = registry.get(type) ? registry.concreteTypes(type).map((t) => registry.require(t)) : [];
+    const defs = registry.serves(type) ? registry.concreteTypes(type).map((t) => registry.require(t)) : [];
     if (defs.length === 0) {
       problems.push(errors.invalidField(`fields[${type}]`, `${show(type)} is not a valid resource type`));
       continue;

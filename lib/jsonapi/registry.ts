@@ -8,6 +8,8 @@ export class Registry implements RecordModel {
   private readonly defs: Map<string, ResourceDef>;
   /** Embedded types by the type of record that holds them; fixed by the definitions, so worked out once. */
   private readonly embedded = new Map<string, ResourceDef[]>();
+  /** The types the API serves: all but internal ones (request books). */
+  private readonly served = new Set<string>();
 
   /** Id families by the code their records' uuids carry (lib/store/uuids.ts). */
   private readonly familiesByCode = new Map<number, string>();
@@ -24,6 +26,12 @@ export class Registry implements RecordModel {
     }
     for (const def of this.defs.values()) {
       for (const parent of def.embedded?.parentTypes ?? []) this.embedded.set(parent, [...(this.embedded.get(parent) ?? []), def]);
+      if (!def.internal) this.served.add(def.type);
+      if (!def.embedded) continue;
+      for (const [name, index] of Object.entries(def.indexes ?? {})) {
+        if (index.unique || index.slot || index.counted)
+          throw new Error(`${def.type}.${name}: an embedded type's index is carried by its parents, so it can be neither unique, counted nor a lookup slot`);
+      }
     }
     for (const def of this.defs.values()) {
       for (const [name, relationship] of Object.entries(def.relationships)) if (relationship.reverse) this.checkReverse(def, name, relationship.reverse);
@@ -42,8 +50,13 @@ export class Registry implements RecordModel {
     if (index.unique || index.slot) throw problem(`its index must be neither unique nor in a lookup slot (eventually consistent)`);
   }
 
+  /** The types the API serves (routed, described, listed at the root); internal storage types are not among them. */
   get types(): string[] {
-    return [...this.defs.keys()];
+    return [...this.served];
+  }
+
+  serves(type: string): boolean {
+    return this.served.has(type);
   }
 
   get(type: string): ResourceDef | undefined {
@@ -170,6 +183,24 @@ export class Registry implements RecordModel {
         terms.push(unique === 'retry' ? { scope, value } : unique ? { scope, value, origin: unique } : { scope, value, ref: listRef(record) });
       }
     }
+    // The indexes of the records it holds: one entry per distinct value, under the record itself (see ResourceDef.indexes).
+    for (const held of this.embeddedIn(record.type)) {
+      const indexes = Object.entries(held.indexes ?? {});
+      if (indexes.length === 0) continue;
+      const views = held.embedded!.extract(record);
+      for (const [name, index] of indexes) {
+        const values = new Set(views.flatMap((view) => this.indexValues(index, view)));
+        for (const value of values) terms.push({ scope: this.indexScope(held, name), value, ref: listRef(record) });
+      }
+    }
     return terms;
+  }
+
+  /** The records of `type` a record is or holds: itself, or those of that embedded type in it (a book's requests). */
+  recordsOfType(record: StoredRecord, type: string): StoredRecord[] {
+    if (record.type === type) return [record];
+    return this.embeddedIn(record.type)
+      .filter((def) => def.type === type)
+      .flatMap((def) => def.embedded!.extract(record));
   }
 }

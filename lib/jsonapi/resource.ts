@@ -141,6 +141,12 @@ export interface EmbeddedDef {
   extract: (parent: StoredRecord) => StoredRecord[];
   /** How many `extract` would give, without building them (every write of a parent counts them twice). */
   count: (parent: StoredRecord) => number;
+  /**
+   * For records whose uuid is their parent's with a slot in its last four hex digits (lib/domain/labware-ids.ts,
+   * `slotUuid`): the id of the record at a slot of a parent. A uuid then finds its record with one read of
+   * the parent wherever uuids are resolved (`filter[uuid]`, `*_uuid` attributes: Loader.byUuids).
+   */
+  idAtSlot?: (parentId: number, slot: number) => number;
 }
 
 export type FilterDef =
@@ -228,6 +234,11 @@ export interface ResourceDef<A extends Attributes = Attributes, R extends Relati
   members?: readonly string[];
   /** Set when the records live inside other records. */
   embedded?: EmbeddedDef;
+  /**
+   * Storage only: records that hold records of an embedded type (request books hold requests). Never
+   * served, described or routed; their writes are events of the records they hold (lib/jsonapi/write.ts).
+   */
+  internal?: true;
   methods: readonly Method[];
   /**
    * Reference data: records written by the admin loader (lib/reference/) and, where the methods include
@@ -240,6 +251,11 @@ export interface ResourceDef<A extends Attributes = Attributes, R extends Relati
   acceptedTypes?: readonly string[];
   attributes: A;
   relationships: R;
+  /**
+   * An embedded type's indexes are carried by the records that hold its records: one entry per parent and
+   * distinct value (a request book is found under each labware its requests' assets are in). Such indexes
+   * serve reverse relationships only, so they are neither unique, counted nor in a lookup slot.
+   */
   indexes?: Record<string, IndexDef>;
   filters: Record<string, FilterDef>;
   // Hooks are methods (not function properties) so a typed definition is also a plain ResourceDef.

@@ -18,14 +18,19 @@ export const MAX_REVERSE_RECORDS = 5_000;
 
 const isWrite = (ctx: RequestContext): ctx is WriteContext => 'uow' in ctx;
 
-/** During a write, the records of a type it created or changed: their index entries reach the table only at the commit. */
+/** During a write, the records of a type it created or changed (or that hold such records): their index entries reach the table only at the commit. */
 const stagedOf = (ctx: RequestContext, type: string): StoredRecord[] =>
-  isWrite(ctx) ? [...ctx.uow.created, ...ctx.uow.updated.map((u) => u.after)].filter((r) => r.type === type) : [];
+  isWrite(ctx)
+    ? [...ctx.uow.created, ...ctx.uow.updated.map((u) => u.after)].filter(
+        (r) => r.type === type || ctx.registry.embeddedIn(r.type).some((d) => d.type === type),
+      )
+    : [];
 
 /**
  * Resolves a reverse relationship for many records: one Query per distinct aggregate they belong to
- * (at most four at once, each read to its end), one batched read of the pointing records found, each then
- * matched to the records it points at. Linkage is in id order.
+ * (at most four at once, each read to its end), one batched read of the pointing records found (or of
+ * the records holding them: an embedded type's index entries are its parents', e.g. request books), each
+ * then matched to the records it points at. Linkage is in id order.
  */
 export async function resolveReverse<R extends Ref>(ctx: RequestContext, name: string, reverse: ReverseDef, records: readonly R[]): Promise<Map<R, RelValue>> {
   const { registry } = ctx;
@@ -37,8 +42,10 @@ export async function resolveReverse<R extends Ref>(ctx: RequestContext, name: s
 
   // Matched on the pointing records as they are now (or staged), so one that was moved away is not.
   const loaded = await ctx.loader.load([...pointing.values()]);
+  const sources = [...loaded.values()].flatMap((record) => registry.recordsOfType(record, reverse.type));
+  if (sources.length > max) throw errors.tooManyRelated(name, reverse.type, max);
   const byTarget = new Map<string, StoredRecord[]>();
-  for (const source of loaded.values()) {
+  for (const source of sources) {
     for (const target of refsOf(source.rels[reverse.relationship])) {
       const key = recordKey(registry.familyOf(target.type), target.id);
       const list = byTarget.get(key);

@@ -4,7 +4,8 @@ import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import type { ParsedWrite, WriteMode } from '#lib/jsonapi/document.ts';
 import type { ResourceDef, WriteInput } from '#lib/jsonapi/resource.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
-import type { RelValue, StoredRecord } from '#lib/store/records.ts';
+import { recordKey, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { sameJson } from '#lib/store/unit-of-work.ts';
 
 export const MAX_STRING_LENGTH = 4096;
 /**
@@ -194,15 +195,37 @@ export function recordEvents(
       data: renderResource(ctx, record, new Map()),
       actor,
     });
-  const written = [...ctx.uow.created, ...ctx.uow.updated.map((u) => u.after)];
+  const written = writtenRecords(ctx);
   for (const record of ([] as StoredRecord[]).concat(primary)) {
-    if (!written.some((r) => r.family === record.family && r.id === record.id)) emit(record, mode === 'create' ? 'created' : 'updated');
+    if (!written.some(({ record: r }) => r.family === record.family && r.id === record.id)) emit(record, mode === 'create' ? 'created' : 'updated');
   }
-  for (const record of ctx.uow.created) emit(record, 'created');
-  for (const { before, after, event } of ctx.uow.updated) {
-    const stateChanged = 'state' in after.attrs && before.attrs.state !== after.attrs.state;
-    emit(after, event ?? (stateChanged ? 'state_changed' : 'updated'));
+  for (const { record, action } of written) emit(record, action);
+}
+
+/**
+ * The records a write created or changed, each with its event's action. A record of an internal type (a
+ * request book) is no event itself: the records it holds are, those it gained created, those that differ changed.
+ */
+function writtenRecords(ctx: WriteContext): { record: StoredRecord; action: string }[] {
+  const { registry, uow } = ctx;
+  const held = (record: StoredRecord) => registry.embeddedIn(record.type).flatMap((def) => def.embedded!.extract(record));
+  const isInternal = (record: StoredRecord) => registry.require(record.type).internal === true;
+  const changed = (before: StoredRecord, after: StoredRecord, event?: string) =>
+    event ?? ('state' in after.attrs && before.attrs.state !== after.attrs.state ? 'state_changed' : 'updated');
+  const written = uow.created.flatMap((record) => (isInternal(record) ? held(record) : [record]).map((r) => ({ record: r, action: 'created' })));
+  for (const { before, after, event } of uow.updated) {
+    if (!isInternal(after)) {
+      written.push({ record: after, action: changed(before, after, event) });
+      continue;
+    }
+    const earlier = new Map(held(before).map((r) => [recordKey(r.family, r.id), r]));
+    for (const record of held(after)) {
+      const was = earlier.get(recordKey(record.family, record.id));
+      if (!was) written.push({ record, action: 'created' });
+      else if (!sameJson(was.attrs, record.attrs) || !sameJson(was.rels, record.rels)) written.push({ record, action: changed(was, record) });
+    }
   }
+  return written;
 }
 
 export const requestHash = (method: string, path: string, body: string | undefined): string =>

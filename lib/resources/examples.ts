@@ -1,6 +1,7 @@
 import defaults from '#lib/reference/default.json' with { type: 'json' };
 import { registry } from '#lib/resources/index.ts';
 import { referenceUuid } from '#lib/store/uuids.ts';
+import { requestId } from '#lib/domain/labware-ids.ts';
 
 /**
  * The examples of the API description (lib/jsonapi/openapi.ts): a request body for every POST and PATCH
@@ -84,6 +85,8 @@ const TAG_PLATE = '2';
 const QC_PLATE = '3';
 const A1 = `${STOCK_PLATE}001`;
 const B1 = `${STOCK_PLATE}002`;
+/** The first request: the first of the first request book (lib/domain/labware-ids.ts, requestId). */
+const REQUEST = String(requestId(1, 0));
 const ADMIN = reference('users', 'admin');
 
 export const examples: Record<string, TypeExamples> = {
@@ -259,10 +262,10 @@ export const examples: Record<string, TypeExamples> = {
         'Library creation out of well A1',
         'requests',
         { relationships: { asset: to('wells', A1), order: to('orders', '1'), request_type: reference('request_types', 'library_creation') } },
-        '1',
+        REQUEST,
       ),
     ],
-    update: [changed('Started', 'requests', '1', { attributes: { state: 'started' } }, { state: 'started' })],
+    update: [changed('Started', 'requests', REQUEST, { attributes: { state: 'started' } }, { state: 'started' })],
   },
   work_completions: {
     create: [
@@ -275,15 +278,17 @@ export const examples: Record<string, TypeExamples> = {
     ],
   },
   request_metadata: {
-    create: [made('Options of the request', 'request_metadata', { attributes: { number_of_pools: 2 }, relationships: { request: to('requests', '1') } }, '1')],
-    update: [changed('Its request, unchanged', 'request_metadata', '1', { relationships: { request: to('requests', '1') } })],
+    create: [
+      made('Options of the request', 'request_metadata', { attributes: { number_of_pools: 2 }, relationships: { request: to('requests', REQUEST) } }, '1'),
+    ],
+    update: [changed('Its request, unchanged', 'request_metadata', '1', { relationships: { request: to('requests', REQUEST) } })],
   },
   poly_metadata: {
     create: [
       made(
         'A key and value on the request',
         'poly_metadata',
-        { attributes: { key: 'flowcell', value: 'FC-1' }, relationships: { metadatable: to('requests', '1') } },
+        { attributes: { key: 'flowcell', value: 'FC-1' }, relationships: { metadatable: to('requests', REQUEST) } },
         '1',
         {
           key: 'flowcell',
@@ -300,7 +305,7 @@ export const examples: Record<string, TypeExamples> = {
             data: ['lane', 'run'].map((key) => ({
               type: 'poly_metadata',
               attributes: { key, value: `${key}-1` },
-              relationships: { metadatable: to('requests', '1') },
+              relationships: { metadatable: to('requests', REQUEST) },
             })),
           },
           status: 201,

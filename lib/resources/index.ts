@@ -7,6 +7,7 @@ import { qcAssays, qcResults } from '#lib/resources/qc-assays.ts';
 import { qcables } from '#lib/resources/qcables.ts';
 import { aliquots, receptacles, wells } from '#lib/resources/receptacles.ts';
 import { requestMetadata } from '#lib/resources/request-metadata.ts';
+import { requestBooks } from '#lib/resources/request-books.ts';
 import { requests } from '#lib/resources/requests.ts';
 import { rackedTubes, tubeRacks } from '#lib/resources/tube-racks.ts';
 import {
@@ -68,6 +69,7 @@ export const registry = new Registry([
   submissions,
   orders,
   requests,
+  requestBooks,
   requestMetadata,
   polyMetadata,
   transfers,

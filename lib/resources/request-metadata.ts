@@ -1,9 +1,10 @@
 import * as z from '#lib/zod.ts';
 import { requestOptions } from '#lib/domain/requests.ts';
-import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import type { WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, type JsonApiError } from '#lib/jsonapi/errors.ts';
 import { attr, lazySchema, defineResource, timestamps, toOne, uuidAttribute } from '#lib/jsonapi/resource.ts';
 import { defaultCreate, defaultUpdate } from '#lib/jsonapi/write.ts';
+import { changeRequests } from '#lib/resources/request-books.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
 
 /**
@@ -16,9 +17,9 @@ const positiveInteger = lazySchema(() => z.number().check(z.refine((n) => Number
 
 const requestOf = (metadata: StoredRecord) => metadata.rels.request as Ref | null;
 
-/** Links a request to its metadata (or to none), with the values it renders as options. */
+/** Links a request to its metadata (or to none), with the values it renders as options (a write of its book). */
 const link = (ctx: WriteContext, request: StoredRecord, metadata: StoredRecord | null) =>
-  ctx.uow.update(request, { rels: { request_metadata: metadata && refOf(metadata) }, attrs: { options: metadata ? requestOptions(metadata.attrs) : {} } });
+  changeRequests(ctx, new Map([[request.id, { metadata: metadata?.id ?? null, options: metadata ? requestOptions(metadata.attrs) : {} }]]));
 
 export const requestMetadata = defineResource({
   type: 'request_metadata',
@@ -48,7 +49,7 @@ export const requestMetadata = defineResource({
 
   create: async (ctx, input) => {
     const metadata = await defaultCreate(ctx, requestMetadata, input);
-    link(ctx, input.relationships.request as StoredRecord, metadata);
+    await link(ctx, input.relationships.request as StoredRecord, metadata);
     return metadata;
   },
 
@@ -58,9 +59,9 @@ export const requestMetadata = defineResource({
     const previous = requestOf(current);
     if (!next || next.id === previous?.id) return current;
     const old = previous && (await ctx.loader.one(previous));
-    if (old) link(ctx, old, null);
+    if (old) await link(ctx, old, null);
     const metadata = await defaultUpdate(ctx, requestMetadata, current, input);
-    link(ctx, next, metadata);
+    await link(ctx, next, metadata);
     return metadata;
   },
 });

@@ -1,18 +1,23 @@
 import * as z from '#lib/zod.ts';
 import { initialRequestState, REQUEST_PRIORITIES, requestLinkProblems, requestStateChange } from '#lib/domain/requests.ts';
+import { bookOfRequest, requestId } from '#lib/domain/labware-ids.ts';
 import { refOf } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import { unrecorded } from '#lib/resources/unrecorded.ts';
 import { aggregateIndex, attr, defineResource, reverse, timestamps, toOne, uuidAttribute, uuidFilter, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { accepted, attributeAt, problemErrors, relationshipAt } from '#lib/resources/problems.ts';
 import { text } from '#lib/resources/reference.ts';
+import { appendRequest, booked, changeRequests, requestCount, requestViews } from '#lib/resources/request-books.ts';
 import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Requests (contract §2, reference-behaviour.md §2.11): work asked of a receptacle (`asset`, a well or a
  * tube's receptacle), of a request type, usually for an order of a submission. `state` moves by the
- * request machine (§3.2); the update is conditional on the version read, so of two concurrent moves
- * of one request the loser runs again from the winner's state.
+ * request machine (§3.2). Requests live in request books (lib/resources/request-books.ts): those a
+ * submission made out of one labware are one item, so the writes that move many of them at once (a
+ * plate's first pass, a work completion) write one book, not one item per request. A write of a request is
+ * conditional on its book's version read, so of two concurrent writes into one book the loser runs again
+ * from the winner's state.
  */
 const linked = (input: WriteInput, name: string) => (input.relationships[name] as StoredRecord | null | undefined) ?? undefined;
 const idOf = (value: unknown) => (value as Ref | null | undefined)?.id;
@@ -65,7 +70,14 @@ export const requests = defineResource({
     pre_capture_pool: unrecorded('one', 'pre_capture_pools'),
     poly_metadata: reverse('poly_metadata', 'metadatable'),
   },
-  // Wells (and tube receptacles) read their requests per plate; submissions theirs.
+  embedded: {
+    parentTypes: ['request_books'],
+    parentId: bookOfRequest,
+    extract: requestViews,
+    count: requestCount,
+    idAtSlot: (book, slot) => requestId(book, slot - 1),
+  },
+  // Wells (and tube receptacles) read their requests per plate; submissions theirs. Carried by the books: one entry per book and labware (or submission).
   indexes: { asset: aggregateIndex('asset'), submission: aggregateIndex('submission') },
   filters: { uuid: uuidFilter },
 
@@ -74,17 +86,16 @@ export const requests = defineResource({
   create: async (ctx, input) => {
     const [order, submission] = [linked(input, 'order'), linked(input, 'submission')];
     const state = accepted(initialRequestState(input.attributes.state as string | null | undefined), attributeAt);
-    return ctx.uow.create('requests', {
-      attrs: { role: input.attributes.role ?? null, priority: input.attributes.priority ?? null, state, options: {} },
-      rels: {
-        // A request of an order is of the order's submission, named or not.
-        submission: submission ? refOf(submission) : ((order?.rels.submission as Ref | undefined) ?? null),
-        order: order ? refOf(order) : null,
-        request_type: refOf(linked(input, 'request_type')!),
-        asset: refOf(linked(input, 'asset')!),
-        target_asset: null,
-        request_metadata: null,
-      },
+    const { role, priority } = input.attributes;
+    // A request of an order is of the order's submission, named or not.
+    const submissionId = submission?.id ?? idOf(order?.rels.submission) ?? null;
+    return appendRequest(ctx, submissionId, {
+      state,
+      requestType: linked(input, 'request_type')!.id,
+      asset: booked(refOf(linked(input, 'asset')!)),
+      ...(order ? { order: order.id } : {}),
+      ...(role ? { role } : {}),
+      ...(priority ? { priority } : {}),
     });
   },
 
@@ -95,6 +106,7 @@ export const requests = defineResource({
     if (target === null) throw errors.missingRequired(STATE, 'state');
     const outcome = requestStateChange(current.attrs.state, target as string);
     if (!outcome.ok) throw errors.invalidTransition(STATE, `state - ${outcome.detail}`);
-    return ctx.uow.update(current, { attrs: { state: outcome.state } });
+    await changeRequests(ctx, new Map([[current.id, { state: outcome.state }]]));
+    return (await ctx.loader.one(refOf(current)))!;
   },
 });

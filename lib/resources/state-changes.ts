@@ -15,15 +15,17 @@ import { attr, defineResource, timestamps, toOne, uuidAttribute, uuidFilter, uui
 import { labwareAttrs, receptacleRefs, receptacleType } from '#lib/resources/labware-views.ts';
 import { attributeAt, problemErrors } from '#lib/resources/problems.ts';
 import { qcableOfLabware } from '#lib/resources/qcables.ts';
+import { changeRequests } from '#lib/resources/request-books.ts';
 import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * State changes (contract §2, §6; reference-behaviour.md §7.3): a request to move a labware to a target
  * state. A labware with a qcable moves its qcable by the qcable machine; any other moves the transfer
  * requests into its targeted receptacles, and the requests their material is bound for, by the state
- * changer of its purpose (lib/domain/state-changers.ts). The labware, each request moved and the state
- * change are written in one transaction, each conditional on the version read: of concurrent changes of
- * one labware one commits, the others run again from fresh reads (and then find the move made).
+ * changer of its purpose (lib/domain/state-changers.ts). The labware, the request books of the requests
+ * moved (lib/resources/request-books.ts: a plate's first pass is one book, whatever its wells) and the
+ * state change are written in one transaction, each conditional on the version read: of concurrent
+ * changes of one labware one commits, the others run again from fresh reads (and then find the move made).
  *
  * The state change is a record of its own; its labware lists it (`stateChanges` in the aggregate), so the
  * `state_changes` relationship of labware costs no read and the change no index item (the budget:
@@ -104,18 +106,15 @@ async function requestFacts(ctx: WriteContext, targets: readonly TargetedRecepta
   return found;
 }
 
-/** Stages the moves of requests: their state, and the customer's responsibility in their `options` (as the reference's request metadata records it). */
-function stageRequestMoves(ctx: WriteContext, moves: readonly RequestMove[], records: ReadonlyMap<number, { record: StoredRecord }>): void {
-  for (const move of moves) {
-    const record = records.get(move.id)!.record;
-    const options = record.attrs.options as Record<string, unknown> | undefined;
-    ctx.uow.update(record, {
-      attrs: {
-        state: move.to,
-        ...(move.customerAcceptsResponsibility ? { options: { ...options, customer_accepts_responsibility: true } } : {}),
-      },
-    });
-  }
+/** Stages the moves of requests (one write of each book they are in): their state, and the customer's responsibility in their `options` (as the reference's request metadata records it). */
+function stageRequestMoves(ctx: WriteContext, moves: readonly RequestMove[], records: ReadonlyMap<number, { record: StoredRecord }>) {
+  const changes = new Map(
+    moves.map((move) => {
+      const options = records.get(move.id)!.record.attrs.options as Record<string, unknown>;
+      return [move.id, { state: move.to, ...(move.customerAcceptsResponsibility ? { options: { ...options, customer_accepts_responsibility: true } } : {}) }];
+    }),
+  );
+  return changeRequests(ctx, changes);
 }
 
 /** A labware with the state change recorded in its list (and its contents changed, when given). */
@@ -207,11 +206,12 @@ export const stateChanges = defineResource({
     if (!changed.ok) throw JsonApiError.all(problemsAt(changed.problems));
     const { receptacles, requestMoves } = changed.value;
 
-    const items = stateChangeItems(1 + tubes.length, requestMoves.length);
+    const books = await stageRequestMoves(ctx, requestMoves, requests);
+    const items = stateChangeItems(1 + tubes.length, books.length);
     if (items > TRANSACTION_ITEM_LIMIT) {
       throw errors.tooLarge(
         TARGET_STATE,
-        `target_state - this change would write ${items} items (${requestMoves.length} requests moved, ${1 + tubes.length} labware); one state change may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`,
+        `target_state - this change would write ${items} items (${requestMoves.length} requests moved, in ${books.length} request books; ${1 + tubes.length} labware); one state change may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`,
       );
     }
     const previous = holders ? rackState(tubes.map((tube) => labwareState(labwareAttrs(tube)))) : labwareState(labwareAttrs(target));
@@ -222,7 +222,6 @@ export const stateChanges = defineResource({
       const after = labwareAttrs(target).receptacles.map((r, i) => (slots.includes(i + 1) ? receptacles[slots.indexOf(i + 1)]! : r));
       recorded(ctx, target, id!, { receptacles: after });
     }
-    stageRequestMoves(ctx, requestMoves, requests);
     return record(previous, null);
   },
 });

@@ -8,14 +8,15 @@ import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, timestamps, toMany, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
+import { booked, changeRequests, indexEntriesChanged } from '#lib/resources/request-books.ts';
 import { labwareAttrs, receptacleRefs } from '#lib/resources/labware-views.ts';
 import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Work completions (contract §6, reference-behaviour.md §7.4): the lab says the work of some submissions is
  * done on a labware ("Charge and pass" in Limber). The requests that carry it pass and are linked to the
- * receptacles it ended in (lib/domain/work-completion.ts); the record and every request it changes are one
- * transaction, within workCompletionItems (lib/domain/budgets.ts).
+ * receptacles it ended in (lib/domain/work-completion.ts); the record and the request books of every
+ * request it changes are one transaction, within workCompletionItems (lib/domain/budgets.ts).
  */
 const SUBMISSIONS = '/data/relationships/submissions';
 
@@ -77,7 +78,6 @@ async function requestsOf(ctx: WriteContext, submissions: readonly StoredRecord[
     ]),
   );
   return {
-    records: new Map(records.map((r) => [r.id, r])),
     requests,
     orderRequestTypes: new Map([...orders.values()].map((o) => [o.id, refsOf(o.rels.request_types).map((t) => t.id)])),
     multiplexing: new Set([...requestTypes.values()].filter((t) => t.attrs.for_multiplexing === true).map((t) => t.id)),
@@ -106,22 +106,30 @@ export const workCompletions = defineResource({
     const submissions = await namedSubmissions(ctx, input.relationships.submissions, input.attributes.submission_uuids);
     const [{ receptacles, refs }, work] = await Promise.all([receptaclesOf(ctx, target), requestsOf(ctx, submissions)]);
     const changed = completeWork({ receptacles, submissions: new Set(submissions.map((s) => s.id)), ...work });
-    const assetsMoved = changed.filter((r) => r.asset !== work.requests.get(r.id)!.asset).length;
-    const items = workCompletionItems(changed.length, assetsMoved);
+    // A link the completion made names a receptacle of the target; one it kept stays as stored.
+    const books = await changeRequests(
+      ctx,
+      new Map(
+        changed.map((request) => {
+          const before = work.requests.get(request.id)!;
+          return [
+            request.id,
+            {
+              state: request.state,
+              ...(request.asset !== before.asset ? { asset: booked(refs.get(request.asset)!) } : {}),
+              ...(request.targetAsset !== before.targetAsset ? { target: booked(refs.get(request.targetAsset!)!) } : {}),
+            },
+          ];
+        }),
+      ),
+    );
+    const entries = indexEntriesChanged(ctx, books);
+    const items = workCompletionItems(books.length, entries);
     if (items > TRANSACTION_ITEM_LIMIT) {
       throw errors.tooLarge(
         '/data/relationships/target',
-        `target - completing this work would write ${items} items (${changed.length} requests changed, ${assetsMoved} of them moved to another receptacle); one work completion may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`,
+        `target - completing this work would write ${items} items (${changed.length} requests changed, in ${books.length} request books gaining or losing ${entries} index entries); one work completion may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`,
       );
-    }
-    for (const request of changed) {
-      const record = work.records.get(request.id)!;
-      // A link the completion made names a receptacle of the target; one it kept stays as stored.
-      const link = (name: string, id: number | null) => (id === linkId(record, name) ? (record.rels[name] ?? null) : refs.get(id!)!);
-      ctx.uow.update(record, {
-        attrs: { state: request.state },
-        rels: { asset: link('asset', request.asset), target_asset: link('target_asset', request.targetAsset) },
-      });
     }
     return ctx.uow.create('work_completions', {
       attrs: {},

@@ -124,9 +124,9 @@ describe('DynamoDB call budget', () => {
       await poolPlate(plate.id, [positions.slice(0, perPool), positions.slice(perPool)]);
       const grandchild = await stamp(await stamp(plate, 'Working Dilution'), 'Library Plate');
       await warmKeyCache();
-      // v2.rb (sanger/limber), plate_for_presenter. Left out here: `wells.aliquots.request.poly_metadata`, which costs a Query per request (poly metadata are
-      // indexed under their metadatable's aggregate, and each request is its own; docs/decisions.md, "What Limber's pages read").
-      const include = limberInclude(PLATE_PRESENTER_INCLUDES, ['wells.aliquots.request.poly_metadata']);
+      // v2.rb (sanger/limber), plate_for_presenter, whole: `wells.aliquots.request.poly_metadata` is one Query per request book (poly metadata
+      // are indexed under their metadatable's aggregate, a request's is its book: docs/decisions.md, "Requests that move together are stored together").
+      const include = limberInclude(PLATE_PRESENTER_INCLUDES);
       const res = await call('GET', `/api/v2/plates?filter[uuid]=${grandchild.attributes.uuid}&include=${include}&${PRESENTER_FIELDS}`);
       expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
       expect(res.body.included.filter((r: any) => r.type === 'requests')).toHaveLength(perPool * 2);

@@ -5,7 +5,7 @@ import { direct } from '../support/engine.ts';
 import { createPlate, createTube, rel } from '../support/fixtures.ts';
 import { createOrder, createRequest, patchState, requestDoc, requestState, workIds, type WorkIds } from '../support/requests.ts';
 import { expectError, idsOf } from '../support/responses.ts';
-import { seedRecords } from '../support/seed.ts';
+import { seedRequestBook } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused, tableSnapshot } from '../support/table.ts';
 
@@ -321,18 +321,12 @@ describe('concurrent PATCHes of one request', () => {
 });
 
 describe('call budget: requests out of the wells of a 96-well plate', () => {
-  /** A request on each of the given wells, written straight into the table as the service stores them. */
+  /** A request on each of the given wells, written straight into the table as the service stores them (one request book). */
   const seedRequests = (plateId: number, slots: number[]) =>
-    seedRecords('requests', slots.length, (i) => ({
-      attrs: { state: 'pending', role: null, priority: null, options: {} },
-      rels: {
-        asset: { type: 'wells', id: slotId(plateId, slots[i]!) },
-        request_type: { type: 'request_types', id: Number(ids.sequencing) },
-        submission: null,
-        order: null,
-        request_metadata: null,
-      },
-    }));
+    seedRequestBook(
+      { submission: null, labware: plateId },
+      slots.map((slot) => ({ state: 'pending', requestType: Number(ids.sequencing), asset: ['wells', slotId(plateId, slot)] })),
+    );
 
   it('GET /plates/{id}?include=wells.requests_as_source costs the same with requests on 3 wells as on all 96', async () => {
     const few = Number((await createPlate()).id);
@@ -348,8 +342,8 @@ describe('call budget: requests out of the wells of a 96-well plate', () => {
     expect(b.document.included.filter((r: any) => r.type === 'requests')).toHaveLength(96);
     const withRequests = b.document.included.filter((r: any) => r.type === 'wells' && r.relationships.requests_as_source.data.length === 1);
     expect(withRequests).toHaveLength(96);
-    // 3 calls either way: the plate (1 BatchGet, its wells inside it); the requests' index entries under
-    // the plate (1 Query, for all wells at once); the requests found (1 BatchGet per 100).
+    // 3 calls either way: the plate (1 BatchGet, its wells inside it); the request books' index entries under
+    // the plate (1 Query, for all wells at once); the books found (1 BatchGet per 100 books), holding the requests.
     expect(a.counts).toEqual({ BatchGetItem: 2, Query: 1 });
     expect(b.counts).toEqual(a.counts);
 

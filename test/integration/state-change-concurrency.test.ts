@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '#lib/config.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/api.ts';
 import { inBatches } from '../support/fixtures.ts';
+import { withRequestBudget } from '../support/request-budget.ts';
 import { freshStore } from '../support/store.ts';
-import { outboxEvents } from '../support/table.ts';
+import { outboxEvents, scanTable } from '../support/table.ts';
 import { plateView, postStateChange, requestsOfSubmission, workPlate, type WorkPlate } from '../support/work.ts';
 
 /**
@@ -18,15 +18,7 @@ beforeAll(freshStore);
 const CLIENTS = 50;
 // Fifty writes of one record commit one after another: a budget no loaded machine outlasts (as lab-concurrency.test.ts).
 const BURST_BUDGET_MS = 240_000;
-const runBudget = process.env.LTS_REQUEST_BUDGET_MS;
-beforeAll(() => {
-  process.env.LTS_REQUEST_BUDGET_MS = String(BURST_BUDGET_MS);
-  resetConfig();
-});
-afterAll(() => {
-  process.env.LTS_REQUEST_BUDGET_MS = runBudget;
-  resetConfig();
-});
+withRequestBudget(BURST_BUDGET_MS);
 
 describe('50 clients at once', () => {
   it('changing ONE plate to passed: each well moves once, each request starts once; the rest are changes that moved nothing', {
@@ -63,11 +55,14 @@ describe('50 clients at once', () => {
 });
 
 describe('the item budget', () => {
-  it('a 96-well plate’s first pass (96 requests started) is one transaction of exactly 100 items', { timeout: 300_000 }, async () => {
+  // 5 items (stateChangeItems(1, 1)): the plate, the one book of its 96 requests, the state change, its count shard, the request item. Before request books it was 100, the most a transaction holds.
+  it('a 96-well plate’s first pass (96 requests started, all in one request book) is one transaction of 5 items', { timeout: 300_000 }, async () => {
     const { plate, submission } = await workPlate(96);
     const res = await postStateChange(plate, 'passed');
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const states = (await requestsOfSubmission(submission)).map((r) => r.attributes.state);
     expect(states).toEqual(Array(96).fill('started'));
+    const books = (await scanTable('record')).filter((item) => item.type === 'request_books' && item.attrs.submission === Number(submission));
+    expect(books.map((book) => book.attrs.requests.length)).toEqual([96]);
   });
 });

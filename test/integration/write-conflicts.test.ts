@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '#lib/config.ts';
+import { describe, expect, it } from 'vitest';
 import { call, type CallResult } from '../support/api.ts';
 import { inBatches, uniqueName } from '../support/fixtures.ts';
 import { storeWithFaults, type FaultKind } from '../support/faults.ts';
+import { withRequestBudget } from '../support/request-budget.ts';
 import { expectError, header, pathOf } from '../support/responses.ts';
 import { tableSnapshot } from '../support/table.ts';
 import { asStored, send, WRITES, type Write } from '../support/writes.ts';
@@ -64,15 +64,7 @@ describe('every write: a conflict that never passes → 409 concurrent_update wi
   // The engine retries a conflict until a quarter of the budget is left: a budget of its own bounds the
   // test's time, and leaves the last attempt (all writes run at once, on a possibly loaded machine) 5 s.
   const BUDGET_MS = 20_000;
-  const runBudget = process.env.LTS_REQUEST_BUDGET_MS;
-  beforeAll(() => {
-    process.env.LTS_REQUEST_BUDGET_MS = String(BUDGET_MS);
-    resetConfig();
-  });
-  afterAll(() => {
-    process.env.LTS_REQUEST_BUDGET_MS = runBudget;
-    resetConfig();
-  });
+  withRequestBudget(BUDGET_MS);
 
   // All writes at once, each against the same persistent fault.
   it.each([CONFLICT, CHANGED])(

@@ -49,7 +49,8 @@ export async function poolPlate(plateId: string, pools: string[][]): Promise<str
   for (const positions of pools) {
     const { submission, order } = await createOrder(study, [libraryCreation]);
     submissions.push(submission);
-    await inBatches(positions.length, 8, (i) =>
+    // One after another: a submission's requests out of one plate are one request book, so concurrent creates would only conflict and retry.
+    await inBatches(positions.length, 1, (i) =>
       createRequest({ submission, order, requestType: libraryCreation, asset: { type: 'wells', id: wellAt.get(positions[i]!)! } }),
     );
   }

@@ -11,6 +11,7 @@ import { reserve } from '#lib/store/sequences.ts';
 import { lookupAttributes } from '#lib/store/write-plan.ts';
 import { encodeUuid } from '#lib/store/uuids.ts';
 import { emptyReceptacles, type Labware } from '#lib/domain/labware.ts';
+import type { BookedRequest } from '#lib/domain/request-books.ts';
 import type { Ref } from '#lib/store/records.ts';
 
 type Build = (i: number) => { attrs: Record<string, unknown>; rels: Record<string, RelValue> };
@@ -108,4 +109,20 @@ export function seedTubes(
       rels: { purpose: { type: 'tube_purposes', id: purpose }, parents, custom_metadatum_collection: null, tube_rack: null },
     };
   });
+}
+
+/**
+ * A request book as the service stores it (lib/domain/request-books.ts): `requests` of a submission (or
+ * none) out of one labware, made now; their ids are the book's id × 1,000 + their place.
+ */
+export async function seedRequestBook(
+  book: { submission: number | null; labware: number; page?: number },
+  requests: Omit<BookedRequest, 'created' | 'updated'>[],
+): Promise<StoredRecord> {
+  const now = Date.now();
+  const [seeded] = await seedRecords('request_books', 1, () => ({
+    attrs: { page: 1, ...book, requests: requests.map((request) => ({ ...request, created: now, updated: now })) },
+    rels: {},
+  }));
+  return seeded!;
 }

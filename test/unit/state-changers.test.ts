@@ -233,12 +233,19 @@ describe('derived states (reference §7.2) and changes, for any transfer request
 });
 
 describe('item budgets', () => {
-  it('a 96-well plate’s first pass (96 requests started) and a rack of 96 tubes are exactly the 100 items of a transaction', () => {
+  it('a plate’s first pass (its requests in one book, whatever its size) is 5 items; a rack of 96 tubes moving no request is the 100 of a transaction', () => {
+    expect(stateChangeItems(1, 1)).toBe(5);
+    // Requests of 96 submissions (96 books) still fit one plate's change; 97 do not.
     expect(stateChangeItems(1, 96)).toBe(TRANSACTION_ITEM_LIMIT);
     expect(stateChangeItems(1, 97)).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
     expect(stateChangeItems(1 + 96, 0)).toBe(TRANSACTION_ITEM_LIMIT);
-    expect(workCompletionItems(96, 0)).toBe(99);
-    expect(workCompletionItems(96, 1)).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
+  });
+
+  it('a work completion is its books and the index entries they gain: a 96-well plate with next requests in one book is 5 items', () => {
+    expect(workCompletionItems(1, 0)).toBe(4);
+    expect(workCompletionItems(1, 1)).toBe(5);
+    expect(workCompletionItems(96, 1)).toBe(TRANSACTION_ITEM_LIMIT);
+    expect(workCompletionItems(96, 2)).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
   });
 });
 
