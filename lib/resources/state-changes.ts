@@ -117,9 +117,16 @@ function stageRequestMoves(ctx: WriteContext, moves: readonly RequestMove[], rec
   return changeRequests(ctx, changes);
 }
 
-/** A labware with the state change recorded in its list (and its contents changed, when given). */
-const recorded = (ctx: WriteContext, labware: StoredRecord, change: number, attrs: Partial<Labware> = {}) =>
-  ctx.uow.update(labware, { attrs: { ...attrs, stateChanges: [...(labwareAttrs(labware).stateChanges ?? []), change] } }, { event: 'state_changed' });
+/**
+ * A labware with the state change recorded in its list (and its contents changed, when given); the change's
+ * user becomes its owner, as a state change makes them in the reference (`Asset::Ownership::ChangesOwner`).
+ */
+const recorded = (ctx: WriteContext, labware: StoredRecord, change: { id: number; user: number }, attrs: Partial<Labware> = {}) =>
+  ctx.uow.update(
+    labware,
+    { attrs: { ...attrs, stateChanges: [...(labwareAttrs(labware).stateChanges ?? []), change.id], owner: change.user } },
+    { event: 'state_changed' },
+  );
 
 export const stateChanges = defineResource({
   type: 'state_changes',
@@ -155,6 +162,7 @@ export const stateChanges = defineResource({
     const accepted = input.attributes.customer_accepts_responsibility;
     const customerAccepts = accepted === true || accepted === 'true' || accepted === '1';
     const [id] = await ctx.uow.allocateIds('state_changes', 1);
+    const change = { id: id!, user: input.relationships.user!.id };
     const record = (previous: string, qcable: StoredRecord | null) =>
       ctx.uow.create('state_changes', {
         id: id!,
@@ -173,7 +181,7 @@ export const stateChanges = defineResource({
       const step = qcableStateChange(qcable.attrs.state, targetState!);
       if (!step.ok) throw errors.invalidTransition(TARGET_STATE, `target_state - ${step.detail}`);
       ctx.uow.update(qcable, { attrs: { state: step.state } });
-      recorded(ctx, target, id!);
+      recorded(ctx, target, change);
       return record(String(qcable.attrs.state), qcable);
     }
 
@@ -217,10 +225,10 @@ export const stateChanges = defineResource({
     const previous = holders ? rackState(tubes.map((tube) => labwareState(labwareAttrs(tube)))) : labwareState(labwareAttrs(target));
     if (holders) {
       for (const [i, tube] of tubes.entries()) ctx.uow.update(tube, { attrs: { receptacles: [receptacles[i]!] } }, { event: 'state_changed' });
-      recorded(ctx, target, id!);
+      recorded(ctx, target, change);
     } else {
       const after = labwareAttrs(target).receptacles.map((r, i) => (slots.includes(i + 1) ? receptacles[slots.indexOf(i + 1)]! : r));
-      recorded(ctx, target, id!, { receptacles: after });
+      recorded(ctx, target, change, { receptacles: after });
     }
     return record(previous, null);
   },

@@ -144,7 +144,11 @@ describe('standard plates', () => {
 describe('input plates', () => {
   it('failing wells of a stock plate fails the started requests out of them; no transfer request moves', async () => {
     const { stock, submission } = await workPlate(2, 'Working Dilution', 'started');
+    const owned = async () => (await call('GET', `/api/v2/plates?filter[user_uuid]=${await adminUuid()}&filter[id]=${stock.id}`)).body.data;
+    // The stock plate was filled without a user: nobody owns it until the state change, whose user then does (the reference's plate owner).
+    expect(await owned()).toEqual([]);
     await changeState(stock, 'failed', { contents: ['A1'], reason: 'contaminated' });
+    expect((await owned()).map((p: any) => p.id)).toEqual([stock.id]);
     expect(await requestsOfSubmission(submission)).toHaveLength(2);
     // Each well's request, read from the well (request ids follow creation, which ran concurrently).
     const res = await call('GET', `/api/v2/plates/${stock.id}?include=wells.requests_as_source`);

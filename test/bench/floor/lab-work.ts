@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
-import { parseSlotUuid, slotId, transferRequestId } from '#lib/domain/labware-ids.ts';
+import { bookOfRequest, parseSlotUuid, placeInBook, slotId, transferRequestId } from '#lib/domain/labware-ids.ts';
 import { labwareState, type Labware } from '#lib/domain/labware.ts';
 import type { RequestState } from '#lib/domain/machines.ts';
 import { applyMoves, type MaterialMove } from '#lib/domain/material-moves.ts';
 import { poolOf } from '#lib/domain/receptacles.ts';
+import { changeBooked, type BookedRequest, type RequestBook } from '#lib/domain/request-books.ts';
 import { changeState, outerRequestsOf, stateChangerOf, type RequestFacts } from '#lib/domain/state-changers.ts';
 import type { RequestContext } from '#lib/jsonapi/context.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
 import { registry } from '#lib/resources/index.ts';
+import { requestBooks, requestViews } from '#lib/resources/request-books.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
 import { newRecord, nextId, problem, requestPut } from './create.ts';
@@ -162,7 +164,7 @@ export async function transferRequestCollection(db: Db, table: string, base: str
  * POST /api/v2/state_changes of a plate (`target_uuid`, `target_state`, `user_uuid`; every well): one
  * BatchGetItem of the plate and the user, the change's id beside it; one of its purpose and the outer
  * requests its wells carry; the change planned by the service's state changer; one transaction (the plate,
- * each request moved, the change, its count shard, the request item).
+ * each book of requests moved, the change, its count shard, the request item).
  */
 export async function plateStateChange(db: Db, table: string, base: string, body: string | undefined): Promise<Answer> {
   const input = parse(body, 'state_changes');
@@ -182,15 +184,21 @@ export async function plateStateChange(db: Db, table: string, base: string, body
     ),
   ];
   const purposeRef = (target.rels as { purpose: { type: string; id: number } }).purpose;
-  const read = await db.batchGet(table, [recordKey(registry.familyOf(purposeRef.type), purposeRef.id), ...requestIds.map((r) => recordKey('requests', r))]);
-  const purpose = read.find((item) => item.family !== 'requests');
-  const requests = new Map(read.filter((item) => item.family === 'requests').map((item) => [item.id as number, item]));
-  const link = (item: Item, name: string) => ((item.rels as Record<string, { id: number } | null>)[name]?.id ?? null) as number | null;
+  // Requests live in books (lib/domain/request-books.ts): one read of each book the outer requests are in.
+  const bookIds = [...new Set(requestIds.map(bookOfRequest))];
+  const read = await db.batchGet(table, [
+    recordKey(registry.familyOf(purposeRef.type), purposeRef.id),
+    ...bookIds.map((b) => recordKey(registry.familyOf(requestBooks.type), b)),
+  ]);
+  const purpose = read.find((item) => item.type !== requestBooks.type);
+  const books = new Map(read.filter((item) => item.type === requestBooks.type).map((item) => [item.id as number, item]));
+  const bookedRequest = (rid: number) => (books.get(bookOfRequest(rid))?.attrs as RequestBook | undefined)?.requests[placeInBook(rid)];
   const facts = new Map(
-    [...requests].map(([rid, item]): [number, RequestFacts] => [
-      rid,
-      { id: rid, state: (item.attrs as { state: RequestState }).state, submission: link(item, 'submission'), targetAsset: link(item, 'target_asset') },
-    ]),
+    requestIds.flatMap((rid): [number, RequestFacts][] => {
+      const request = bookedRequest(rid);
+      const submission = (books.get(bookOfRequest(rid))?.attrs as RequestBook | undefined)?.submission ?? null;
+      return request ? [[rid, { id: rid, state: request.state as RequestState, submission, targetAsset: request.target?.[1] ?? null }]] : [];
+    }),
   );
   const outcome = changeState({
     changer: stateChangerOf('plates', purpose?.attrs as Attributes | undefined),
@@ -205,7 +213,17 @@ export async function plateStateChange(db: Db, table: string, base: string, body
 
   const now = new Date().toISOString();
   const plate = changed(target, now, { receptacles: outcome.value.receptacles, stateChanges: [...(attrs.stateChanges ?? []), id] });
-  const moved = outcome.value.requestMoves.map((move) => changed(requests.get(move.id)!, now, { state: move.to }));
+  const nowMs = Date.parse(now);
+  const booksMoved = new Map<number, BookedRequest[]>();
+  for (const move of outcome.value.requestMoves) {
+    const bookId = bookOfRequest(move.id);
+    const requests = booksMoved.get(bookId) ?? [...(books.get(bookId)!.attrs as RequestBook).requests];
+    requests[placeInBook(move.id)] = changeBooked(requests[placeInBook(move.id)]!, { state: move.to }, nowMs);
+    booksMoved.set(bookId, requests);
+  }
+  const moved = [...booksMoved].map(([bookId, requests]) => changed(books.get(bookId)!, now, { requests }));
+  const movedIds = new Set(outcome.value.requestMoves.map((move) => move.id));
+  const movedRequests = moved.flatMap((book) => requestViews(asRecord(book)).filter((request) => movedIds.has(request.id as number)));
   const record = newRecord(
     now,
     'state_changes',
@@ -222,7 +240,7 @@ export async function plateStateChange(db: Db, table: string, base: string, body
       requestPut(table, now, [
         event(now, base, 'state_changes.created', asRecord(record), user),
         event(now, base, 'plates.state_changed', asRecord(plate), user),
-        ...moved.map((item) => event(now, base, 'requests.state_changed', asRecord(item), user)),
+        ...movedRequests.map((request) => event(now, base, 'requests.state_changed', request, user)),
       ]),
     ],
   });

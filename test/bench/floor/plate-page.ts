@@ -60,6 +60,10 @@ async function load(db: Db, table: string, refs: readonly Ref[]): Promise<Map<st
 
 const found = (records: Map<string, StoredRecord>, ref: Ref) => records.get(`${ref.type}:${ref.id}`);
 
+/** The requests the records hold: requests' index entries name the books that hold them (lib/resources/request-books.ts). */
+const requestsIn = (records: readonly (StoredRecord | undefined)[]): StoredRecord[] =>
+  records.flatMap((record) => (record ? registry.recordsOfType(record, 'requests') : []));
+
 /** The refs an index entry scope holds under one value (one consistent Query, entries only). */
 async function termsUnder(db: Db, table: string, scope: string, value: string): Promise<Ref[]> {
   const items = await db.query({
@@ -85,7 +89,7 @@ async function termsUnderEach(db: Db, table: string, scope: string, values: read
   return result;
 }
 
-/** The index value a record's pointing records are under: its aggregate (a well's plate; a request's book once requests live in books). */
+/** The index value a record's pointing records are under: its aggregate (a well's plate, a request's book). */
 const aggregate = (ref: Ref) => registry.aggregateKey(ref);
 const unique = (refs: Ref[]): Ref[] => [...new Map(refs.map((r) => [`${r.type}:${r.id}`, r])).values()];
 
@@ -130,7 +134,10 @@ export async function plateForPresenter(db: Db, table: string, base: string, par
     termsUnderEach(db, table, 'poly_metadata.metadatable', [...new Set(aliquotRequests.map(aggregate))]),
   ]);
   const children = childRefs.flatMap((ref) => found(second, ref) ?? []);
-  const requestsOut = requestsOutRefs.flatMap((ref) => found(second, ref) ?? []);
+  // A book's requests are out of this plate's wells or out of other labware the book's requests moved into.
+  const requestsOut = requestsIn(requestsOutRefs.map((ref) => found(second, ref))).filter((r) =>
+    refsOf(r.rels.asset).some((a) => a.type === 'wells' && labwareOfSlot(a.id) === plate.id),
+  );
   const aliquotRequestRecords = aliquotRequests.flatMap((ref) => found(first, ref) ?? []);
   const submissionRefs = unique([...aliquotRequestRecords, ...requestsOut].flatMap((r) => refsOf(r.rels.submission)));
 
@@ -149,7 +156,7 @@ export async function plateForPresenter(db: Db, table: string, base: string, par
   const fifth = await load(
     db,
     table,
-    [...fourth.values()].flatMap((r) => [...refsOf(r.rels.request_type), ...refsOf(r.rels.request_types)]),
+    [...fourth.values(), ...requestsIn([...fourth.values()])].flatMap((r) => [...refsOf(r.rels.request_type), ...refsOf(r.rels.request_types)]),
   );
   const any = (ref: Ref) => found(first, ref) ?? found(second, ref) ?? found(third, ref) ?? found(fourth, ref) ?? found(fifth, ref);
 
@@ -246,10 +253,13 @@ export async function plateForPresenter(db: Db, table: string, base: string, par
   // The submissions' two attributes, as lib/resources/submissions.ts computes them.
   const submissionAttributes = new Map<string, Map<string, unknown>>();
   for (const ref of submissionRefs) {
-    const typesOf = (refs: Ref[] | undefined, relationship: string) =>
-      (refs ?? []).map((r) => found(fourth, r)).map((r) => (r ? refsOf(r.rels[relationship]).flatMap((t) => found(fifth, t) ?? []) : []));
-    const requestTypes = typesOf(submissionRequests.get(aggregate(ref)), 'request_type');
-    const orderTypes = typesOf(submissionOrders.get(aggregate(ref)), 'request_types');
+    const typesOf = (records: StoredRecord[], relationship: string) => records.map((r) => refsOf(r.rels[relationship]).flatMap((t) => found(fifth, t) ?? []));
+    const loaded = (refs: Ref[] | undefined) => (refs ?? []).map((r) => found(fourth, r));
+    const requestTypes = typesOf(requestsIn(loaded(submissionRequests.get(aggregate(ref)))), 'request_type');
+    const orderTypes = typesOf(
+      loaded(submissionOrders.get(aggregate(ref))).flatMap((r) => r ?? []),
+      'request_types',
+    );
     submissionAttributes.set(
       `${ref.type}:${ref.id}`,
       new Map<string, unknown>([
