@@ -194,8 +194,8 @@ export const LAB_WORK = {
   stateChange: (wells: number) => `POST /state_changes (a ${wells}-well plate's first pass, as Limber passes it)`,
 };
 
-/** The wells of the plate each state change passes: 96; 384 once a plate's requests move in one transaction (request books). */
-export const STATE_CHANGE_WELLS = 96;
+/** The wells of the plate each state change passes: the largest plate, whose requests move in one transaction (request books). */
+export const STATE_CHANGE_WELLS = 384;
 
 /** A state change each needs a stamped plate of its own (with its own requests): fewer than the other lab writes, each costly to seed. */
 const stateChangePlan: Plan = { concurrency: 1, batch: 3, rounds: 4, warmup: 2 };

@@ -26,7 +26,7 @@ export interface WorkWanted {
   stateChange: boolean;
   collectionRequests: number;
   stateChangeRequests: number;
-  /** The wells of the plates a state change passes: 96 now; 384 once a plate's requests fit one transaction (request books). */
+  /** The wells of the plates a state change passes. */
   stateChangeWells: number;
 }
 
@@ -122,16 +122,22 @@ async function many<T>(count: number, parallel: number, make: (i: number) => Pro
 
 /**
  * Plate purposes of a size: an input (stock) one, and a standard one for the plates worked on — where a
- * read does not care (`standard` false), the stock purpose serves when there is no other of that size.
+ * read does not care (`standard` false), the stock purpose serves when there is no other of that size; where
+ * it does and the reference data has none (384 wells), one is registered as Limber registers its purposes.
  */
 async function purposesOfSize(api: Api, size: number, standard: boolean): Promise<{ stock: string; work: string }> {
   const all = (await api.json('GET', '/plate_purposes?page%5Bsize%5D=100')).data as { id: string; attributes: { size: number; input_plate?: boolean } }[];
   const sized = all.filter((p) => p.attributes.size === size);
   const stock = sized.find((p) => p.attributes.input_plate === true);
-  const work = sized.find((p) => p.attributes.input_plate !== true) ?? (standard ? undefined : stock);
-  if (!stock || !work)
-    throw new Error(`no ${standard ? 'standard and input plate purposes' : 'input plate purpose'} of ${size} wells to seed the lab work with`);
-  return { stock: stock.id, work: work.id };
+  if (!stock) throw new Error(`no input plate purpose of ${size} wells to seed the lab work with`);
+  const work = sized.find((p) => p.attributes.input_plate !== true)?.id ?? (standard ? await registerPurpose(api, size) : stock.id);
+  return { stock: stock.id, work };
+}
+
+/** A standard plate purpose of a size, registered (the bench's key is an admin key). */
+async function registerPurpose(api: Api, size: number): Promise<string> {
+  const attributes = { name: `Bench Work ${size}`, size, stock_plate: false, input_plate: false, asset_shape: 'Standard' };
+  return (await api.json('POST', '/plate_purposes', { data: { type: 'plate_purposes', attributes } })).data.id as string;
 }
 
 export async function seedWork(api: Api, filled: FilledPlates, wanted: WorkWanted, log: (line: string) => void): Promise<WorkSeeds> {

@@ -18,7 +18,8 @@ if (role === 'service') {
   const { startLocalService } = await import('#lib/local/service.ts');
   const { createApiKey } = await import('#lib/store/api-keys.ts');
   const service = await startLocalService({ dynamo: { endpoint: env.BENCH_DYNAMODB_ENDPOINT, stop: async () => {} }, tableName: env.BENCH_SERVICE_TABLE });
-  await createApiKey('bench', 'write', env.BENCH_API_KEY);
+  // Admin: the lab-work seed registers a plate purpose the reference data lacks (test/bench/seed-work.ts).
+  await createApiKey('bench', 'admin', env.BENCH_API_KEY);
   stop = service.stop;
   send({ kind: 'ready', port: Number(new URL(service.url).port) });
 } else if (role === 'floor') {
