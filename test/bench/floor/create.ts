@@ -1,4 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
+import { packPayload, type EventEnvelope } from '#lib/store/request-payload.ts';
 import type { Db } from './db.ts';
 import { COUNT_SHARDS, countShardKey, entityMarkers, recordIndexKeys, recordKey, requestKey, sequenceKey, termKey } from './keys.ts';
 import type { Answer } from './reads.ts';
@@ -40,10 +41,20 @@ export function newRecord(now: string, type: string, id: number, attrs: Record<s
 /** The request (outbox) item of a write, with its events, as a transaction's Put. */
 export function requestPut(table: string, now: string, events: unknown[]) {
   const key = `auto:${randomUUID()}`;
+  // Stored as the service stores it: inline, or gzipped past the inline budget (lib/store/request-payload.ts).
+  const { attributes, chunks } = packPayload({ events: events as EventEnvelope[] });
+  if (chunks.length > 0) throw new Error('the floor writes no payload chunks: its events are past the gzipped inline budget');
   return {
     Put: {
       TableName: table,
-      Item: { ...requestKey(key), ...entityMarkers('request'), key, committedAt: now, events, ttl: Math.floor(Date.now() / 1000) + REQUEST_RETENTION_SECONDS },
+      Item: {
+        ...requestKey(key),
+        ...entityMarkers('request'),
+        key,
+        committedAt: now,
+        ...attributes,
+        ttl: Math.floor(Date.now() / 1000) + REQUEST_RETENTION_SECONDS,
+      },
     },
   };
 }

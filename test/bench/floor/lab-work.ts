@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
-import { bookOfRequest, parseSlotUuid, placeInBook, slotId, transferRequestId } from '#lib/domain/labware-ids.ts';
+import { bookOfRequest, parseHeldUuid, parseSlotUuid, placeInBook, requestId, slotId, transferRequestId } from '#lib/domain/labware-ids.ts';
 import { labwareState, type Labware } from '#lib/domain/labware.ts';
 import type { RequestState } from '#lib/domain/machines.ts';
 import { applyMoves, type MaterialMove } from '#lib/domain/material-moves.ts';
@@ -91,9 +91,10 @@ export async function transferRequestCollection(db: Db, table: string, base: str
   if (!entries || !slots || slots.some(([s, t]) => !s || !t)) return problem(400, 'entries of wells by uuid');
   const labware = [...new Set(slots.flatMap(([s, t]) => [s!.labwareUuid, t!.labwareUuid]))];
   if (labware.length !== 2) return problem(400, 'one source plate and one target plate');
-  const requests = entries.flatMap((e) => (e.outer_request ? [e.outer_request] : []));
+  // A request's uuid is its book's with its place (lib/domain/labware-ids.ts): the books are what is read.
+  const books = [...new Set(entries.flatMap((e) => (e.outer_request ? [parseHeldUuid(e.outer_request)?.holderUuid ?? e.outer_request] : [])))];
   const [found, id] = await Promise.all([
-    byUuids(db, table, [...labware, ...requests, String(input!.user_uuid)]),
+    byUuids(db, table, [...labware, ...books, String(input!.user_uuid)]),
     nextId(db, table, 'transfer_request_collections'),
   ]);
   if (!found) return problem(404, 'a record named is missing');
@@ -104,15 +105,17 @@ export async function transferRequestCollection(db: Db, table: string, base: str
   const moves = entries.map((e, i): MaterialMove<number> => {
     const slot = slots[i]![0]!.slot;
     const receptacle = from.receptacles[slot - 1]!;
-    const outer = e.outer_request ? found.get(e.outer_request) : undefined;
-    const submission = (outer?.rels as { submission?: { id: number } } | undefined)?.submission?.id;
+    const held = e.outer_request ? parseHeldUuid(e.outer_request) : undefined;
+    const book = held && found.get(held.holderUuid);
+    const outer = book && { id: requestId(book.id as number, held.slot - 1), submission: (book.attrs as RequestBook).submission };
+    const submission = outer?.submission;
     return {
       source: {
         id: slotId(source.id as number, slot),
         receptacle,
         tube: false,
         pool: poolOf(receptacle, submission ? [submission] : []),
-        outerRequest: (outer?.id as number | undefined) ?? null,
+        outerRequest: outer?.id ?? null,
         volume: null,
       },
       target: target.id as number,
