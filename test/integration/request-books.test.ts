@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ITEM_SIZE_LIMIT } from '#lib/domain/budgets.ts';
 import { REQUESTS_PER_BOOK, requestId, slotId } from '#lib/domain/labware-ids.ts';
+import { hasRoom, type BookedRequest, type RequestBook } from '#lib/domain/request-books.ts';
 import type { Receptacle } from '#lib/domain/labware.ts';
 import { loadReferenceData } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
@@ -9,7 +11,7 @@ import { call, doc } from '../support/api.ts';
 import { direct } from '../support/engine.ts';
 import { createPlate, inBatches, rel } from '../support/fixtures.ts';
 import { adminUuid } from '../support/lab.ts';
-import { createOrder, createRequest, patchState, workIds, type WorkIds } from '../support/requests.ts';
+import { createOrder, createRequest, patchState, requestDoc, workIds, type WorkIds } from '../support/requests.ts';
 import { seedRequestBook, seedSamples } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
 import { withRequestBudget } from '../support/request-budget.ts';
@@ -248,6 +250,83 @@ describe('POST /requests appends to its book', () => {
     const after = (await books()).filter((b) => b.attrs.labware === plate.id);
     expect(after.find((b) => b.attrs.page === 1)!.version).toBe(first.version);
     expect(after.find((b) => b.attrs.page === 2)!.attrs.requests[0].state).toBe('started');
+  });
+});
+
+describe('a book at its item size limit, and requests refused on the way in', () => {
+  // The longest role the API takes: a page of these is full by its bytes long before REQUESTS_PER_BOOK.
+  const ROLE = 'r'.repeat(4096);
+
+  it('a page full by bytes sends the next request to page 2, and its requests still change (each change makes the page longer)', {
+    timeout: 120_000,
+  }, async () => {
+    const plate = { id: Number((await createPlate('Stock Plate')).id) };
+    const { submission, order } = await createOrder(ids.study, [ids.libraryCreation]);
+    const now = Date.now();
+    const request = (slot: number): BookedRequest => ({
+      state: 'pending',
+      requestType: Number(ids.libraryCreation),
+      asset: ['wells', slotId(plate.id, slot)],
+      order: Number(order),
+      role: ROLE,
+      created: now,
+      updated: now,
+    });
+    // As many as the rule lets one page hold (lib/domain/request-books.ts, hasRoom).
+    const page: RequestBook = { submission: Number(submission), labware: plate.id, page: 1, requests: [] };
+    while (hasRoom(page, request(1))) page.requests.push(request((page.requests.length % 96) + 1));
+    expect(page.requests.length).toBeLessThan(REQUESTS_PER_BOOK);
+    const first = await seedRequestBook({ submission: page.submission, labware: plate.id }, page.requests);
+
+    const next = await createRequest(
+      { asset: { type: 'wells', id: String(slotId(plate.id, 2)) }, requestType: ids.libraryCreation, submission, order },
+      { role: ROLE },
+    );
+    const pages = (await books()).filter((b) => b.attrs.labware === plate.id);
+    expect(pages.map((b) => [b.attrs.page, b.attrs.requests.length]).sort()).toEqual([
+      [1, page.requests.length],
+      [2, 1],
+    ]);
+    expect(next.id).toBe(String(requestId(pages.find((b) => b.attrs.page === 2)!.id, 0)));
+
+    // The full page grows by every request's change of state, written to DynamoDB Local (which refuses items over 400 KB).
+    for (const [n, state] of [
+      [0, 'started'],
+      [0, 'failed'],
+      [1, 'cancelled'],
+    ] as const) {
+      const res = await patchState(String(requestId(first.id, n)), state);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    const stored = (await books()).find((b) => b.id === first.id)!;
+    expect(stored.attrs.requests.slice(0, 2).map((r: BookedRequest) => r.state)).toEqual(['failed', 'cancelled']);
+    expect(Buffer.byteLength(JSON.stringify(stored))).toBeLessThan(ITEM_SIZE_LIMIT);
+  });
+
+  it('a refused POST /requests names the field and value and changes no book, writes no book and no event', async () => {
+    const plate = await createPlate('Stock Plate');
+    const { submission, order } = await createOrder(ids.study, [ids.libraryCreation]);
+    const well = { type: 'wells', id: String(slotId(Number(plate.id), 1)) };
+    const links = { asset: well, requestType: ids.libraryCreation, submission, order };
+    await createRequest(links);
+    const [booksBefore, eventsBefore] = [await books(), (await outboxEvents()).length];
+
+    const refusals: [string, ReturnType<typeof requestDoc>, number, string, RegExp][] = [
+      ['a plate as the asset', requestDoc({ ...links, asset: { type: 'plates', id: plate.id } }), 400, '/data/relationships/asset/data/type', /plates/],
+      ['an unknown asset', requestDoc({ ...links, asset: { type: 'wells', id: '999999999' } }), 404, '/data/relationships/asset/data', /999999999/],
+      ['an unknown request type', requestDoc({ ...links, requestType: '999999' }), 404, '/data/relationships/request_type/data', /999999/],
+      ['a state the machine has not', requestDoc(links, { state: 'finished' }), 422, '/data/attributes/state', /finished/],
+      ['a role past 4,096 characters', requestDoc(links, { role: `${ROLE}r` }), 422, '/data/attributes/role', /role/],
+      ['a priority not offered', requestDoc(links, { priority: 'urgent' }), 422, '/data/attributes/priority', /urgent/],
+    ];
+    const answers = [];
+    for (const [what, body] of refusals) {
+      const { status, body: answer } = await call('POST', '/api/v2/requests', { body });
+      answers.push([what, status, answer.errors?.[0]?.source?.pointer, answer.errors?.[0]?.detail]);
+    }
+    expect(answers).toEqual(refusals.map(([what, , status, pointer, detail]) => [what, status, pointer, expect.stringMatching(detail)]));
+    expect(await books()).toEqual(booksBefore);
+    expect(await outboxEvents()).toHaveLength(eventsBefore);
   });
 });
 
