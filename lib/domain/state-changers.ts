@@ -9,8 +9,8 @@ import { moveTransferRequest, startsOuterRequests, TRANSFER_REQUEST_STATES } fro
  * State changers (reference-behaviour.md §7.3, contract §6): how a labware moves to a target state. Pure:
  * given the targeted receptacles, the target state and the requests involved, they answer the receptacles
  * with their transfer requests moved and the moves of the requests — or every problem, and nothing moves.
- * Which changer a labware has comes from its kind and its purpose (`stateChangerOf`); labware of a qcable
- * keeps the qcable machine (lib/domain/qcables.ts) and never comes here.
+ * Which changer a labware has comes from its kind and its purpose (`stateChangerOf`); labware of a qcable,
+ * while of the purpose its lot type makes, keeps the qcable machine (lib/domain/qcables.ts) and never comes here.
  */
 export type StateChanger = 'standard_plate' | 'input_plate' | 'stock_tube' | 'initial_stock_tube' | 'mx_tube' | 'tube_rack';
 

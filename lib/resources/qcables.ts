@@ -40,6 +40,21 @@ export async function qcableOfLabware(ctx: RequestContext, labware: StoredRecord
   return hit ? ctx.loader.one({ type: hit.type, id: hit.id }) : undefined;
 }
 
+/**
+ * The qcable whose machine a labware's state changes move (reference-behaviour.md §7.3): its qcable while the
+ * labware is still of the purpose its lot type makes (a tag plate, the reference's QcableLabware changer).
+ * Converted to another purpose (Limber's tagged plate becomes a library plate), it changes by that purpose's
+ * changer, as in the reference, where the changer is the purpose's. A lot type naming no purpose: always.
+ */
+export async function qcableGoverning(ctx: RequestContext, labware: StoredRecord): Promise<StoredRecord | undefined> {
+  const qcable = await qcableOfLabware(ctx, labware);
+  if (!qcable) return undefined;
+  const lot = await ctx.loader.one(qcable.rels.lot as Ref);
+  const lotType = lot && (await ctx.loader.one(lot.rels.lot_type as Ref));
+  const made = lotType?.rels.target_purpose as Ref | null | undefined;
+  return !made || made.id === (labware.rels.purpose as Ref | null | undefined)?.id ? qcable : undefined;
+}
+
 /** `lots.qcables`: each lot's qcables in id order, one Query per lot. */
 export async function qcablesOfLots(ctx: RequestContext, lots: StoredRecord[]): Promise<Map<StoredRecord, RelValue>> {
   const scope = ctx.registry.indexScope(qcables, 'lot');

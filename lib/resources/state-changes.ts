@@ -14,13 +14,14 @@ import { resolveReverse } from '#lib/jsonapi/reverse.ts';
 import { attr, defineResource, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
 import { labwareAttrs, receptacleRefs, receptacleType } from '#lib/resources/labware-views.ts';
 import { attributeAt, problemErrors } from '#lib/resources/problems.ts';
-import { qcableOfLabware } from '#lib/resources/qcables.ts';
+import { qcableGoverning } from '#lib/resources/qcables.ts';
 import { changeRequests } from '#lib/resources/request-books.ts';
 import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * State changes (contract §2, §6; reference-behaviour.md §7.3): a request to move a labware to a target
- * state. A labware with a qcable moves its qcable by the qcable machine; any other moves the transfer
+ * state. A labware with a qcable, while of its qcable's purpose (a tag plate), moves its qcable by the qcable
+ * machine (lib/resources/qcables.ts, qcableGoverning); any other moves the transfer
  * requests into its targeted receptacles, and the requests their material is bound for, by the state
  * changer of its purpose (lib/domain/state-changers.ts). The labware, the request books of the requests
  * moved (lib/resources/request-books.ts: a plate's first pass is one book, whatever its wells) and the
@@ -176,7 +177,7 @@ export const stateChanges = defineResource({
         rels: { target: refOf(target), user: refOf(input.relationships.user!), qcable: qcable ? refOf(qcable) : null },
       });
 
-    const qcable = await qcableOfLabware(ctx, target);
+    const qcable = await qcableGoverning(ctx, target);
     if (qcable) {
       const step = qcableStateChange(qcable.attrs.state, targetState!);
       if (!step.ok) throw errors.invalidTransition(TARGET_STATE, `target_state - ${step.detail}`);

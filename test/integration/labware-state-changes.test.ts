@@ -1,12 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, doc } from '../support/api.ts';
 import { createPlate, rel } from '../support/fixtures.ts';
-import { adminUuid } from '../support/lab.ts';
+import { adminUuid, uuidOf } from '../support/lab.ts';
+import { createQcable, moveQcable, stateOf } from '../support/qc.ts';
 import { requestState } from '../support/requests.ts';
 import { expectError } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused } from '../support/table.ts';
-import { adminId, changeState, plateView, requestsOfSubmission, workPlate, workTube } from '../support/work.ts';
+import { adminId, changeState, plateView, requestsOfSubmission, stamp, workPlate, workTube } from '../support/work.ts';
 
 /**
  * State changes of labware without a qcable (contract §6, reference-behaviour.md §7.3), over HTTP as Limber
@@ -138,6 +139,34 @@ describe('standard plates', () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect((await plateView(plate.id)).state).toBe('started');
+  });
+});
+
+describe('tag plates', () => {
+  it('an unconverted tag plate moves its qcable; converted to a library purpose (Limber’s tagged plate), its wells move and the qcable stays used', async () => {
+    const { stock } = await workPlate(2);
+    const { qcable, plate: tagPlate } = await createQcable('LOT-0002');
+    await moveQcable(tagPlate.id, 'pending');
+    await moveQcable(tagPlate.id, 'available');
+    await stamp(stock, tagPlate);
+    await changeState(tagPlate, 'exhausted');
+    expect(await stateOf(qcable.id)).toBe('exhausted');
+
+    const conversion = await call('POST', '/api/v2/plate_conversions', {
+      body: doc('plate_conversions', {
+        parent_uuid: stock.attributes.uuid,
+        purpose_uuid: await uuidOf('plate_purposes', 'name', 'Library Plate'),
+        target_uuid: tagPlate.attributes.uuid,
+        user_uuid: await adminUuid(),
+      }),
+    });
+    expect(conversion.status, JSON.stringify(conversion.body)).toBe(201);
+    const change = await changeState(tagPlate, 'passed');
+    expect(change.attributes.previous_state).toBe('pending');
+    const view = await plateView(tagPlate.id);
+    expect(view.state).toBe('passed');
+    expect([...view.wells].filter(([, w]) => w.requests.length > 0).map(([p, w]) => `${p}:${w.state}`)).toEqual(['A1:passed', 'B1:passed']);
+    expect(await stateOf(qcable.id)).toBe('exhausted');
   });
 });
 
