@@ -159,7 +159,7 @@ function tubeCreation(type: string, parentType: string) {
       child: toOne('tubes', 'R'),
       child_purpose: toOne('tube_purposes', 'RW', { required: true }),
       parent: toOne(parentType, 'RW', { required: true }),
-      user: toOne('users', 'WO', { required: true }),
+      user: toOne('users', 'RW', { required: true }),
     },
     filters: { uuid: uuidFilter },
 
