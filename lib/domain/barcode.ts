@@ -148,7 +148,8 @@ export function barcodesOnce(given: readonly GivenBarcode[]): Outcome<void> {
   for (const entry of given) {
     const canonical = canonicalBarcode(entry.barcode);
     const earlier = first.get(canonical);
-    if (earlier) problems.push({ code: 'given_twice', input: entry.input, detail: `barcode ${quoted(entry.barcode)} is also given at ${earlier.input.join('.')}` });
+    if (earlier)
+      problems.push({ code: 'given_twice', input: entry.input, detail: `barcode ${quoted(entry.barcode)} is also given at ${earlier.input.join('.')}` });
     else first.set(canonical, entry);
   }
   return outcome(problems, () => undefined);

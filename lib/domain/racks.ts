@@ -59,12 +59,14 @@ export function planPlacements(layout: Layout, locations: readonly TubeLocation[
       });
     }
     const earlier = tubeAt.get(uuid);
-    if (earlier !== undefined) problems.push({ code: 'placed_twice', input: inputs.tube(i, key), detail: `tube ${uuid} is placed twice (${earlier} and ${key})` });
+    if (earlier !== undefined)
+      problems.push({ code: 'placed_twice', input: inputs.tube(i, key), detail: `tube ${uuid} is placed twice (${earlier} and ${key})` });
     tubeAt.set(uuid, key);
   }
   const taken = new Set<string>();
   for (const [i, { key, coordinate }] of placements.entries()) {
-    if (coordinate && taken.has(coordinate)) problems.push({ code: 'coordinate_twice', input: inputs.coordinate(i, key), detail: `${coordinate} is given twice` });
+    if (coordinate && taken.has(coordinate))
+      problems.push({ code: 'coordinate_twice', input: inputs.coordinate(i, key), detail: `${coordinate} is given twice` });
     if (coordinate) taken.add(coordinate);
   }
   return outcome(problems, () => placements.map((p) => ({ ...p, coordinate: p.coordinate! })));

@@ -125,7 +125,7 @@ export async function resolveInput(
     const notFound = (uuid: unknown, at: string) => errors.notFound(`${name} - no ${types.join(' or ')} with uuid ${show(uuid)}`, { pointer: at });
     if (Array.isArray(value)) {
       const records = await ctx.loader.byUuids(value, types);
-      records.forEach((record, i) => record || problems.push(notFound(value[i], pointer('data', 'attributes', name, i))));
+      for (const [i, record] of records.entries()) if (!record) problems.push(notFound(value[i], pointer('data', 'attributes', name, i)));
       input.relationships[target] = records.filter((record): record is StoredRecord => record !== undefined);
       continue;
     }

@@ -1,7 +1,7 @@
 import * as z from '#lib/zod.ts';
 import { labwareCreationItems, maxLabwarePerCreation, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
 import { linkParents } from '#lib/domain/lineage.ts';
-import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import { refOf } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import {
   attr,
@@ -74,108 +74,55 @@ function withinOneTransaction(labware: number, parents: number, at: { pointer: s
   );
 }
 
-/**
- * A new, empty plate of the purpose (its size), a child of every parent, owned by the user: plate
- * creations and pooled plate creations, which move no material (the transfer that follows does).
- */
-const childPlate = (ctx: WriteContext, purpose: StoredRecord, parents: readonly StoredRecord[], user: StoredRecord) =>
-  createLabware(ctx, 'plates', { purpose, ...emptyPlateOf(purpose), parents: parents.map(refOf), owner: user.id });
-
-/** Plate creations (Limber's default stamped-plate creator): one new plate of the child purpose, a child of the plate. */
-export const plateCreations = defineResource({
-  type: 'plate_creations',
-  methods: ['list', 'read', 'create'],
-  attributes: {
-    ...uuidAttribute,
-    child_purpose_uuid: uuidOfAttribute('child_purpose'),
-    parent_uuid: uuidOfAttribute('parent'),
-    user_uuid: uuidOfAttribute('user'),
-    ...timestamps,
-  },
-  relationships: {
-    child: toOne('plates', 'R'),
-    child_purpose: toOne('plate_purposes', 'RW', { required: true }),
-    parent: toOne('plates', 'RW', { required: true }),
-    user: toOne('users', 'RW', { required: true }),
-  },
-  filters: { uuid: uuidFilter },
-
-  create: async (ctx, input) => {
-    const { child_purpose: purpose, parent, user } = input.relationships;
-    const child = await childPlate(ctx, purpose!, [parent!], user!);
-    return ctx.uow.create('plate_creations', {
-      attrs: {},
-      rels: { child: refOf(child), child_purpose: refOf(purpose!), parent: refOf(parent!), user: refOf(user!) },
-    });
-  },
-});
-
-/** Pooled plate creations (Limber's multi-stamp, quadrant, merged and custom tagged plates): one new plate, a child of every parent (plates or tubes). */
-export const pooledPlateCreations = defineResource({
-  type: 'pooled_plate_creations',
-  methods: ['list', 'read', 'create'],
-  attributes: {
-    ...uuidAttribute,
-    child_purpose_uuid: uuidOfAttribute('child_purpose'),
-    parent_uuids: uuidsOfAttribute('parents'),
-    user_uuid: uuidOfAttribute('user'),
-    ...timestamps,
-  },
-  relationships: {
-    child: toOne('plates', 'R'),
-    child_purpose: toOne('plate_purposes', 'RW', { required: true }),
-    parents: toMany('labware', 'RW', { required: true }),
-    user: toOne('users', 'RW', { required: true }),
-  },
-  filters: { uuid: uuidFilter },
-
-  create: async (ctx, input) => {
-    const { child_purpose: purpose, parents, user } = input.relationships;
-    withinOneTransaction(1, parents!.length, sentAt(input, 'parents', 'parent_uuids'), 'plate');
-    const child = await childPlate(ctx, purpose!, parents!, user!);
-    return ctx.uow.create('pooled_plate_creations', {
-      attrs: {},
-      rels: { child: refOf(child), child_purpose: refOf(purpose!), parents: parents!.map(refOf), user: refOf(user!) },
-    });
-  },
-});
+/** A creator's parents: one of a type (`parent`, `parent_uuid`), or any number of labware (`parents`, `parent_uuids`). */
+type Parents = { one: string } | { many: string };
 
 /**
- * One new, empty tube of the child purpose, a child of the parent (a plate or a tube): Limber's tube from
- * plate and default tube creators. The transfer that follows moves the material.
+ * A creator of one new, empty labware (`child`) of the child purpose, a child of every parent, owned by the
+ * user; it moves no material (the transfer that follows does). Plates take their purpose's size.
  */
-function tubeCreation(type: string, parentType: string) {
+function childCreation(type: string, child: 'plates' | 'tubes', parents: Parents) {
+  const name = 'one' in parents ? 'parent' : 'parents';
+  const attribute = 'one' in parents ? 'parent_uuid' : 'parent_uuids';
   return defineResource({
     type,
     methods: ['list', 'read', 'create'],
     attributes: {
       ...uuidAttribute,
       child_purpose_uuid: uuidOfAttribute('child_purpose'),
-      parent_uuid: uuidOfAttribute('parent'),
+      [attribute]: 'one' in parents ? uuidOfAttribute(name) : uuidsOfAttribute(name),
       user_uuid: uuidOfAttribute('user'),
       ...timestamps,
     },
     relationships: {
-      child: toOne('tubes', 'R'),
-      child_purpose: toOne('tube_purposes', 'RW', { required: true }),
-      parent: toOne(parentType, 'RW', { required: true }),
+      child: toOne(child, 'R'),
+      child_purpose: toOne(child === 'plates' ? 'plate_purposes' : 'tube_purposes', 'RW', { required: true }),
+      [name]: 'one' in parents ? toOne(parents.one, 'RW', { required: true }) : toMany(parents.many, 'RW', { required: true }),
       user: toOne('users', 'RW', { required: true }),
     },
     filters: { uuid: uuidFilter },
 
     create: async (ctx, input) => {
-      const { child_purpose: purpose, parent, user } = input.relationships;
-      const child = await createLabware(ctx, 'tubes', { purpose: purpose!, parents: [refOf(parent!)], ...emptyTube(), owner: user!.id });
-      return ctx.uow.create(type, {
-        attrs: {},
-        rels: { child: refOf(child), child_purpose: refOf(purpose!), parent: refOf(parent!), user: refOf(user!) },
-      });
+      const purpose = input.relationships.child_purpose as StoredRecord;
+      const user = input.relationships.user as StoredRecord;
+      const named = input.relationships[name] as StoredRecord | StoredRecord[];
+      const from = ([] as StoredRecord[]).concat(named);
+      withinOneTransaction(1, from.length, sentAt(input, name, attribute), child === 'plates' ? 'plate' : 'tube');
+      const contents = child === 'plates' ? emptyPlateOf(purpose) : emptyTube();
+      const made = await createLabware(ctx, child, { purpose, ...contents, parents: from.map(refOf), owner: user.id });
+      return ctx.uow.create(type, { attrs: {}, rels: { child: refOf(made), child_purpose: refOf(purpose), [name]: relValue(named), user: refOf(user) } });
     },
   });
 }
 
-export const tubeFromPlateCreations = tubeCreation('tube_from_plate_creations', 'plates');
-export const tubeFromTubeCreations = tubeCreation('tube_from_tube_creations', 'tubes');
+/** Plate creations (Limber's default stamped-plate creator): a plate, a child of the plate. */
+export const plateCreations = childCreation('plate_creations', 'plates', { one: 'plates' });
+/** Pooled plate creations (Limber's multi-stamp, quadrant, merged and custom tagged plates): a plate, a child of every parent (plates or tubes). */
+export const pooledPlateCreations = childCreation('pooled_plate_creations', 'plates', { many: 'labware' });
+/** Tube from plate creations: a tube, a child of the plate. */
+export const tubeFromPlateCreations = childCreation('tube_from_plate_creations', 'tubes', { one: 'plates' });
+/** Tube from tube creations (Limber's default tube creator): a tube, a child of the tube (the reference's resource names a tube). */
+export const tubeFromTubeCreations = childCreation('tube_from_tube_creations', 'tubes', { one: 'tubes' });
 
 /**
  * What a specific tube creation may say of each tube it makes (Limber's `tube_attributes`): its name
@@ -214,7 +161,9 @@ export const specificTubeCreations = defineResource({
     const count = input.relationships.child_purposes?.length ?? 0;
     if (named === undefined || named === null || named.length === count) return [];
     const at = sentAt(input, 'child_purposes', 'child_purpose_uuids');
-    return [errors.invalidValue('/data/attributes/tube_attributes', `tube_attributes - ${named.length} entries for ${count} tubes (${at.field}): one entry per tube`)];
+    return [
+      errors.invalidValue('/data/attributes/tube_attributes', `tube_attributes - ${named.length} entries for ${count} tubes (${at.field}): one entry per tube`),
+    ];
   },
 
   create: async (ctx, input) => {

@@ -274,8 +274,7 @@ export const tubes = defineResource({
   // One pool tube per submission: two transfers making it at once cannot both, the second runs again and fills it.
   indexes: { ...labwareIndexes, pool_tube: { values: (r) => [labwareAttrs(r).poolTube], unique: 'retry' } },
   filters: labwareFilters,
-  create: (ctx, input) =>
-    createLabware(ctx, 'tubes', { ...labwareInput(input), name: input.attributes.name ?? null, ...emptyTube() }),
+  create: (ctx, input) => createLabware(ctx, 'tubes', { ...labwareInput(input), name: input.attributes.name ?? null, ...emptyTube() }),
 });
 
 /** Labware of any kind: items render as plates, tubes or tube_racks. */

@@ -5,7 +5,18 @@ import type { Problem } from '#lib/domain/problems.ts';
 import { planPlacements, rackSlot, rackState } from '#lib/domain/racks.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
-import { attr, defineResource, lazySchema, toMany, toOne, timestamps, uuidAttribute, uuidFilter, uuidOfAttribute, uuidsOfAttribute } from '#lib/jsonapi/resource.ts';
+import {
+  attr,
+  defineResource,
+  lazySchema,
+  toMany,
+  toOne,
+  timestamps,
+  uuidAttribute,
+  uuidFilter,
+  uuidOfAttribute,
+  uuidsOfAttribute,
+} from '#lib/jsonapi/resource.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { barcodeInput, checkGivenBarcodes, createLabware, emptyTube, reserveLabware } from '#lib/resources/labware.ts';
 import { attributeAt, problemErrors, sentAt } from '#lib/resources/problems.ts';

@@ -228,7 +228,11 @@ describe('pooled_plate_creations (multi-stamp, quadrant, merged and custom tagge
     const plate = await createPlate();
     const unknown = '00000000-0000-4000-8000-000000000000';
     const bad = (attributes: Record<string, unknown>) =>
-      refused('POST', '/api/v2/pooled_plate_creations', doc('pooled_plate_creations', { child_purpose_uuid: purposes['Library Plate'], user_uuid: user, ...attributes }));
+      refused(
+        'POST',
+        '/api/v2/pooled_plate_creations',
+        doc('pooled_plate_creations', { child_purpose_uuid: purposes['Library Plate'], user_uuid: user, ...attributes }),
+      );
     const error = expectError(await bad({ parent_uuids: [plate.attributes.uuid, unknown] }), 404, 'record_not_found', '/data/attributes/parent_uuids/1');
     expect(error.detail).toContain(`parent_uuids - no labware with uuid "${unknown}"`);
     expectError(await bad({ parent_uuids: plate.attributes.uuid }), 422, 'invalid_type', '/data/attributes/parent_uuids');
@@ -256,14 +260,18 @@ describe('specific_tube_creations (every pool and MX tube)', () => {
     expect(events).toHaveLength(3);
   });
 
-  it('by relationships, without tube_attributes; a foreign barcode (tubes scanned from a rack) is the tube\'s barcode', async () => {
+  it("by relationships, without tube_attributes; a foreign barcode (tubes scanned from a rack) is the tube's barcode", async () => {
     const [plate, buffer] = await Promise.all([createPlate(), createTube()]);
     const mx = await purposeId('tube_purposes', 'MX Tube');
     const plain = await call('POST', '/api/v2/specific_tube_creations', {
       body: doc(
         'specific_tube_creations',
         {},
-        { child_purposes: rels('tube_purposes', [mx, mx]), parents: { data: [rel('plates', plate.id).data, rel('tubes', buffer.id).data] }, user: rel('users', userId) },
+        {
+          child_purposes: rels('tube_purposes', [mx, mx]),
+          parents: { data: [rel('plates', plate.id).data, rel('tubes', buffer.id).data] },
+          user: rel('users', userId),
+        },
       ),
     });
     expect(plain.status, JSON.stringify(plain.body)).toBe(201);
@@ -288,7 +296,12 @@ describe('specific_tube_creations (every pool and MX tube)', () => {
       refused(
         'POST',
         '/api/v2/specific_tube_creations',
-        doc('specific_tube_creations', { parent_uuids: [plate.attributes.uuid], user_uuid: user, child_purpose_uuids: [purposes['MX Tube'], purposes['MX Tube']], ...attributes }),
+        doc('specific_tube_creations', {
+          parent_uuids: [plate.attributes.uuid],
+          user_uuid: user,
+          child_purpose_uuids: [purposes['MX Tube'], purposes['MX Tube']],
+          ...attributes,
+        }),
       );
     const count = expectError(await bad({ tube_attributes: [{ name: 'one' }] }), 422, 'invalid_value', '/data/attributes/tube_attributes');
     expect(count.detail).toBe('tube_attributes - 1 entries for 2 tubes (child_purpose_uuids): one entry per tube');
@@ -307,13 +320,19 @@ describe('specific_tube_creations (every pool and MX tube)', () => {
       'invalid_value',
       '/data/attributes/tube_attributes/1/foreign_barcode',
     );
-    expectError(await bad({ child_purpose_uuids: [purposes['MX Tube'], purposes['Library Plate']] }), 404, 'record_not_found', '/data/attributes/child_purpose_uuids/1');
+    expectError(
+      await bad({ child_purpose_uuids: [purposes['MX Tube'], purposes['Library Plate']] }),
+      404,
+      'record_not_found',
+      '/data/attributes/child_purpose_uuids/1',
+    );
     expectError(await bad({ child_purpose_uuids: [] }), 422, 'required', '/data/relationships/child_purposes');
   });
 
   it(`at its limit: ${maxLabwarePerCreation(1)} tubes from one parent are one transaction of ${TRANSACTION_ITEM_LIMIT} items; one more, or 96, is a 422 naming the limit`, async () => {
     const parent = await createPlate();
-    const make = (n: number) => post('specific_tube_creations', { child_purpose_uuids: Array(n).fill(purposes['MX Tube']), parent_uuids: [parent.attributes.uuid] });
+    const make = (n: number) =>
+      post('specific_tube_creations', { child_purpose_uuids: Array(n).fill(purposes['MX Tube']), parent_uuids: [parent.attributes.uuid] });
     const largest = maxLabwarePerCreation(1);
     expect(largest).toBe(32);
     const { result: res, sizes } = await transactionSizes(() => make(largest));
@@ -321,7 +340,11 @@ describe('specific_tube_creations (every pool and MX tube)', () => {
     expect(sizes).toEqual([TRANSACTION_ITEM_LIMIT]);
     expect(await related('specific_tube_creations', res.body.data.id, 'children')).toHaveLength(largest);
     for (const n of [largest + 1, 96]) {
-      const body = doc('specific_tube_creations', { child_purpose_uuids: Array(n).fill(purposes['MX Tube']), parent_uuids: [parent.attributes.uuid], user_uuid: user });
+      const body = doc('specific_tube_creations', {
+        child_purpose_uuids: Array(n).fill(purposes['MX Tube']),
+        parent_uuids: [parent.attributes.uuid],
+        user_uuid: user,
+      });
       const error = expectError(await refused('POST', '/api/v2/specific_tube_creations', body), 422, 'too_large', '/data/attributes/child_purpose_uuids');
       expect(error.detail).toBe(
         `child_purpose_uuids - ${n} tubes from 1 parent(s) would write ${4 + 3 * n} items; one creation from 1 parent(s) makes at most 32 (a DynamoDB transaction holds 100 items)`,
@@ -378,7 +401,11 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
   it('refuses, writing nothing: positions repeated or off the rack, barcodes taken or given twice, an unknown purpose, no racks', async () => {
     const plate = await createPlate();
     const bad = (racks: unknown) =>
-      refused('POST', '/api/v2/specific_tube_rack_creations', doc('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], user_uuid: user, tube_rack_attributes: racks }));
+      refused(
+        'POST',
+        '/api/v2/specific_tube_rack_creations',
+        doc('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], user_uuid: user, tube_rack_attributes: racks }),
+      );
     const twice = rackOf('R', 2);
     twice.racked_tubes[1]!.tube_position = 'a1';
     const at = (i: number, j: number, member: string) => `/data/attributes/tube_rack_attributes/${i}/racked_tubes/${j}/${member}`;
@@ -398,7 +425,11 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
     expectError(await bad([unknown]), 404, 'record_not_found', at(0, 0, 'tube_purpose_uuid'));
     expectError(await bad([]), 422, 'invalid_value', '/data/attributes/tube_rack_attributes');
     expectError(
-      await refused('POST', '/api/v2/specific_tube_rack_creations', doc('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], user_uuid: user })),
+      await refused(
+        'POST',
+        '/api/v2/specific_tube_rack_creations',
+        doc('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], user_uuid: user }),
+      ),
       422,
       'required',
       '/data/attributes/tube_rack_attributes',
@@ -409,7 +440,9 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
     const plate = await createPlate();
     const largest = maxTubesPerRackCreation(1, 1);
     expect(largest).toBe(46);
-    const { result: res, sizes } = await transactionSizes(() => post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [rackOf('FULL', largest)] }));
+    const { result: res, sizes } = await transactionSizes(() =>
+      post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [rackOf('FULL', largest)] }),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     // The rack, its barcode guard and link to the plate; 46 tubes and their barcode guards; the creation, two count shards, the request item.
     expect(sizes).toEqual([99]);
