@@ -224,7 +224,7 @@ describe('pooled_plate_creations (multi-stamp, quadrant, merged and custom tagge
     expect((await related('pooled_plate_creations', res.body.data.id, 'child')).attributes.size).toBe(384);
   });
 
-  it('refuses, writing nothing: an unknown parent (404 at its entry), parent_uuids not a list (422), no parents (422)', async () => {
+  it('refuses, writing nothing: an unknown parent (404 at its entry), parent_uuids not a list of strings (422), no parents (422)', async () => {
     const plate = await createPlate();
     const unknown = '00000000-0000-4000-8000-000000000000';
     const bad = (attributes: Record<string, unknown>) =>
@@ -236,6 +236,7 @@ describe('pooled_plate_creations (multi-stamp, quadrant, merged and custom tagge
     const error = expectError(await bad({ parent_uuids: [plate.attributes.uuid, unknown] }), 404, 'record_not_found', '/data/attributes/parent_uuids/1');
     expect(error.detail).toContain(`parent_uuids - no labware with uuid "${unknown}"`);
     expectError(await bad({ parent_uuids: plate.attributes.uuid }), 422, 'invalid_type', '/data/attributes/parent_uuids');
+    expectError(await bad({ parent_uuids: [plate.attributes.uuid, 1] }), 422, 'invalid_type', '/data/attributes/parent_uuids/1');
     expectError(await bad({ parent_uuids: [] }), 422, 'required', '/data/relationships/parents');
   });
 });
@@ -424,6 +425,7 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
     unknown.racked_tubes[0]!.tube_purpose_uuid = purposes['Tube Rack 96'];
     expectError(await bad([unknown]), 404, 'record_not_found', at(0, 0, 'tube_purpose_uuid'));
     expectError(await bad([]), 422, 'invalid_value', '/data/attributes/tube_rack_attributes');
+    expectError(await bad([{ ...rackOf('R', 0), racked_tubes: 'A1' }]), 422, 'invalid_type', '/data/attributes/tube_rack_attributes/0/racked_tubes');
     expectError(
       await refused(
         'POST',
