@@ -38,6 +38,10 @@ beforeAll(async () => {
 /** POSTs a creation as Limber's `Model.create!(attributes)` does, with the user's uuid. */
 const post = (type: string, attributes: Record<string, unknown>) => call('POST', `/api/v2/${type}`, { body: doc(type, { user_uuid: user, ...attributes }) });
 
+/** POSTs a creation by its relationships only, the user's among them. */
+const postLinked = (type: string, relationships: Record<string, unknown>) =>
+  call('POST', `/api/v2/${type}`, { body: doc(type, {}, { user: rel('users', userId), ...relationships }) });
+
 /** A creation's related labware, as Limber reads `.child` / `.children`. */
 const related = async (type: string, id: string, name: string) => (await call('GET', `/api/v2/${type}/${id}/${name}?page[size]=100`)).body.data;
 
@@ -97,16 +101,9 @@ describe('plate_creations (the default stamped-plate creator)', () => {
 
   it('by relationships; the child has the size of its purpose (384)', async () => {
     const parent = await createPlate('Stock Plate 384');
-    const res = await call('POST', '/api/v2/plate_creations', {
-      body: doc(
-        'plate_creations',
-        {},
-        {
-          child_purpose: rel('plate_purposes', await purposeId('plate_purposes', 'Stock Plate 384')),
-          parent: rel('plates', parent.id),
-          user: rel('users', userId),
-        },
-      ),
+    const res = await postLinked('plate_creations', {
+      child_purpose: rel('plate_purposes', await purposeId('plate_purposes', 'Stock Plate 384')),
+      parent: rel('plates', parent.id),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.data.relationships.child.data).toBeUndefined();
@@ -160,12 +157,9 @@ describe('tube_from_tube_creations (the default tube creator)', () => {
     expect(child).toMatchObject({ type: 'tubes', attributes: { state: 'pending' } });
     expect(child.attributes.labware_barcode.human_barcode).toMatch(/^NT\d+[A-Z]$/);
     expect((await related('tubes', child.id, 'purpose')).attributes.name).toBe('MX Tube');
-    const byRelationships = await call('POST', '/api/v2/tube_from_tube_creations', {
-      body: doc(
-        'tube_from_tube_creations',
-        {},
-        { child_purpose: rel('tube_purposes', await purposeId('tube_purposes', 'MX Tube')), parent: rel('tubes', parent.id), user: rel('users', userId) },
-      ),
+    const byRelationships = await postLinked('tube_from_tube_creations', {
+      child_purpose: rel('tube_purposes', await purposeId('tube_purposes', 'MX Tube')),
+      parent: rel('tubes', parent.id),
     });
     expect(byRelationships.status, JSON.stringify(byRelationships.body)).toBe(201);
     const other = await related('tube_from_tube_creations', byRelationships.body.data.id, 'child');
@@ -264,16 +258,9 @@ describe('specific_tube_creations (every pool and MX tube)', () => {
   it("by relationships, without tube_attributes; a foreign barcode (tubes scanned from a rack) is the tube's barcode", async () => {
     const [plate, buffer] = await Promise.all([createPlate(), createTube()]);
     const mx = await purposeId('tube_purposes', 'MX Tube');
-    const plain = await call('POST', '/api/v2/specific_tube_creations', {
-      body: doc(
-        'specific_tube_creations',
-        {},
-        {
-          child_purposes: rels('tube_purposes', [mx, mx]),
-          parents: { data: [rel('plates', plate.id).data, rel('tubes', buffer.id).data] },
-          user: rel('users', userId),
-        },
-      ),
+    const plain = await postLinked('specific_tube_creations', {
+      child_purposes: rels('tube_purposes', [mx, mx]),
+      parents: { data: [rel('plates', plate.id).data, rel('tubes', buffer.id).data] },
     });
     expect(plain.status, JSON.stringify(plain.body)).toBe(201);
     const tubes = await related('specific_tube_creations', plain.body.data.id, 'children');
