@@ -9,6 +9,8 @@
 //
 // In this format the machine form and the EAN-13 form are the same string.
 
+import { outcome, quoted, type Outcome, type Problem } from '#lib/domain/problems.ts';
+
 export interface EncodedBarcode {
   human_barcode: string;
   machine_barcode: string;
@@ -132,3 +134,23 @@ export function externalBarcode(value: string): LabwareBarcode {
 
 /** The one spelling a barcode is indexed and looked up by: any form of a generated barcode → its human form. */
 export const canonicalBarcode = (value: string): string => decodeBarcode(value)?.human_barcode ?? value.trim().toUpperCase();
+
+/** A barcode a request gives to labware it makes, and the input that gave it. */
+export interface GivenBarcode {
+  barcode: string;
+  input: readonly string[];
+}
+
+/** Each barcode one request gives names one labware: a barcode given again (in any of its forms) is a problem at each repeat. */
+export function barcodesOnce(given: readonly GivenBarcode[]): Outcome<void> {
+  const first = new Map<string, GivenBarcode>();
+  const problems: Problem[] = [];
+  for (const entry of given) {
+    const canonical = canonicalBarcode(entry.barcode);
+    const earlier = first.get(canonical);
+    if (earlier)
+      problems.push({ code: 'given_twice', input: entry.input, detail: `barcode ${quoted(entry.barcode)} is also given at ${earlier.input.join('.')}` });
+    else first.set(canonical, entry);
+  }
+  return outcome(problems, () => undefined);
+}

@@ -150,3 +150,29 @@ export const workCompletionItems = (books: number, indexEntries: number): number
 
 /** Characters of a QC result's texts (key, value, units, cv, assay type and version): what the reference stores. */
 export const QC_TEXT_MAX = 255;
+
+/**
+ * A labware creator (plate, pooled plate, tube and specific tube creations: contract §6): the creation
+ * record; per labware it makes, the labware, its barcode guard and one link per parent (lineage: the
+ * parents are not written); count shards of labware and of the creations. A plate from one parent is 7
+ * items, a pooled plate from four 384-well plates 10 (an empty plate is one item, whatever its wells).
+ */
+export const labwareCreationItems = (labware: number, parents: number): number =>
+  transactionItems({ records: 1 + labware, indexItems: labware * (1 + parents), countedFamilies: 2 });
+
+/** The most labware one creation from `parents` parents may make: 32 tubes from one parent, 24 from two. */
+export const maxLabwarePerCreation = (parents: number): number => Math.floor((TRANSACTION_ITEM_LIMIT - labwareCreationItems(0, parents)) / (2 + parents));
+
+/**
+ * A rack creation (specific_tube_rack_creations): the creation record; per rack, the rack, its barcode
+ * guard and one link per parent; per new tube, the tube (which records its rack) and its barcode guard
+ * (the tubes are the racks', not the parents' children, as in the reference); count shards of labware and
+ * of the creations. One rack from one plate holds at most 46 new tubes (99 items); a rack of 96 new tubes
+ * would be 199 items, past a transaction's 100.
+ */
+export const rackCreationItems = (racks: number, tubes: number, parents: number): number =>
+  transactionItems({ records: 1 + racks + tubes, indexItems: racks * (1 + parents) + tubes, countedFamilies: 2 });
+
+/** The most new tubes one rack creation of `racks` racks from `parents` parents may make: 2 items each (46 in one rack from one plate). */
+export const maxTubesPerRackCreation = (racks: number, parents: number): number =>
+  Math.floor((TRANSACTION_ITEM_LIMIT - rackCreationItems(racks, 0, parents)) / (rackCreationItems(0, 1, 0) - rackCreationItems(0, 0, 0)));

@@ -33,30 +33,40 @@ export interface Placement extends TubeLocation {
 
 const at = (key: string, ...rest: string[]) => ['tube_locations', key, ...rest];
 
+/** Where the client put a placement's coordinate and its tube (by default a rack's `tube_locations`: `{"A1": {"uuid": …}}`). */
+export interface PlacementInputs {
+  coordinate: (index: number, key: string) => string[];
+  tube: (index: number, key: string) => string[];
+}
+const TUBE_LOCATIONS: PlacementInputs = { coordinate: (_, key) => at(key), tube: (_, key) => at(key, 'uuid') };
+
 /**
  * Checks where tubes are to go in a rack with this layout: every key a coordinate of the rack (in any
- * case), each tube and each coordinate once. Tube uuids are compared in lower case.
+ * case), each tube and each coordinate once. Tubes (uuids, or the barcodes of tubes still to be made)
+ * are compared in lower case.
  */
-export function planPlacements(layout: Layout, locations: readonly TubeLocation[]): Outcome<Placement[]> {
+export function planPlacements(layout: Layout, locations: readonly TubeLocation[], inputs: PlacementInputs = TUBE_LOCATIONS): Outcome<Placement[]> {
   const coordinates = columnOrder(layout);
   const problems: Problem[] = [];
   const placements = locations.map(({ key, uuid }) => ({ key, uuid: uuid.toLowerCase(), coordinate: coordinates.find((c) => c === key.toUpperCase()) }));
   const tubeAt = new Map<string, string>();
-  for (const { key, uuid, coordinate } of placements) {
+  for (const [i, { key, uuid, coordinate }] of placements.entries()) {
     if (!coordinate) {
       problems.push({
         code: 'not_a_coordinate',
-        input: at(key),
+        input: inputs.coordinate(i, key),
         detail: `${quoted(key)} is not a coordinate of a ${layout.size}-tube rack (A1 to ${coordinates.at(-1)})`,
       });
     }
     const earlier = tubeAt.get(uuid);
-    if (earlier !== undefined) problems.push({ code: 'placed_twice', input: at(key, 'uuid'), detail: `tube ${uuid} is placed twice (${earlier} and ${key})` });
+    if (earlier !== undefined)
+      problems.push({ code: 'placed_twice', input: inputs.tube(i, key), detail: `tube ${uuid} is placed twice (${earlier} and ${key})` });
     tubeAt.set(uuid, key);
   }
   const taken = new Set<string>();
-  for (const { key, coordinate } of placements) {
-    if (coordinate && taken.has(coordinate)) problems.push({ code: 'coordinate_twice', input: at(key), detail: `${coordinate} is given twice` });
+  for (const [i, { key, coordinate }] of placements.entries()) {
+    if (coordinate && taken.has(coordinate))
+      problems.push({ code: 'coordinate_twice', input: inputs.coordinate(i, key), detail: `${coordinate} is given twice` });
     if (coordinate) taken.add(coordinate);
   }
   return outcome(problems, () => placements.map((p) => ({ ...p, coordinate: p.coordinate! })));

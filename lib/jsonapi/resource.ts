@@ -28,7 +28,7 @@ export interface AttributeDef<T = unknown> {
    * write-only one that only makes sense on create.
    */
   acceptOnCreate?: boolean;
-  /** A deprecated `<relationship>_uuid` attribute: names that relationship's record by uuid. */
+  /** A deprecated `<relationship>_uuid` attribute: names that relationship's record by uuid (a to-many one's records by a list of uuids, `<relationship>_uuids`). */
   uuidOf?: string;
   /** Consumed by the resource's own create/update; the default operations do not store it. */
   transient?: boolean;
@@ -196,7 +196,7 @@ type Relationships = Record<string, RelationshipDef>;
 export interface WriteInput<A = Attributes, R = Relationships> {
   attributes: AttributeValues<A>;
   relationships: RelationshipRecords<R>;
-  /** Names of the attributes and relationships the client sent (relationships also via `*_uuid`). */
+  /** Names of the attributes and relationships the client sent (relationships also via `*_uuid`, which is then named too). */
   sent: Set<string>;
 }
 
@@ -348,6 +348,9 @@ export const timestamps = {
 export const uuidAttribute = { uuid: attr('R', () => z.uuid(), { get: (r) => r.uuid }) };
 /** A deprecated `<relationship>_uuid` attribute naming that relationship's record by uuid (the relationship wins). */
 export const uuidOfAttribute = (relationship: string) => attr('W', () => z.string({ error: 'must be a uuid string' }), { uuidOf: relationship });
+/** A `<relationship>_uuids` attribute: names a to-many relationship's records by a list of uuids (Limber's `parent_uuids`). */
+export const uuidsOfAttribute = (relationship: string) =>
+  attr('W', () => z.array(z.string({ error: 'must be a uuid string' }), { error: 'must be a list of uuid strings' }), { uuidOf: relationship });
 
 /** Filters on an index of the same name. */
 export const indexFilters = (...names: string[]): Record<string, FilterDef> => Object.fromEntries(names.map((name) => [name, { index: name }]));

@@ -91,7 +91,7 @@ export async function resolveInput(
   // Everything the write names, by linkage or by uuid (a transfer's `source_uuid`, `user_uuid`, its template's uuid, …), in one read.
   const uuids = Object.entries(values).flatMap(([name, value]) => {
     const attribute = def.attributes[name]!;
-    return (attribute.uuidOf || attribute.readsUuid) && typeof value === 'string' ? [value] : [];
+    return attribute.uuidOf || attribute.readsUuid ? ([] as unknown[]).concat(value).filter((uuid): uuid is string => typeof uuid === 'string') : [];
   });
   await ctx.loader.prefetch(refs, uuids);
   const loaded = await ctx.loader.load(refs);
@@ -120,16 +120,21 @@ export async function resolveInput(
     }
     // The relationship wins over its deprecated uuid attribute, even when it is {"data": null}.
     if (target in parsed.links || value === null || value === undefined) continue;
-    input.sent.add(target);
+    input.sent.add(target).add(name);
+    const types = def.relationships[target]!.types;
+    const notFound = (uuid: unknown, at: string) => errors.notFound(`${name} - no ${types.join(' or ')} with uuid ${show(uuid)}`, { pointer: at });
+    if (Array.isArray(value)) {
+      const records = await ctx.loader.byUuids(value, types);
+      for (const [i, record] of records.entries()) if (!record) problems.push(notFound(value[i], pointer('data', 'attributes', name, i)));
+      input.relationships[target] = records.filter((record): record is StoredRecord => record !== undefined);
+      continue;
+    }
     if (typeof value !== 'string') {
       problems.push(errors.wrongType(`/data/attributes/${name}`, `${name} - must be a uuid string, got ${show(value)}`));
       continue;
     }
-    const record = await ctx.loader.byUuid(value, def.relationships[target]!.types);
-    if (!record)
-      problems.push(
-        errors.notFound(`${name} - no ${def.relationships[target]!.types.join(' or ')} with uuid ${show(value)}`, { pointer: `/data/attributes/${name}` }),
-      );
+    const record = await ctx.loader.byUuid(value, types);
+    if (!record) problems.push(notFound(value, `/data/attributes/${name}`));
     else input.relationships[target] = record;
   }
   if (problems.length > 0) throw JsonApiError.all(problems);

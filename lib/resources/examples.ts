@@ -370,6 +370,97 @@ export const examples: Record<string, TypeExamples> = {
       ),
     ],
   },
+  plate_creations: {
+    create: [
+      made(
+        'A library plate from the stock plate, as Limber sends it (its transfer request collection then stamps it)',
+        'plate_creations',
+        {
+          attributes: { child_purpose_uuid: referenceUuidOf('plate_purposes', 'Library Plate'), user_uuid: referenceUuidOf('users', 'admin') },
+          relationships: { parent: to('plates', STOCK_PLATE) },
+        },
+        '1',
+      ),
+    ],
+  },
+  pooled_plate_creations: {
+    create: [
+      made(
+        'One library plate from two plates (a multi-stamp)',
+        'pooled_plate_creations',
+        {
+          relationships: {
+            parents: { data: [to('plates', STOCK_PLATE).data, to('plates', TAG_PLATE).data] },
+            child_purpose: reference('plate_purposes', 'Library Plate'),
+            user: ADMIN,
+          },
+        },
+        '1',
+      ),
+    ],
+  },
+  tube_from_tube_creations: {
+    create: [
+      made(
+        'An MX tube from the stock tube',
+        'tube_from_tube_creations',
+        { relationships: { parent: to('tubes', '4'), child_purpose: reference('tube_purposes', 'MX Tube'), user: ADMIN } },
+        '1',
+      ),
+    ],
+  },
+  specific_tube_creations: {
+    create: [
+      made(
+        'Two pool tubes from the stock plate, named as Limber names them',
+        'specific_tube_creations',
+        {
+          attributes: {
+            child_purpose_uuids: [referenceUuidOf('tube_purposes', 'MX Tube'), referenceUuidOf('tube_purposes', 'MX Tube')],
+            tube_attributes: [{ name: 'EX-STOCK-1 A1:H1' }, { name: 'EX-STOCK-1 A2:H2' }],
+            user_uuid: referenceUuidOf('users', 'admin'),
+          },
+          relationships: { parents: { data: [to('plates', STOCK_PLATE).data] } },
+        },
+        '1',
+      ),
+      refused(
+        'Fewer tube_attributes than tubes',
+        doc('specific_tube_creations', {
+          attributes: { child_purpose_uuids: [referenceUuidOf('tube_purposes', 'MX Tube')], tube_attributes: [], user_uuid: referenceUuidOf('users', 'admin') },
+          relationships: { parents: { data: [to('plates', STOCK_PLATE).data] } },
+        }),
+        422,
+        'invalid_value',
+      ),
+    ],
+  },
+  specific_tube_rack_creations: {
+    create: [
+      made(
+        'A rack of scanned tubes from the stock plate (Limber’s plate split)',
+        'specific_tube_rack_creations',
+        {
+          attributes: {
+            tube_rack_attributes: [
+              {
+                tube_rack_name: 'SEQ',
+                tube_rack_barcode: 'EX-RACK-1',
+                tube_rack_purpose_uuid: referenceUuidOf('tube_rack_purposes', 'Tube Rack 96'),
+                racked_tubes: [
+                  { tube_barcode: 'EX-FX-1', tube_name: 'SEQ:A1', tube_purpose_uuid: referenceUuidOf('tube_purposes', 'MX Tube'), tube_position: 'A1' },
+                  { tube_barcode: 'EX-FX-2', tube_name: 'SEQ:B1', tube_purpose_uuid: referenceUuidOf('tube_purposes', 'MX Tube'), tube_position: 'B1' },
+                ],
+              },
+            ],
+            user_uuid: referenceUuidOf('users', 'admin'),
+          },
+          relationships: { parents: { data: [to('plates', STOCK_PLATE).data] } },
+        },
+        '1',
+      ),
+    ],
+  },
   tag_layouts: {
     create: [
       made(

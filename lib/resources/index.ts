@@ -22,7 +22,15 @@ import {
   users,
 } from '#lib/resources/reference.ts';
 import { platePurposes, purposes, tubePurposes, tubeRackPurposes } from '#lib/resources/purposes.ts';
-import { plateConversions, tubeFromPlateCreations } from '#lib/resources/labware-creations.ts';
+import {
+  plateConversions,
+  plateCreations,
+  pooledPlateCreations,
+  specificTubeCreations,
+  tubeFromPlateCreations,
+  tubeFromTubeCreations,
+} from '#lib/resources/labware-creations.ts';
+import { specificTubeRackCreations } from '#lib/resources/tube-rack-creations.ts';
 import { tagLayouts } from '#lib/resources/tag-layouts.ts';
 import { transferRequestCollections } from '#lib/resources/transfer-request-collections.ts';
 import { transferRequests } from '#lib/resources/transfer-requests.ts';
@@ -77,6 +85,11 @@ export const registry = new Registry([
   transferRequestCollections,
   plateConversions,
   tubeFromPlateCreations,
+  plateCreations,
+  pooledPlateCreations,
+  tubeFromTubeCreations,
+  specificTubeCreations,
+  specificTubeRackCreations,
   tagLayouts,
   workCompletions,
   projects,

@@ -1,11 +1,11 @@
 import * as z from '#lib/zod.ts';
-import { canonicalBarcode, externalBarcode, generatedBarcode } from '#lib/domain/barcode.ts';
+import { barcodesOnce, canonicalBarcode, externalBarcode, generatedBarcode, type GivenBarcode } from '#lib/domain/barcode.ts';
 import { emptyReceptacles, labwareState, type Labware } from '#lib/domain/labware.ts';
 import { linkParents } from '#lib/domain/lineage.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import { layoutForSize } from '#lib/domain/geometry.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
-import { errors } from '#lib/jsonapi/errors.ts';
+import { errors, JsonApiError } from '#lib/jsonapi/errors.ts';
 import {
   attr,
   defineResource,
@@ -22,13 +22,13 @@ import {
   type WriteInput,
   lazySchema,
 } from '#lib/jsonapi/resource.ts';
-import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { findHolders, findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 import { aliquotRefs, labwareAttrs, qcResultRefs, receptacleRefs, renderBarcode, transferRequestRefs } from '#lib/resources/labware-views.ts';
 import { transferRequestsAsSourceRelationship } from '#lib/resources/transfer-requests.ts';
 import { childPlates, childrenOfType, lineageRelationships, parentIndex } from '#lib/resources/lineage.ts';
 import { directSubmissions, labwareSamples } from '#lib/resources/labware-work.ts';
 import { submissionPoolsOfPlate } from '#lib/resources/submission-pools.ts';
-import { accepted, relationshipAt } from '#lib/resources/problems.ts';
+import { accepted, attributeAt, relationshipAt } from '#lib/resources/problems.ts';
 import { labwareLifecycleFilters } from '#lib/resources/labware-filters.ts';
 
 /** What plates, tubes and tube racks share: barcodes, purpose, family links, custom metadata. */
@@ -116,10 +116,26 @@ export const barcodeInput = lazySchema(() =>
   z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.regex(/^[A-Za-z0-9._:-]+$/, 'may contain letters, digits, ".", "_", ":" and "-"')),
 );
 
+/**
+ * Barcodes a write gives to labware it makes (a creator's tubes and racks): each given once, and none
+ * already on a labware (the guards, read consistently; they still refuse one taken meanwhile, at commit):
+ * a 422 at each offending input.
+ */
+export async function checkGivenBarcodes(ctx: WriteContext, given: readonly GivenBarcode[]): Promise<void> {
+  accepted(barcodesOnce(given), attributeAt);
+  const holders = await findHolders(ctx.registry.indexScope(plates, 'barcode_guard'), [...new Set(given.map((g) => canonicalBarcode(g.barcode)))]);
+  const taken = given.flatMap(({ barcode, input }) => {
+    const hit = holders.get(canonicalBarcode(barcode));
+    const { pointer, field } = attributeAt(input);
+    return hit ? [errors.notUnique(pointer, field, barcode, `${hit.type} ${hit.id}`)] : [];
+  });
+  if (taken.length > 0) throw JsonApiError.all(taken);
+}
+
 /** Barcode numbers come from their own sequence (labware ids may have gaps and racks share them). */
 const BARCODE_SEQUENCE = 'barcodes';
 
-/** What new labware is: its purpose (whose prefix its generated barcode takes, unless `barcodePrefix`), a barcode given, its parents, its contents. */
+/** What new labware is: its purpose (whose prefix its generated barcode takes, unless `barcodePrefix`), a barcode given, its parents, its contents, a new tube's rack. */
 export type NewLabware = Omit<Labware, 'barcode' | 'aliquotCount' | 'name'> & {
   aliquotCount?: number;
   purpose?: StoredRecord;
@@ -127,6 +143,7 @@ export type NewLabware = Omit<Labware, 'barcode' | 'aliquotCount' | 'name'> & {
   barcodePrefix?: string;
   name?: string | null;
   parents?: Ref[];
+  tubeRack?: Ref;
 };
 
 /** A new labware's id, and the number of its generated barcode (none when the client gives one). */
@@ -149,7 +166,7 @@ export async function reserveLabware(ctx: WriteContext, count: number, generated
 export async function createLabware(
   ctx: WriteContext,
   type: string,
-  { purpose, barcode: given, barcodePrefix, parents = [], ...attrs }: NewLabware,
+  { purpose, barcode: given, barcodePrefix, parents = [], tubeRack, ...attrs }: NewLabware,
   reserved?: Reserved,
 ): Promise<StoredRecord> {
   const { id, number } = reserved ?? (await reserveLabware(ctx, 1, !given))[0]!;
@@ -164,10 +181,19 @@ export async function createLabware(
       purpose: purpose ? refOf(purpose) : null,
       parents: accepted(linkParents({ type, id }, [], parents), relationshipAt),
       custom_metadatum_collection: null,
-      ...(type === 'tubes' ? { tube_rack: null } : {}),
+      ...(type === 'tubes' ? { tube_rack: tubeRack ?? null } : {}),
     },
   });
 }
+
+/** A new plate of a purpose: as many empty wells as the purpose's size, `pending`. */
+export const emptyPlateOf = (purpose: StoredRecord) => {
+  const size = Number(purpose.attrs.size ?? 96);
+  return { size, state: 'pending', receptacles: emptyReceptacles(size) };
+};
+
+/** A new tube: one empty receptacle, `pending`, in no rack unless made in one. */
+export const emptyTube = () => ({ state: 'pending', receptacles: emptyReceptacles(1), rackSlot: null });
 
 /** The purpose and client-given barcode of a POST. */
 const labwareInput = (input: WriteInput) => ({
@@ -212,10 +238,7 @@ export const plates = defineResource({
   },
   indexes: labwareIndexes,
   filters: labwareFilters,
-  create: (ctx, input) => {
-    const size = Number(input.relationships.purpose!.attrs.size ?? 96);
-    return createLabware(ctx, 'plates', { ...labwareInput(input), size, state: 'pending', receptacles: emptyReceptacles(size) });
-  },
+  create: (ctx, input) => createLabware(ctx, 'plates', { ...labwareInput(input), ...emptyPlateOf(input.relationships.purpose!) }),
 });
 
 export const tubes = defineResource({
@@ -251,14 +274,7 @@ export const tubes = defineResource({
   // One pool tube per submission: two transfers making it at once cannot both, the second runs again and fills it.
   indexes: { ...labwareIndexes, pool_tube: { values: (r) => [labwareAttrs(r).poolTube], unique: 'retry' } },
   filters: labwareFilters,
-  create: (ctx, input) =>
-    createLabware(ctx, 'tubes', {
-      ...labwareInput(input),
-      name: input.attributes.name ?? null,
-      state: 'pending',
-      receptacles: emptyReceptacles(1),
-      rackSlot: null,
-    }),
+  create: (ctx, input) => createLabware(ctx, 'tubes', { ...labwareInput(input), name: input.attributes.name ?? null, ...emptyTube() }),
 });
 
 /** Labware of any kind: items render as plates, tubes or tube_racks. */

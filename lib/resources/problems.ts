@@ -1,5 +1,6 @@
 import type { Outcome, Problem } from '#lib/domain/problems.ts';
 import { errors, JsonApiError, pointer } from '#lib/jsonapi/errors.ts';
+import type { WriteInput } from '#lib/jsonapi/resource.ts';
 
 /** Where a problem's input is in the request: the pointer, and the field name its detail starts with. */
 export type Locate = (input: readonly string[]) => { pointer: string; field: string };
@@ -22,3 +23,12 @@ export function accepted<T>(result: Outcome<T>, locate: Locate): T {
   if (!result.ok) throw JsonApiError.all(problemErrors(result.problems, locate));
   return result.value;
 }
+
+/**
+ * Where a write named a relationship: its `*_uuid(s)` attribute if the client sent that (Limber does),
+ * else the relationship; a problem with what it names points there.
+ */
+export const sentAt = (input: Pick<WriteInput, 'sent'>, relationship: string, attribute: string): { pointer: string; field: string } =>
+  input.sent.has(attribute)
+    ? { pointer: pointer('data', 'attributes', attribute), field: attribute }
+    : { pointer: pointer('data', 'relationships', relationship), field: relationship };

@@ -343,6 +343,83 @@ export const WRITES: Record<string, WriteCase> = {
       );
     },
   },
+  'POST plate_creations': {
+    changesExisting: false,
+    make: async () =>
+      post(
+        'plate_creations',
+        doc('plate_creations', {
+          child_purpose_uuid: await uuidOf('plate_purposes', 'name', 'Library Plate'),
+          parent_uuid: (await createPlate()).attributes.uuid,
+          user_uuid: await adminUuid(),
+        }),
+      ),
+  },
+  'POST pooled_plate_creations': {
+    changesExisting: false,
+    make: async () =>
+      post(
+        'pooled_plate_creations',
+        doc('pooled_plate_creations', {
+          child_purpose_uuid: await uuidOf('plate_purposes', 'name', 'Library Plate'),
+          parent_uuids: [(await createPlate()).attributes.uuid, (await createTube()).attributes.uuid],
+          user_uuid: await adminUuid(),
+        }),
+      ),
+  },
+  'POST tube_from_tube_creations': {
+    changesExisting: false,
+    make: async () =>
+      post(
+        'tube_from_tube_creations',
+        doc('tube_from_tube_creations', {
+          child_purpose_uuid: await uuidOf('tube_purposes', 'name', 'MX Tube'),
+          parent_uuid: (await createTube()).attributes.uuid,
+          user_uuid: await adminUuid(),
+        }),
+      ),
+  },
+  'POST specific_tube_creations': {
+    changesExisting: false,
+    make: async () => {
+      const mx = await uuidOf('tube_purposes', 'name', 'MX Tube');
+      return post(
+        'specific_tube_creations',
+        doc('specific_tube_creations', {
+          child_purpose_uuids: [mx, mx],
+          parent_uuids: [(await createPlate()).attributes.uuid],
+          tube_attributes: [{ name: uniqueName('pool') }, { name: uniqueName('pool') }],
+          user_uuid: await adminUuid(),
+        }),
+      );
+    },
+  },
+  'POST specific_tube_rack_creations': {
+    changesExisting: false,
+    make: async () =>
+      post(
+        'specific_tube_rack_creations',
+        doc('specific_tube_rack_creations', {
+          parent_uuids: [(await createPlate()).attributes.uuid],
+          tube_rack_attributes: [
+            {
+              tube_rack_name: 'SEQ',
+              tube_rack_barcode: uniqueName('FR'),
+              tube_rack_purpose_uuid: await uuidOf('tube_rack_purposes', 'name', 'Tube Rack 96'),
+              racked_tubes: [
+                {
+                  tube_barcode: uniqueName('FX'),
+                  tube_name: 'SEQ:A1',
+                  tube_purpose_uuid: await uuidOf('tube_purposes', 'name', 'MX Tube'),
+                  tube_position: 'A1',
+                },
+              ],
+            },
+          ],
+          user_uuid: await adminUuid(),
+        }),
+      ),
+  },
   'POST tag_layouts': {
     changesExisting: true,
     make: async () => tagLayout((await filledPlate(2)).plate),

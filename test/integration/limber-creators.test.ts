@@ -1,0 +1,448 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { maxLabwarePerCreation, maxTubesPerRackCreation, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
+import { dynamo } from '#lib/store/client.ts';
+import { call, doc, idOf } from '../support/api.ts';
+import { createPlate, createTube, inBatches, purposeId, rel, rels, uniqueName } from '../support/fixtures.ts';
+import { adminUuid, contentsOf, filledPlate, uuidOf } from '../support/lab.ts';
+import { expectError } from '../support/responses.ts';
+import { freshStore } from '../support/store.ts';
+import { outboxEvents, refused } from '../support/table.ts';
+
+/**
+ * Limber's labware creators (issue 21, contract §6): plate, pooled plate, tube from tube, specific tube and
+ * specific tube rack creations, sent as Limber's classes send them (`*_uuid(s)` attributes; the
+ * relationships work too) and read back as Limber reads them next: the new labware under `child` /
+ * `children`, `pending`, of its purpose, a child of its parents, owned by the user, and `<type>.created`
+ * events. Nothing moves at creation: the transfer that follows moves the material. Each creation is one
+ * transaction; the largest of each kind is tested at its item limit.
+ */
+
+beforeAll(freshStore);
+
+let user: string;
+let userId: string;
+const purposes: Record<string, string> = {};
+beforeAll(async () => {
+  [user, userId] = await Promise.all([adminUuid(), idOf('users', 'login', 'admin')]);
+  const named = [
+    ['plate_purposes', 'Library Plate'],
+    ['plate_purposes', 'Stock Plate 384'],
+    ['tube_purposes', 'MX Tube'],
+    ['tube_purposes', 'Library Tube'],
+    ['tube_rack_purposes', 'Tube Rack 96'],
+    ['tube_rack_purposes', 'Tube Rack 48'],
+  ];
+  for (const [type, name] of named) purposes[name!] = await uuidOf(type!, 'name', name!);
+});
+
+/** POSTs a creation as Limber's `Model.create!(attributes)` does, with the user's uuid. */
+const post = (type: string, attributes: Record<string, unknown>) => call('POST', `/api/v2/${type}`, { body: doc(type, { user_uuid: user, ...attributes }) });
+
+/** POSTs a creation by its relationships only, the user's among them. */
+const postLinked = (type: string, relationships: Record<string, unknown>) =>
+  call('POST', `/api/v2/${type}`, { body: doc(type, {}, { user: rel('users', userId), ...relationships }) });
+
+/** A creation's related labware, as Limber reads `.child` / `.children`. */
+const related = async (type: string, id: string, name: string) => (await call('GET', `/api/v2/${type}/${id}/${name}?page[size]=100`)).body.data;
+
+const idsOf = (records: any[]) => records.map((r) => r.id).sort();
+
+/** The items of each TransactWriteItems sent while `fn` runs: observed on the shared client, not changed. */
+async function transactionSizes<T>(fn: () => Promise<T>): Promise<{ result: T; sizes: number[] }> {
+  const sizes: number[] = [];
+  const name = 'limber-creators-transaction-items';
+  dynamo().middlewareStack.add(
+    (next) => async (args) => {
+      const items = (args.input as { TransactItems?: unknown[] }).TransactItems;
+      if (items) sizes.push(items.length);
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    return { result: await fn(), sizes };
+  } finally {
+    dynamo().middlewareStack.remove(name);
+  }
+}
+
+/** A rack as Limber's plate split sends it: tubes at the rack's positions in column order, each with a barcode of its own. */
+const rackOf = (name: string, tubes: number, { purpose = 'Tube Rack 96', barcode = uniqueName('FR') } = {}) => ({
+  tube_rack_name: name,
+  tube_rack_barcode: barcode,
+  tube_rack_purpose_uuid: purposes[purpose],
+  racked_tubes: Array.from({ length: tubes }, (_, i) => ({
+    tube_barcode: uniqueName('FX'),
+    tube_name: `${name}:${i + 1}`,
+    tube_purpose_uuid: purposes['MX Tube'],
+    tube_position: `${'ABCDEFGH'[i % 8]}${Math.floor(i / 8) + 1}`,
+    parent_uuids: [],
+  })),
+});
+
+describe('plate_creations (the default stamped-plate creator)', () => {
+  it("makes an empty, pending plate of the child purpose under `child`, the parent's child, owned by the user; events plates.created and plate_creations.created", async () => {
+    const parent = await createPlate();
+    const res = await post('plate_creations', { child_purpose_uuid: purposes['Library Plate'], parent_uuid: parent.attributes.uuid });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const child = await related('plate_creations', res.body.data.id, 'child');
+    expect(child).toMatchObject({ type: 'plates', attributes: { state: 'pending', size: 96 } });
+    expect(child.attributes.labware_barcode.human_barcode).toMatch(/^DN\d+[A-Z]$/);
+    expect((await related('plates', child.id, 'purpose')).attributes.name).toBe('Library Plate');
+    expect(idsOf(await related('plates', child.id, 'parents'))).toEqual([parent.id]);
+    expect(idsOf(await related('plates', parent.id, 'child_plates'))).toEqual([child.id]);
+    expect(await contentsOf('plates', child.id)).toEqual(new Map());
+    const owned = await call('GET', `/api/v2/plates?filter[user_uuid]=${user}&filter[purpose_name]=Library%20Plate`);
+    expect(owned.body.data.map((p: any) => p.id)).toContain(child.id);
+    const mine = new Set([`plates/${child.id}`, `plate_creations/${res.body.data.id}`]);
+    const events = (await outboxEvents()).filter((e) => mine.has(`${e.resource.type}/${e.resource.id}`));
+    expect(events.map((e) => `${e.type} ${e.resource.id}`).sort()).toEqual([`plate_creations.created ${res.body.data.id}`, `plates.created ${child.id}`]);
+  });
+
+  it('by relationships; the child has the size of its purpose (384)', async () => {
+    const parent = await createPlate('Stock Plate 384');
+    const res = await postLinked('plate_creations', {
+      child_purpose: rel('plate_purposes', await purposeId('plate_purposes', 'Stock Plate 384')),
+      parent: rel('plates', parent.id),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.data.relationships.child.data).toBeUndefined();
+    expect((await related('plate_creations', res.body.data.id, 'child')).attributes.size).toBe(384);
+    expect((await related('plate_creations', res.body.data.id, 'user')).id).toBe(userId);
+  });
+
+  it('refuses, writing nothing: an unknown parent (404), a tube purpose (404: no plate purpose), a tube as parent (400), no user (422)', async () => {
+    const parent = await createPlate();
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const bad = (attributes: Record<string, unknown>) => refused('POST', '/api/v2/plate_creations', doc('plate_creations', attributes));
+    const ok = { child_purpose_uuid: purposes['Library Plate'], parent_uuid: parent.attributes.uuid, user_uuid: user };
+    const error = expectError(await bad({ ...ok, parent_uuid: unknown }), 404, 'record_not_found', '/data/attributes/parent_uuid');
+    expect(error.detail).toBe(`parent_uuid - no plates with uuid "${unknown}"`);
+    expect(expectError(await bad({ ...ok, child_purpose_uuid: purposes['MX Tube'] }), 404, undefined, '/data/attributes/child_purpose_uuid').detail).toContain(
+      'no plate_purposes with uuid',
+    );
+    const tube = await createTube();
+    expectError(await bad({ ...ok, parent_uuid: tube.attributes.uuid }), 404, undefined, '/data/attributes/parent_uuid');
+    expectError(
+      await refused(
+        'POST',
+        '/api/v2/plate_creations',
+        doc('plate_creations', { child_purpose_uuid: purposes['Library Plate'], user_uuid: user }, { parent: rel('tubes', tube.id) }),
+      ),
+      400,
+      'type_mismatch',
+    );
+    expectError(await bad({ ...ok, user_uuid: undefined }), 422, 'required', '/data/relationships/user');
+  });
+
+  it('50 at once from one parent: all 201, 50 distinct children, and the parent finds all 50', { timeout: 180_000 }, async () => {
+    const parent = await createPlate();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => post('plate_creations', { child_purpose_uuid: purposes['Library Plate'], parent_uuid: parent.attributes.uuid })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
+    const children = await Promise.all(results.map((r) => related('plate_creations', r.body.data.id, 'child')));
+    const ids = new Set(children.map((c) => c.id));
+    expect(ids.size).toBe(50);
+    expect(idsOf(await related('plates', parent.id, 'child_plates'))).toEqual([...ids].sort());
+  });
+});
+
+describe('tube_from_tube_creations (the default tube creator)', () => {
+  it("makes an empty, pending tube of the child purpose under `child`, the parent tube's child; by attributes and by relationships", async () => {
+    const parent = await createTube();
+    const res = await post('tube_from_tube_creations', { child_purpose_uuid: purposes['MX Tube'], parent_uuid: parent.attributes.uuid });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const child = await related('tube_from_tube_creations', res.body.data.id, 'child');
+    expect(child).toMatchObject({ type: 'tubes', attributes: { state: 'pending' } });
+    expect(child.attributes.labware_barcode.human_barcode).toMatch(/^NT\d+[A-Z]$/);
+    expect((await related('tubes', child.id, 'purpose')).attributes.name).toBe('MX Tube');
+    const byRelationships = await postLinked('tube_from_tube_creations', {
+      child_purpose: rel('tube_purposes', await purposeId('tube_purposes', 'MX Tube')),
+      parent: rel('tubes', parent.id),
+    });
+    expect(byRelationships.status, JSON.stringify(byRelationships.body)).toBe(201);
+    const other = await related('tube_from_tube_creations', byRelationships.body.data.id, 'child');
+    expect(idsOf(await related('tubes', parent.id, 'child_tubes'))).toEqual(idsOf([child, other]));
+    expect(await contentsOf('tubes', child.id)).toEqual(new Map());
+  });
+
+  it('refuses a plate as parent (404: no tube with that uuid) and a plate purpose (404), writing nothing', async () => {
+    const [plate, tube] = await Promise.all([createPlate(), createTube()]);
+    const bad = (attributes: Record<string, unknown>) =>
+      refused('POST', '/api/v2/tube_from_tube_creations', doc('tube_from_tube_creations', { user_uuid: user, ...attributes }));
+    expectError(
+      await bad({ child_purpose_uuid: purposes['MX Tube'], parent_uuid: plate.attributes.uuid }),
+      404,
+      'record_not_found',
+      '/data/attributes/parent_uuid',
+    );
+    expectError(
+      await bad({ child_purpose_uuid: purposes['Library Plate'], parent_uuid: tube.attributes.uuid }),
+      404,
+      'record_not_found',
+      '/data/attributes/child_purpose_uuid',
+    );
+  });
+});
+
+describe('pooled_plate_creations (multi-stamp, quadrant, merged and custom tagged plates)', () => {
+  it('makes one plate under `child`, a child of every parent (plates and tubes, as multi-stamp from tubes sends them)', async () => {
+    const [a, b, tube] = await Promise.all([createPlate(), createPlate(), createTube()]);
+    const res = await post('pooled_plate_creations', {
+      child_purpose_uuid: purposes['Library Plate'],
+      parent_uuids: [a.attributes.uuid, b.attributes.uuid, tube.attributes.uuid],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const child = await related('pooled_plate_creations', res.body.data.id, 'child');
+    expect(child.attributes.state).toBe('pending');
+    expect((await related('plates', child.id, 'parents')).map((p: any) => `${p.type}/${p.id}`).sort()).toEqual(
+      [`plates/${a.id}`, `plates/${b.id}`, `tubes/${tube.id}`].sort(),
+    );
+    for (const parent of [a, b]) expect(idsOf(await related('plates', parent.id, 'child_plates'))).toEqual([child.id]);
+    expect(idsOf(await related('tubes', tube.id, 'child_plates'))).toEqual([child.id]);
+    expect(idsOf(await related('pooled_plate_creations', res.body.data.id, 'parents'))).toEqual(idsOf([a, b, tube]));
+  });
+
+  it('from four 384-well plates into a 384-well plate: one transaction of 10 items', async () => {
+    const parents = await inBatches(4, 4, () => createPlate('Stock Plate 384'));
+    const { result: res, sizes } = await transactionSizes(() =>
+      post('pooled_plate_creations', {
+        child_purpose_uuid: purposes['Stock Plate 384'],
+        parent_uuids: parents.map((p) => p.attributes.uuid),
+      }),
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // The child, its barcode guard, four links to parents, the creation, two count shards, the request item.
+    expect(sizes).toEqual([10]);
+    expect((await related('pooled_plate_creations', res.body.data.id, 'child')).attributes.size).toBe(384);
+  });
+
+  it('refuses, writing nothing: an unknown parent (404 at its entry), parent_uuids not a list of strings (422), no parents (422)', async () => {
+    const plate = await createPlate();
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const bad = (attributes: Record<string, unknown>) =>
+      refused(
+        'POST',
+        '/api/v2/pooled_plate_creations',
+        doc('pooled_plate_creations', { child_purpose_uuid: purposes['Library Plate'], user_uuid: user, ...attributes }),
+      );
+    const error = expectError(await bad({ parent_uuids: [plate.attributes.uuid, unknown] }), 404, 'record_not_found', '/data/attributes/parent_uuids/1');
+    expect(error.detail).toContain(`parent_uuids - no labware with uuid "${unknown}"`);
+    expectError(await bad({ parent_uuids: plate.attributes.uuid }), 422, 'invalid_type', '/data/attributes/parent_uuids');
+    expectError(await bad({ parent_uuids: [plate.attributes.uuid, 1] }), 422, 'invalid_type', '/data/attributes/parent_uuids/1');
+    expectError(await bad({ parent_uuids: [] }), 422, 'required', '/data/relationships/parents');
+  });
+});
+
+describe('specific_tube_creations (every pool and MX tube)', () => {
+  it("makes one tube per child purpose, named by tube_attributes, each a child of the parent: Limber's pooled tubes, read back by name", async () => {
+    const parent = await createPlate();
+    const names = ['DN1 A1:H1', 'DN1 A2:H2', 'DN1 A3:H3'];
+    const res = await post('specific_tube_creations', {
+      child_purpose_uuids: [purposes['MX Tube'], purposes['MX Tube'], purposes['Library Tube']],
+      parent_uuids: [parent.attributes.uuid],
+      tube_attributes: names.map((name) => ({ name })),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const children = await related('specific_tube_creations', res.body.data.id, 'children');
+    // Limber indexes the children by name.
+    expect(children.map((t: any) => t.attributes.name)).toEqual(names);
+    for (const tube of children) expect(tube.attributes).toMatchObject({ state: 'pending' });
+    expect((await related('tubes', children[2].id, 'purpose')).attributes.name).toBe('Library Tube');
+    expect(idsOf(await related('plates', parent.id, 'children'))).toEqual(idsOf(children));
+    const events = (await outboxEvents()).filter((e) => e.type === 'tubes.created' && children.some((c: any) => c.id === e.resource.id));
+    expect(events).toHaveLength(3);
+  });
+
+  it("by relationships, without tube_attributes; a foreign barcode (tubes scanned from a rack) is the tube's barcode", async () => {
+    const [plate, buffer] = await Promise.all([createPlate(), createTube()]);
+    const mx = await purposeId('tube_purposes', 'MX Tube');
+    const plain = await postLinked('specific_tube_creations', {
+      child_purposes: rels('tube_purposes', [mx, mx]),
+      parents: { data: [rel('plates', plate.id).data, rel('tubes', buffer.id).data] },
+    });
+    expect(plain.status, JSON.stringify(plain.body)).toBe(201);
+    const tubes = await related('specific_tube_creations', plain.body.data.id, 'children');
+    expect(tubes.map((t: any) => t.attributes.name)).toEqual([null, null]);
+    expect(idsOf(await related('tubes', tubes[0].id, 'parents'))).toEqual(idsOf([plate, buffer]));
+    const barcode = uniqueName('FX');
+    const scanned = await post('specific_tube_creations', {
+      child_purpose_uuids: [purposes['MX Tube']],
+      parent_uuids: [plate.attributes.uuid],
+      tube_attributes: [{ name: 'pool', foreign_barcode: barcode }],
+    });
+    expect(scanned.status, JSON.stringify(scanned.body)).toBe(201);
+    const [tube] = await related('specific_tube_creations', scanned.body.data.id, 'children');
+    expect(tube.attributes.labware_barcode.human_barcode).toBe(barcode);
+    expect((await call('GET', `/api/v2/tubes?filter[barcode]=${barcode}`)).body.data.map((t: any) => t.id)).toEqual([tube.id]);
+  });
+
+  it('refuses, writing nothing: tube_attributes not one per tube, an unknown member, a barcode taken or given twice, a plate purpose', async () => {
+    const plate = await createPlate();
+    const bad = (attributes: Record<string, unknown>) =>
+      refused(
+        'POST',
+        '/api/v2/specific_tube_creations',
+        doc('specific_tube_creations', {
+          parent_uuids: [plate.attributes.uuid],
+          user_uuid: user,
+          child_purpose_uuids: [purposes['MX Tube'], purposes['MX Tube']],
+          ...attributes,
+        }),
+      );
+    const count = expectError(await bad({ tube_attributes: [{ name: 'one' }] }), 422, 'invalid_value', '/data/attributes/tube_attributes');
+    expect(count.detail).toBe('tube_attributes - 1 entries for 2 tubes (child_purpose_uuids): one entry per tube');
+    expectError(await bad({ tube_attributes: [{ name: 'a' }, { colour: 'red' }] }), 422, undefined, '/data/attributes/tube_attributes/1');
+    const taken = plate.attributes.labware_barcode.human_barcode;
+    const inUse = expectError(
+      await bad({ tube_attributes: [{ name: 'a' }, { name: 'b', foreign_barcode: taken }] }),
+      422,
+      'not_unique',
+      '/data/attributes/tube_attributes/1/foreign_barcode',
+    );
+    expect(inUse.detail).toBe(`tube_attributes - "${taken}" is already in use by plates ${plate.id}`);
+    expectError(
+      await bad({ tube_attributes: [{ foreign_barcode: 'FX-TWICE' }, { foreign_barcode: 'fx-twice' }] }),
+      422,
+      'invalid_value',
+      '/data/attributes/tube_attributes/1/foreign_barcode',
+    );
+    expectError(
+      await bad({ child_purpose_uuids: [purposes['MX Tube'], purposes['Library Plate']] }),
+      404,
+      'record_not_found',
+      '/data/attributes/child_purpose_uuids/1',
+    );
+    expectError(await bad({ child_purpose_uuids: [] }), 422, 'required', '/data/relationships/child_purposes');
+  });
+
+  it(`at its limit: ${maxLabwarePerCreation(1)} tubes from one parent are one transaction of ${TRANSACTION_ITEM_LIMIT} items; one more, or 96, is a 422 naming the limit`, async () => {
+    const parent = await createPlate();
+    const make = (n: number) =>
+      post('specific_tube_creations', { child_purpose_uuids: Array(n).fill(purposes['MX Tube']), parent_uuids: [parent.attributes.uuid] });
+    const largest = maxLabwarePerCreation(1);
+    expect(largest).toBe(32);
+    const { result: res, sizes } = await transactionSizes(() => make(largest));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(sizes).toEqual([TRANSACTION_ITEM_LIMIT]);
+    expect(await related('specific_tube_creations', res.body.data.id, 'children')).toHaveLength(largest);
+    for (const n of [largest + 1, 96]) {
+      const body = doc('specific_tube_creations', {
+        child_purpose_uuids: Array(n).fill(purposes['MX Tube']),
+        parent_uuids: [parent.attributes.uuid],
+        user_uuid: user,
+      });
+      const error = expectError(await refused('POST', '/api/v2/specific_tube_creations', body), 422, 'too_large', '/data/attributes/child_purpose_uuids');
+      expect(error.detail).toBe(
+        `child_purpose_uuids - ${n} tubes from 1 parent(s) would write ${4 + 3 * n} items; one creation from 1 parent(s) makes at most 32 (a DynamoDB transaction holds 100 items)`,
+      );
+    }
+  });
+});
+
+describe('specific_tube_rack_creations (plate split to tube racks)', () => {
+  it("makes Limber's sequencing and contingency racks of new tubes at their positions with their barcodes, children of the plate; the tubes then take the plate's material by a transfer request collection", async () => {
+    const { plate } = await filledPlate(2);
+    const [seq, spare] = [rackOf('SEQ', 2), rackOf('SPR', 2, { purpose: 'Tube Rack 48' })];
+    const res = await post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [seq, spare] });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const racks = await related('specific_tube_rack_creations', res.body.data.id, 'children');
+    // Limber indexes the racks by name, then maps each racked tube's barcode to its uuid.
+    expect(racks.map((r: any) => [r.attributes.name, r.attributes.size, r.attributes.state])).toEqual([
+      ['SEQ', 96, 'pending'],
+      ['SPR', 48, 'pending'],
+    ]);
+    expect(racks[0].attributes.labware_barcode.human_barcode).toBe(seq.tube_rack_barcode);
+    expect(idsOf(await related('plates', plate.id, 'children'))).toEqual(idsOf(racks));
+    const read = await call('GET', `/api/v2/tube_racks/${racks[0].id}?include=racked_tubes.tube.purpose`);
+    const included = new Map<string, any>(read.body.included.map((r: any) => [`${r.type}/${r.id}`, r]));
+    const racked = read.body.data.relationships.racked_tubes.data.map((l: any) => included.get(`racked_tubes/${l.id}`));
+    const byBarcode = new Map<string, any>(
+      racked.map((r: any) => {
+        const tube = included.get(`tubes/${r.relationships.tube.data.id}`);
+        return [tube.attributes.labware_barcode.human_barcode, { tube, coordinate: r.attributes.coordinate }];
+      }),
+    );
+    for (const given of seq.racked_tubes) {
+      const { tube, coordinate } = byBarcode.get(given.tube_barcode);
+      expect(coordinate).toBe(given.tube_position);
+      expect(tube.attributes).toMatchObject({ name: given.tube_name, state: 'pending' });
+      expect(included.get(`tube_purposes/${tube.relationships.purpose.data.id}`).attributes.name).toBe('MX Tube');
+    }
+    const [a1] = seq.racked_tubes;
+    const tube = byBarcode.get(a1!.tube_barcode).tube;
+    expect((await call('GET', `/api/v2/tubes/${tube.id}/tube_rack`)).body.data.id).toBe(racks[0].id);
+    const events = (await outboxEvents()).filter((e) => e.type === 'tube_racks.created' || e.type === 'specific_tube_rack_creations.created');
+    expect(events.map((e) => e.resource.id).sort()).toEqual([...idsOf(racks), res.body.data.id].sort());
+
+    // Limber's next call: a transfer request collection from the wells into the tubes (nothing moved before it).
+    expect(await contentsOf('tubes', tube.id)).toEqual(new Map());
+    const wells = (await call('GET', `/api/v2/plates/${plate.id}/wells?page[size]=1`)).body.data;
+    const moved = await post('transfer_request_collections', {
+      transfer_requests_attributes: [{ source_asset: wells[0].attributes.uuid, target_asset: tube.attributes.uuid }],
+    });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(201);
+    expect((await contentsOf('tubes', tube.id)).get('tube')).toHaveLength(1);
+  });
+
+  it('refuses, writing nothing: positions repeated or off the rack, barcodes taken or given twice, an unknown purpose, no racks', async () => {
+    const plate = await createPlate();
+    const bad = (racks: unknown) =>
+      refused(
+        'POST',
+        '/api/v2/specific_tube_rack_creations',
+        doc('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], user_uuid: user, tube_rack_attributes: racks }),
+      );
+    const twice = rackOf('R', 2);
+    twice.racked_tubes[1]!.tube_position = 'a1';
+    const at = (i: number, j: number, member: string) => `/data/attributes/tube_rack_attributes/${i}/racked_tubes/${j}/${member}`;
+    expect(expectError(await bad([twice]), 422, 'invalid_value', at(0, 1, 'tube_position')).detail).toBe('tube_rack_attributes - A1 is given twice');
+    const small = rackOf('R', 1, { purpose: 'Tube Rack 48' });
+    small.racked_tubes[0]!.tube_position = 'H12';
+    expect(expectError(await bad([small]), 422, 'invalid_value', at(0, 0, 'tube_position')).detail).toContain('"H12" is not a coordinate of a 48-tube rack');
+    const taken = plate.attributes.labware_barcode.human_barcode;
+    expectError(await bad([rackOf('R', 1, { barcode: taken })]), 422, 'not_unique', '/data/attributes/tube_rack_attributes/0/tube_rack_barcode');
+    const [first, second] = [rackOf('R', 1), rackOf('S', 1)];
+    second.racked_tubes[0]!.tube_barcode = first.racked_tubes[0]!.tube_barcode;
+    expect(expectError(await bad([first, second]), 422, 'invalid_value', at(1, 0, 'tube_barcode')).detail).toContain(
+      'is also given at tube_rack_attributes.0.racked_tubes.0.tube_barcode',
+    );
+    const unknown = rackOf('R', 1);
+    unknown.racked_tubes[0]!.tube_purpose_uuid = purposes['Tube Rack 96'];
+    expectError(await bad([unknown]), 404, 'record_not_found', at(0, 0, 'tube_purpose_uuid'));
+    expectError(await bad([]), 422, 'invalid_value', '/data/attributes/tube_rack_attributes');
+    expectError(await bad([{ ...rackOf('R', 0), racked_tubes: 'A1' }]), 422, 'invalid_type', '/data/attributes/tube_rack_attributes/0/racked_tubes');
+    expectError(
+      await refused(
+        'POST',
+        '/api/v2/specific_tube_rack_creations',
+        doc('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], user_uuid: user }),
+      ),
+      422,
+      'required',
+      '/data/attributes/tube_rack_attributes',
+    );
+  });
+
+  it(`at its limit: a rack of ${maxTubesPerRackCreation(1, 1)} new tubes from one plate is one transaction of 99 items; one more, or a rack of 96, is a 422 naming the limit`, async () => {
+    const plate = await createPlate();
+    const largest = maxTubesPerRackCreation(1, 1);
+    expect(largest).toBe(46);
+    const { result: res, sizes } = await transactionSizes(() =>
+      post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [rackOf('FULL', largest)] }),
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // The rack, its barcode guard and link to the plate; 46 tubes and their barcode guards; the creation, two count shards, the request item.
+    expect(sizes).toEqual([99]);
+    const [rack] = await related('specific_tube_rack_creations', res.body.data.id, 'children');
+    expect(await related('tube_racks', rack.id, 'racked_tubes')).toHaveLength(largest);
+    for (const n of [largest + 1, 96]) {
+      const body = doc('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], user_uuid: user, tube_rack_attributes: [rackOf('OVER', n)] });
+      const error = expectError(await refused('POST', '/api/v2/specific_tube_rack_creations', body), 422, 'too_large', '/data/attributes/tube_rack_attributes');
+      expect(error.detail).toBe(
+        `tube_rack_attributes - 1 rack(s) of ${n} new tubes in all, from 1 parent(s) (parent_uuids), would write ${7 + 2 * n} items; one request may write at most 100 (a DynamoDB transaction), which holds at most 46 new tubes in 1 rack(s) from 1 parent(s)`,
+      );
+    }
+  });
+});
