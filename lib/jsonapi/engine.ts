@@ -290,6 +290,7 @@ async function write(ctx: RequestContext, def: ResourceDef, target: Target, requ
 
 async function runAction(ctx: RequestContext, def: ResourceDef, action: ActionDef, request: ApiRequest): Promise<ApiResponse> {
   const body = parseBody(request);
+  if (action.answer) return json(200, { data: { type: def.type, attributes: await action.answer(ctx, body) } });
   return commitWrite(ctx, def, request, async (wctx) => {
     const result = await action.run(wctx, body);
     // An action names no acting user; its primary data are what it created (201) or changed.

@@ -214,10 +214,28 @@ export interface ActionResult {
  * for every record it creates or changes, and after a conflict it runs again from fresh reads (so it must
  * do nothing but read and stage changes in `ctx.uow`).
  */
-export interface ActionDef {
+export type ActionDef = WriteActionDef | AnswerActionDef;
+
+export interface WriteActionDef {
   method: 'POST';
   /** Checks the body (the parsed JSON, any value; each problem a JsonApiError) and stages the action's changes. */
   run: (ctx: WriteContext, body: unknown) => Promise<ActionResult>;
+  answer?: never;
+}
+
+/**
+ * An action that only answers (the reference's `bait_library_layouts/preview`): a POST outside the write
+ * pipeline, so nothing is written, no event is recorded and no Idempotency-Key applies. Its answer is the
+ * primary data of a 200: a resource object without id (it describes no stored record), as the reference renders it.
+ */
+export interface AnswerActionDef {
+  method: 'POST';
+  /** Checks the body (any JSON; each problem a JsonApiError pointing into it) and computes the answer's attributes. */
+  answer: (ctx: RequestContext, body: unknown) => Promise<Record<string, unknown>>;
+  /** The body's members and the answer's attributes, described for the API's description. */
+  body: Record<string, AttributeDef>;
+  answers: Record<string, AttributeDef>;
+  run?: never;
 }
 
 /**
