@@ -262,8 +262,8 @@ function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples 
                 responses: {
                   '200': ok('Answered; nothing written', {
                     type: 'object',
-                    required: ['type', 'attributes'],
-                    properties: { type: { const: def.type }, attributes: membersSchema(action.answers) },
+                    required: ['type', 'id', 'attributes'],
+                    properties: { type: { const: def.type }, id: { const: name }, attributes: membersSchema(action.answers) },
                   }),
                   ...errorResponses(WRITE_ERRORS),
                 },

@@ -23,6 +23,8 @@ export interface AttributeDef<T = unknown> {
   schema: z.ZodMiniType<T>;
   /** Must be present and not null on create. */
   required?: boolean;
+  /** The longest string the value may hold, for an attribute that holds whole files (QC files); MAX_STRING_LENGTH otherwise (lib/jsonapi/write.ts). */
+  maxStringLength?: number;
   /**
    * Accepted on POST only: a read-only attribute listed in interface.md's "Creation shapes", or a
    * write-only one that only makes sense on create.
@@ -226,7 +228,8 @@ export interface WriteActionDef {
 /**
  * An action that only answers (the reference's `bait_library_layouts/preview`): a POST outside the write
  * pipeline, so nothing is written, no event is recorded and no Idempotency-Key applies. Its answer is the
- * primary data of a 200: a resource object without id (it describes no stored record), as the reference renders it.
+ * primary data of a 200: a resource object whose id is the action's name, for it describes no stored record
+ * (the reference renders none; JSON:API 1.0 requires one).
  */
 export interface AnswerActionDef {
   method: 'POST';

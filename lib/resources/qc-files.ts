@@ -1,6 +1,7 @@
 import * as z from '#lib/zod.ts';
 import { contentTypeOf, packContents, QC_FILENAME_MAX, unpackContents } from '#lib/domain/qc-files.ts';
 import { refOf } from '#lib/jsonapi/context.ts';
+import { MAX_BODY_BYTES } from '#lib/jsonapi/request-checks.ts';
 import { aggregateIndex, attr, defineResource, timestamps, toOne, uuidAttribute, uuidFilter } from '#lib/jsonapi/resource.ts';
 import { accepted, attributeAt } from '#lib/resources/problems.ts';
 
@@ -20,6 +21,8 @@ export const qcFiles = defineResource({
     filename: attr('WO', () => z.string().check(z.minLength(1), z.maxLength(QC_FILENAME_MAX)), { required: true }),
     contents: attr('WO', () => z.string(), {
       required: true,
+      // A whole file: as long as a request body may be (the stored form has its own budget, lib/domain/qc-files.ts).
+      maxStringLength: MAX_BODY_BYTES,
       transient: true,
       load: async (_ctx, records) => new Map(records.map((r) => [r, unpackContents(String(r.attrs.packed_contents))])),
     }),
