@@ -40,7 +40,7 @@ export function layBaits(wells: readonly BaitWell[], known: ReadonlySet<string>,
 export function baitLayout(wells: readonly BaitWell[], baits: readonly (string | null)[]): Record<string, string[]> {
   const layout: Record<string, string[]> = {};
   baits.forEach((bait, i) => {
-    if (bait !== null) (layout[bait] ??= []).push(wells[i]!.position);
+    if (bait !== null) layout[bait] = [...(layout[bait] ?? []), wells[i]!.position];
   });
   return layout;
 }

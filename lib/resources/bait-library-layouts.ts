@@ -25,7 +25,10 @@ const layoutSchema = lazySchema(() => z.record(z.string(), z.array(z.string())))
 async function planBaits(ctx: RequestContext, plate: StoredRecord, locate: Locate) {
   const { receptacles } = labwareAttrs(plate);
   const layout = layoutForSize(receptacles.length)!;
-  const requestRefs = [...new Set(receptacles.flatMap((r) => r.aliquots.flatMap((a) => (a.request ? [a.request] : []))))].map((id) => ({ type: 'requests', id }));
+  const requestRefs = [...new Set(receptacles.flatMap((r) => r.aliquots.flatMap((a) => (a.request ? [a.request] : []))))].map((id) => ({
+    type: 'requests',
+    id,
+  }));
   const [pools, requests] = await Promise.all([poolsOf(ctx, plate), ctx.loader.load(requestRefs)]);
   const requestOf = (id: number) => requests.get(refKey({ type: 'requests', id }));
   const wells = receptacles.map(

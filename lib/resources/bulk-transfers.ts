@@ -91,7 +91,8 @@ export const bulkTransfers = defineResource({
 
   create: async (ctx, input) => {
     const entries = input.attributes.well_transfers!;
-    if (entries.length === 0) throw errors.invalidValue(pointer('data', 'attributes', FIELD), `${FIELD} - can't be empty: name at least one source and destination well`);
+    if (entries.length === 0)
+      throw errors.invalidValue(pointer('data', 'attributes', FIELD), `${FIELD} - can't be empty: name at least one source and destination well`);
     if (entries.length > MAX_WELL_TRANSFERS_PER_BULK_TRANSFER)
       throw errors.tooLarge(
         pointer('data', 'attributes', FIELD),
@@ -104,7 +105,7 @@ export const bulkTransfers = defineResource({
     for (const { source, target } of read) {
       const key = `${source.labware.id}>${target.labware.id}`;
       const pair = pairs.get(key) ?? pairs.set(key, { source: source.labware, destination: target.labware, map: {} }).get(key)!;
-      (pair.map[wellName(source)] ??= []).push(wellName(target));
+      pair.map[wellName(source)] = [...(pair.map[wellName(source)] ?? []), wellName(target)];
     }
     const ids = await ctx.uow.allocateIds('transfers', pairs.size);
     const transfers = [...pairs.values()].map((pair, i) => ({ ...pair, id: ids[i]! }));

@@ -418,7 +418,14 @@ export const examples: Record<string, TypeExamples> = {
     ],
     actions: {
       // The reference's preview takes its parameters unwrapped (Limber's custom endpoint); plate uuids are random, so a refusal.
-      preview: [{ summary: 'No plate_uuid', body: { user_uuid: referenceUuidOf('users', 'admin') }, status: 400, response: { errors: [{ status: '400', code: 'missing_member' }] } }],
+      preview: [
+        {
+          summary: 'No plate_uuid',
+          body: { user_uuid: referenceUuidOf('users', 'admin') },
+          status: 400,
+          response: { errors: [{ status: '400', code: 'missing_member' }] },
+        },
+      ],
     },
   },
 };

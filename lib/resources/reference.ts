@@ -160,6 +160,11 @@ export const transferTemplates = referenceResource(
  */
 export const baitLibraries = referenceResource(
   'bait_libraries',
-  { name: attr('R', text, { required: true }), target_species: attr('R', text, { required: true }), supplier_name: attr('R', text), bait_library_type: attr('R', text) },
+  {
+    name: attr('R', text, { required: true }),
+    target_species: attr('R', text, { required: true }),
+    supplier_name: attr('R', text),
+    bait_library_type: attr('R', text),
+  },
   { indexes: { name: uniqueIndex('name') } },
 );

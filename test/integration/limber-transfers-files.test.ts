@@ -39,7 +39,8 @@ async function wellsOf(plateId: string): Promise<Map<string, { id: string; uuid:
 }
 
 const BULK = '/api/v2/bulk_transfers';
-const bulk = (wellTransfers: unknown[], extra: Record<string, unknown> = {}) => doc('bulk_transfers', { user_uuid: user, well_transfers: wellTransfers, ...extra });
+const bulk = (wellTransfers: unknown[], extra: Record<string, unknown> = {}) =>
+  doc('bulk_transfers', { user_uuid: user, well_transfers: wellTransfers, ...extra });
 /** Limber's well transfer: `{source_uuid, source_location, destination_uuid, destination_location}`, string keys. */
 const wt = (source: any, from: string, destination: any, to: string, extra: Record<string, unknown> = {}) => ({
   source_uuid: source.attributes.uuid,
@@ -84,7 +85,9 @@ describe('bulk_transfers, as Limber’s multi-plate pool sends them', () => {
     expect(read.body.data.relationships.parents.data.map((p: any) => p.id).sort()).toEqual([first.plate.id, second.plate.id].sort());
     expect(read.body.data.relationships.transfers_as_destination.data.map((t: any) => t.id)).toEqual(transfers.map((t: any) => t.id));
 
-    const events = (await outboxEvents()).filter((e) => ['bulk_transfers', 'transfers'].includes(e.resource.type) || (e.resource.type === 'plates' && e.resource.id === child.id));
+    const events = (await outboxEvents()).filter(
+      (e) => ['bulk_transfers', 'transfers'].includes(e.resource.type) || (e.resource.type === 'plates' && e.resource.id === child.id),
+    );
     expect(events.map((e) => e.type).sort()).toEqual(['bulk_transfers.created', 'plates.created', 'plates.updated', 'transfers.created', 'transfers.created']);
   });
 
@@ -110,27 +113,29 @@ describe('bulk_transfers: bad input is a precise 4xx at its entry, nothing writt
 
   it('unknown plate or submission: 404 at its field; a tube, a well off the grid: 422 naming them', async () => {
     const unknown = `${source.attributes.uuid.slice(0, 24)}000000000000`;
-    expect(expectError(await post([wt(source, 'A1', { attributes: { uuid: unknown } }, 'A1')]), 404, 'record_not_found', at(0, 'destination_uuid')).detail).toContain(
-      unknown,
-    );
+    expect(
+      expectError(await post([wt(source, 'A1', { attributes: { uuid: unknown } }, 'A1')]), 404, 'record_not_found', at(0, 'destination_uuid')).detail,
+    ).toContain(unknown);
     expectError(await post([wt(source, 'A1', child, 'A1', { submission_id: 999_999 })]), 404, 'record_not_found', at(0, 'submission_id'));
-    expect(expectError(await post([wt(source, 'A1', tube, 'A1')]), 422, 'invalid_value', at(0, 'destination_uuid')).detail).toMatch(/is tubes \d+, not a plate/);
-    expect(expectError(await post([wt(source, 'A1', child, 'A1'), wt(source, 'Z99', child, 'B1')]), 422, 'invalid_value', at(1, 'source_location')).detail).toContain(
-      '"Z99" (A1 to H12)',
+    expect(expectError(await post([wt(source, 'A1', tube, 'A1')]), 422, 'invalid_value', at(0, 'destination_uuid')).detail).toMatch(
+      /is tubes \d+, not a plate/,
     );
+    expect(
+      expectError(await post([wt(source, 'A1', child, 'A1'), wt(source, 'Z99', child, 'B1')]), 422, 'invalid_value', at(1, 'source_location')).detail,
+    ).toContain('"Z99" (A1 to H12)');
   });
 
   it('empty, an unknown member, no user, a pair given twice, a tag clash: 422 each', async () => {
     expectError(await post([]), 422, 'invalid_value', '/data/attributes/well_transfers');
     expectError(await post([wt(source, 'A1', child, 'A1', { volume: 5 })]), 422, undefined, '/data/attributes/well_transfers/0');
     expectError(await refused('POST', BULK, doc('bulk_transfers', { well_transfers: [wt(source, 'A1', child, 'A1')] })), 422, 'required');
-    expect(expectError(await post([wt(source, 'A1', child, 'A1'), wt(source, 'A1', child, 'A1')]), 422, 'invalid_value', at(1, 'destination_location')).detail).toContain(
-      '(entry 0)',
-    );
+    expect(
+      expectError(await post([wt(source, 'A1', child, 'A1'), wt(source, 'A1', child, 'A1')]), 422, 'invalid_value', at(1, 'destination_location')).detail,
+    ).toContain('(entry 0)');
     // Two untagged samples cannot share a well.
-    expect(expectError(await post([wt(source, 'A1', child, 'A1'), wt(source, 'B1', child, 'A1')]), 422, 'invalid_value', at(1, 'source_location')).detail).toContain(
-      'tag clash',
-    );
+    expect(
+      expectError(await post([wt(source, 'A1', child, 'A1'), wt(source, 'B1', child, 'A1')]), 422, 'invalid_value', at(1, 'source_location')).detail,
+    ).toContain('tag clash');
   });
 
   it(`past ${MAX_WELL_TRANSFERS_PER_BULK_TRANSFER} well transfers: 422 too_large naming the limit`, async () => {
@@ -148,7 +153,14 @@ async function taggedPlate(purpose: string, filled: number, firstTag: number): P
   const plate = await createPlate(purpose);
   const record = (await getRecords([{ family: 'labware', id: Number(plate.id) }])).get(`labware:${plate.id}`)!;
   const receptacles = (record.attrs.receptacles as Receptacle[]).map((r, i) =>
-    i < filled ? { ...r, aliquots: [{ n: i + 1, sample: 900_000 + firstTag + i, study: null, tag: { oligo: `T${firstTag + i}`, index: firstTag + i }, tag2: null, library_type: null }] } : r,
+    i < filled
+      ? {
+          ...r,
+          aliquots: [
+            { n: i + 1, sample: 900_000 + firstTag + i, study: null, tag: { oligo: `T${firstTag + i}`, index: firstTag + i }, tag2: null, library_type: null },
+          ],
+        }
+      : r,
   );
   const uow = new UnitOfWork(registry, new Date().toISOString());
   uow.update(record, { attrs: { receptacles, aliquotCount: filled } });
@@ -157,7 +169,9 @@ async function taggedPlate(purpose: string, filled: number, firstTag: number): P
 }
 
 describe(`bulk_transfers at their limits (${TRANSACTION_ITEM_LIMIT} items a transaction)`, () => {
-  it(`${MAX_WELL_TRANSFERS_PER_BULK_TRANSFER} well transfers, four full 384-well plates pooled into one, fit one transaction`, { timeout: 300_000 }, async () => {
+  it(`${MAX_WELL_TRANSFERS_PER_BULK_TRANSFER} well transfers, four full 384-well plates pooled into one, fit one transaction`, {
+    timeout: 300_000,
+  }, async () => {
     const sources = await Promise.all([0, 1, 2, 3].map((q) => taggedPlate('Stock Plate 384', 384, q * 384 + 1)));
     const child = await createPlate('Stock Plate 384');
     const positions = columnOrder(layoutForSize(384)!);
@@ -211,7 +225,9 @@ describe('50 writes at once', () => {
     resetConfig();
   });
 
-  it('50 bulk transfers out of one plate into 50 plates: 50 × 201, none conflicts (the source is never written)', { timeout: BURST_BUDGET_MS + 60_000 }, async () => {
+  it('50 bulk transfers out of one plate into 50 plates: 50 × 201, none conflicts (the source is never written)', {
+    timeout: BURST_BUDGET_MS + 60_000,
+  }, async () => {
     const { plate: source, samples } = await filledPlate(1);
     const plates = await inBatches(WRITERS, 10, () => createPlate());
     const results = await Promise.all(plates.map((p) => call('POST', BULK, { body: bulk([wt(source, 'A1', p, 'A1')]) })));
@@ -264,8 +280,18 @@ describe('qc_files, as Limber uploads, lists and downloads them', () => {
 
   it('bad input: a precise 4xx at the field, nothing written', async () => {
     const plate = await createPlate();
-    expectError(await refused('POST', QC, doc('qc_files', { filename: 'a.csv' }, { labware: rel('labware', plate.id) })), 422, 'required', '/data/attributes/contents');
-    expectError(await refused('POST', QC, doc('qc_files', { contents: 'x' }, { labware: rel('labware', plate.id) })), 422, 'required', '/data/attributes/filename');
+    expectError(
+      await refused('POST', QC, doc('qc_files', { filename: 'a.csv' }, { labware: rel('labware', plate.id) })),
+      422,
+      'required',
+      '/data/attributes/contents',
+    );
+    expectError(
+      await refused('POST', QC, doc('qc_files', { contents: 'x' }, { labware: rel('labware', plate.id) })),
+      422,
+      'required',
+      '/data/attributes/filename',
+    );
     expectError(await refused('POST', QC, qcFile('', 'x', plate.id)), 422, undefined, '/data/attributes/filename');
     expectError(await refused('POST', QC, qcFile('a'.repeat(256), 'x', plate.id)), 422, undefined, '/data/attributes/filename');
     expectError(await refused('POST', QC, qcFile('a.csv', 42, plate.id)), 422, undefined, '/data/attributes/contents');
@@ -344,7 +370,11 @@ describe('bait_library_layouts, as Limber’s baited plate makes them', () => {
     // BaitLibraryLayout.preview(plate_uuid:, user_uuid:): json_api_client's custom endpoint posts the parameters as they are.
     const preview = await answered(`${LAYOUTS}/preview`, { plate_uuid: child.attributes.uuid, user_uuid: user });
     expect(preview.body).toEqual({
-      data: { type: 'bait_library_layouts', id: 'preview', attributes: { well_layout: { A1: 'Human all exon 50MB', B1: 'Mouse all exon', C1: 'Human all exon 50MB' } } },
+      data: {
+        type: 'bait_library_layouts',
+        id: 'preview',
+        attributes: { well_layout: { A1: 'Human all exon 50MB', B1: 'Mouse all exon', C1: 'Human all exon 50MB' } },
+      },
     });
 
     const made = await call('POST', `${LAYOUTS}?include=plate`, { body: doc('bait_library_layouts', { plate_uuid: child.attributes.uuid, user_uuid: user }) });
@@ -366,7 +396,9 @@ describe('bait_library_layouts, as Limber’s baited plate makes them', () => {
     expectError(await refused('POST', `${LAYOUTS}/preview`, { user_uuid: user }), 400, 'missing_member', '/plate_uuid');
     expectError(await refused('POST', `${LAYOUTS}/preview`, { plate_uuid: user, user_uuid: user }), 404, 'record_not_found', '/plate_uuid');
     const noBait = await refused('POST', `${LAYOUTS}/preview`, { plate_uuid: child.attributes.uuid, user_uuid: user });
-    expect(expectError(noBait, 422, 'invalid_value', '/plate_uuid').detail).toMatch(/B1 on plate \d+ is pooled for submission \d+, but its requests there name no bait library/);
+    expect(expectError(noBait, 422, 'invalid_value', '/plate_uuid').detail).toMatch(
+      /B1 on plate \d+ is pooled for submission \d+, but its requests there name no bait library/,
+    );
     const create = await refused('POST', LAYOUTS, doc('bait_library_layouts', { plate_uuid: child.attributes.uuid, user_uuid: user }));
     expectError(create, 422, 'invalid_value', '/data/relationships/plate');
 
