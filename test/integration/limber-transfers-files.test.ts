@@ -13,7 +13,7 @@ import { call, doc } from '../support/api.ts';
 import { createPlate, createTube, inBatches, rel } from '../support/fixtures.ts';
 import { adminUuid, contentsOf, filledPlate } from '../support/lab.ts';
 import { createOrder, workIds } from '../support/requests.ts';
-import { expectError } from '../support/responses.ts';
+import { expectError, statuses } from '../support/responses.ts';
 import { seedRequestBook } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused, tableSnapshot } from '../support/table.ts';
@@ -201,16 +201,6 @@ describe(`bulk_transfers at their limits (${TRANSACTION_ITEM_LIMIT} items a tran
     expect(fits.body.data.relationships.transfers).toBeDefined();
   });
 });
-
-/** Fifty writes at once; each distinct answer (status and first error code) with how many writers got it. */
-const statuses = (results: { status: number; body: any }[]) => {
-  const counts = new Map<string, number>();
-  for (const r of results) {
-    const key = `${r.status} ${r.body.errors?.[0]?.code ?? ''}`.trim();
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return [...counts].map(([k, n]) => `${k} × ${n}`);
-};
 
 describe('50 writes at once', () => {
   const WRITERS = 50;
