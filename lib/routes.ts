@@ -96,6 +96,10 @@ export const routes: readonly Route[] = [
   one('pre_capture_pools', READ),
   one('submission_pools', READ),
   one('tags', READ),
+  one('bulk_transfers', READ_CREATE),
+  one('qc_files', READ_CREATE),
+  one('bait_libraries', READ),
+  one('bait_library_layouts', READ_CREATE, [{ name: 'preview', method: 'POST' }]),
   { name: FALLBACK, types: [], methods: [], actions: [], pages: [] },
 ];
 

@@ -97,6 +97,18 @@ export const transferRequestCollectionItems = (targets: number, newLinks: number
 export const MAX_TRANSFER_REQUESTS_PER_COLLECTION = 1_536;
 
 /**
+ * A bulk transfer (POST bulk_transfers): its record, one conditional update per destination plate, one
+ * transfer record per (source, destination) pair of plates (the reference's Transfer::BetweenPlates), one
+ * index item per new link of a destination to a source plate; count shards of labware, bulk transfers and
+ * transfers. Four plates pooled into one is 14 items, whatever their wells; one source into 31 plates 98.
+ */
+export const bulkTransferItems = (destinations: number, pairs: number, newLinks: number): number =>
+  transactionItems({ records: 1 + destinations + pairs, indexItems: newLinks, countedFamilies: 3 });
+
+/** Well transfers one bulk transfer may hold: as a collection's entries, every well of four 384-well plates. */
+export const MAX_WELL_TRANSFERS_PER_BULK_TRANSFER = MAX_TRANSFER_REQUESTS_PER_COLLECTION;
+
+/**
  * Poly metadata created together (`poly_metadata/bulk_create`): per metadatum its record and three index
  * items — its key's guard, its entries under its record's aggregate (the records' `poly_metadata`) and
  * under its record's id (`filter[metadatable_id]`); `key` and `metadatable_type` are lookup slots, which
@@ -147,6 +159,13 @@ export const stateChangeItems = (labware: number, books: number): number =>
  */
 export const workCompletionItems = (books: number, indexEntries: number): number =>
   transactionItems({ records: 1 + books, indexItems: indexEntries, countedFamilies: 1 });
+
+/**
+ * Stored bytes of a QC file's contents: gzip, then base64 (lib/domain/qc-files.ts), inside the file's own
+ * record, whose other fields take under 1 KB: within ITEM_SIZE_LIMIT. Text files compress 4 to 10 times, so
+ * every text a request body can carry (1 MiB, MAX_BODY_BYTES) usually fits; what does not is a 422 naming this.
+ */
+export const QC_FILE_STORED_BYTES = 360_000;
 
 /** Characters of a QC result's texts (key, value, units, cv, assay type and version): what the reference stores. */
 export const QC_TEXT_MAX = 255;

@@ -34,6 +34,8 @@ export interface Aliquot {
    * the aliquot (its outer request, else the source aliquot's own); absent on aliquots made in place.
    */
   request?: number | null;
+  /** The bait library a bait library layout gave it (lib/domain/bait-layout.ts); copies carry it on. */
+  bait_library?: number;
 }
 
 /** An aliquot before its labware numbers it. */

@@ -26,7 +26,8 @@ export interface Problem {
  * The tag layouts (lib/domain/tag-layout.ts) add `dual_not_supported`, `unknown_tag`, `empty_tag_group` and
  * `not_a_count`. The state changers (lib/domain/state-changers.ts) add `not_allowed` (a move the transfer
  * request machine does not allow), `nothing_to_change` and `no_outer_request` (work of a submission whose
- * aliquots name no request).
+ * aliquots name no request). Bait library layouts (lib/domain/bait-layout.ts) add `no_bait_library` (a
+ * pooled well whose requests name none, several, or an unknown one).
  */
 export type ProblemCode =
   | 'tag_clash'
@@ -62,7 +63,8 @@ export type ProblemCode =
   | 'not_a_count'
   | 'not_allowed'
   | 'nothing_to_change'
-  | 'no_outer_request';
+  | 'no_outer_request'
+  | 'no_bait_library';
 
 /** A rule's answer: the new value, or every problem found (never some of each). */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };

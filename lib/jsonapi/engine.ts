@@ -288,8 +288,10 @@ async function write(ctx: RequestContext, def: ResourceDef, target: Target, requ
   });
 }
 
-async function runAction(ctx: RequestContext, def: ResourceDef, action: ActionDef, request: ApiRequest): Promise<ApiResponse> {
+async function runAction(ctx: RequestContext, def: ResourceDef, name: string, action: ActionDef, request: ApiRequest): Promise<ApiResponse> {
   const body = parseBody(request);
+  // JSON:API 1.0 wants an id where the reference renders none: the action's name, which names no record (a GET of it is a 405).
+  if (action.answer) return json(200, { data: { type: def.type, id: name, attributes: await action.answer(ctx, body) } });
   return commitWrite(ctx, def, request, async (wctx) => {
     const result = await action.run(wctx, body);
     // An action names no acting user; its primary data are what it created (201) or changed.
@@ -301,7 +303,7 @@ async function runAction(ctx: RequestContext, def: ResourceDef, action: ActionDe
 /** Serves one request addressed to `def` once authentication, routing and media types have passed. */
 export async function serve(ctx: RequestContext, def: ResourceDef, target: Target, request: ApiRequest): Promise<ApiResponse> {
   // Routing admitted only the action's own method.
-  if (target.action !== undefined) return runAction(ctx, def, own(def.actions, target.action)!, request);
+  if (target.action !== undefined) return runAction(ctx, def, target.action, own(def.actions, target.action)!, request);
   switch (request.method) {
     case 'GET':
       return get(ctx, def, target, request);

@@ -23,6 +23,15 @@ function attributeSchema(attribute: AttributeDef): Json {
   return attribute.required ? schema : { anyOf: [schema, { type: 'null' }] };
 }
 
+/** An object of named members (an answering action's body or answer), each described as an attribute. */
+const membersSchema = (members: Record<string, AttributeDef>): Json => ({
+  type: 'object',
+  required: Object.entries(members)
+    .filter(([, a]) => a.required)
+    .map(([n]) => n),
+  properties: Object.fromEntries(Object.entries(members).map(([name, a]) => [name, attributeSchema(a)])),
+});
+
 const readable = (def: ResourceDef) => Object.entries(def.attributes).filter(([, a]) => a.access !== 'W');
 export const writable = (def: ResourceDef, mode: 'create' | 'update') =>
   Object.entries(def.attributes).filter(([, a]) =>
@@ -240,18 +249,32 @@ function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples 
       };
     }
   }
-  for (const name of Object.keys(def.actions ?? {})) {
+  for (const [name, action] of Object.entries(def.actions ?? {})) {
     paths[`${base}/${name}`] = {
       post: withExamples(
         {
           tags: tag,
           operationId: `${name}-${def.type}`,
           summary: `${def.type} ${name}`,
-          requestBody: {
-            required: true,
-            content: jsonApi({ type: 'object', required: ['data'], properties: { data: { type: 'array', items: ref(`${def.type}.create`) } } }),
-          },
-          responses: { '201': ok('Created', { type: 'array', items: ref(def.type) }), ...errorResponses(WRITE_ERRORS) },
+          ...(action.answer
+            ? {
+                requestBody: { required: true, content: jsonApi(membersSchema(action.body)) },
+                responses: {
+                  '200': ok('Answered; nothing written', {
+                    type: 'object',
+                    required: ['type', 'id', 'attributes'],
+                    properties: { type: { const: def.type }, id: { const: name }, attributes: membersSchema(action.answers) },
+                  }),
+                  ...errorResponses(WRITE_ERRORS),
+                },
+              }
+            : {
+                requestBody: {
+                  required: true,
+                  content: jsonApi({ type: 'object', required: ['data'], properties: { data: { type: 'array', items: ref(`${def.type}.create`) } } }),
+                },
+                responses: { '201': ok('Created', { type: 'array', items: ref(def.type) }), ...errorResponses(WRITE_ERRORS) },
+              }),
         },
         examples.actions?.[name],
       ),

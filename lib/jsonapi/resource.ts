@@ -23,6 +23,8 @@ export interface AttributeDef<T = unknown> {
   schema: z.ZodMiniType<T>;
   /** Must be present and not null on create. */
   required?: boolean;
+  /** The longest string the value may hold, for an attribute that holds whole files (QC files); MAX_STRING_LENGTH otherwise (lib/jsonapi/write.ts). */
+  maxStringLength?: number;
   /**
    * Accepted on POST only: a read-only attribute listed in interface.md's "Creation shapes", or a
    * write-only one that only makes sense on create.
@@ -214,10 +216,29 @@ export interface ActionResult {
  * for every record it creates or changes, and after a conflict it runs again from fresh reads (so it must
  * do nothing but read and stage changes in `ctx.uow`).
  */
-export interface ActionDef {
+export type ActionDef = WriteActionDef | AnswerActionDef;
+
+export interface WriteActionDef {
   method: 'POST';
   /** Checks the body (the parsed JSON, any value; each problem a JsonApiError) and stages the action's changes. */
   run: (ctx: WriteContext, body: unknown) => Promise<ActionResult>;
+  answer?: never;
+}
+
+/**
+ * An action that only answers (the reference's `bait_library_layouts/preview`): a POST outside the write
+ * pipeline, so nothing is written, no event is recorded and no Idempotency-Key applies. Its answer is the
+ * primary data of a 200: a resource object whose id is the action's name, for it describes no stored record
+ * (the reference renders none; JSON:API 1.0 requires one).
+ */
+export interface AnswerActionDef {
+  method: 'POST';
+  /** Checks the body (any JSON; each problem a JsonApiError pointing into it) and computes the answer's attributes. */
+  answer: (ctx: RequestContext, body: unknown) => Promise<Record<string, unknown>>;
+  /** The body's members and the answer's attributes, described for the API's description. */
+  body: Record<string, AttributeDef>;
+  answers: Record<string, AttributeDef>;
+  run?: never;
 }
 
 /**

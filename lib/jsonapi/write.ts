@@ -17,15 +17,15 @@ export const MAX_NESTING_DEPTH = 16;
 
 /**
  * The first problem with an attribute value's shape, wherever it is in the value: a string longer than
- * MAX_STRING_LENGTH, or nesting deeper than MAX_NESTING_DEPTH. Walks the value with an explicit stack, so
+ * `maxString` (MAX_STRING_LENGTH unless the attribute says), or nesting deeper than MAX_NESTING_DEPTH. Walks the value with an explicit stack, so
  * no depth of nesting (a 1 MiB body holds half a million levels) can overflow the call stack.
  */
-function shapeProblem(value: unknown, path: string): { path: string; kind: 'long' | 'deep' } | undefined {
+function shapeProblem(value: unknown, path: string, maxString: number): { path: string; kind: 'long' | 'deep' } | undefined {
   const stack: { value: unknown; path: string; depth: number }[] = [{ value, path, depth: 0 }];
   while (stack.length > 0) {
     const item = stack.pop()!;
     if (typeof item.value === 'string') {
-      if (item.value.length > MAX_STRING_LENGTH) return { path: item.path, kind: 'long' };
+      if (item.value.length > maxString) return { path: item.path, kind: 'long' };
       continue;
     }
     if (typeof item.value !== 'object' || item.value === null) continue;
@@ -44,11 +44,12 @@ export function validateValues(def: ResourceDef, parsed: ParsedWrite): Record<st
   const values: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(parsed.attributes)) {
     const attribute = def.attributes[name]!;
-    const shape = shapeProblem(raw, pointer('data', 'attributes', name));
+    const maxString = attribute.maxStringLength ?? MAX_STRING_LENGTH;
+    const shape = shapeProblem(raw, pointer('data', 'attributes', name), maxString);
     if (shape) {
       problems.push(
         shape.kind === 'long'
-          ? errors.invalidValue(shape.path, `${name} - strings may be at most ${MAX_STRING_LENGTH} characters`)
+          ? errors.invalidValue(shape.path, `${name} - strings may be at most ${maxString} characters`)
           : errors.invalidValue(pointer('data', 'attributes', name), `${name} - values may be nested at most ${MAX_NESTING_DEPTH} levels deep`),
       );
       continue;

@@ -475,4 +475,48 @@ export const examples: Record<string, TypeExamples> = {
       ),
     ],
   },
+  bulk_transfers: {
+    // Entries name plates by uuid, and labware uuids are random: a fresh store's example can only show a refusal.
+    create: [
+      refused(
+        'An empty list of well transfers',
+        doc('bulk_transfers', { attributes: { well_transfers: [], user_uuid: referenceUuidOf('users', 'admin') } }),
+        422,
+        'invalid_value',
+      ),
+    ],
+  },
+  qc_files: {
+    create: [
+      made(
+        'A plate reader’s file on the stock plate, as Limber uploads it',
+        'qc_files',
+        { attributes: { filename: 'concentrations.csv', contents: 'Well,Concentration\nA1,12.5\n' }, relationships: { labware: to('labware', STOCK_PLATE) } },
+        '1',
+        { filename: 'concentrations.csv', size: 27, content_type: 'text/csv' },
+      ),
+    ],
+  },
+  bait_library_layouts: {
+    create: [
+      made(
+        'The QC plate, none of whose wells is pooled: an empty layout',
+        'bait_library_layouts',
+        { relationships: { plate: to('plates', QC_PLATE), user: ADMIN } },
+        '1',
+        { layout: {} },
+      ),
+    ],
+    actions: {
+      // The reference's preview takes its parameters unwrapped (Limber's custom endpoint); plate uuids are random, so a refusal.
+      preview: [
+        {
+          summary: 'No plate_uuid',
+          body: { user_uuid: referenceUuidOf('users', 'admin') },
+          status: 400,
+          response: { errors: [{ status: '400', code: 'missing_member' }] },
+        },
+      ],
+    },
+  },
 };

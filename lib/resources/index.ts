@@ -11,6 +11,7 @@ import { requestBooks } from '#lib/resources/request-books.ts';
 import { requests } from '#lib/resources/requests.ts';
 import { rackedTubes, tubeRacks } from '#lib/resources/tube-racks.ts';
 import {
+  baitLibraries,
   barcodePrinters,
   projects,
   requestTypes,
@@ -42,6 +43,9 @@ import { workCompletions } from '#lib/resources/work-completions.ts';
 import { orders, submissions } from '#lib/resources/submissions.ts';
 import { preCapturePools, primerPanels, tags } from '#lib/resources/unrecorded.ts';
 import { submissionPools } from '#lib/resources/submission-pools.ts';
+import { bulkTransfers } from '#lib/resources/bulk-transfers.ts';
+import { qcFiles } from '#lib/resources/qc-files.ts';
+import { baitLibraryLayouts } from '#lib/resources/bait-library-layouts.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
 export const registry = new Registry([
@@ -97,4 +101,8 @@ export const registry = new Registry([
   preCapturePools,
   submissionPools,
   tags,
+  bulkTransfers,
+  qcFiles,
+  baitLibraries,
+  baitLibraryLayouts,
 ]);

@@ -107,6 +107,8 @@ export const labwareRelationships = (purposeType: string) => ({
   ...lineageRelationships,
   custom_metadatum_collection: toOne('custom_metadatum_collections', 'R'),
   poly_metadata: reverse('poly_metadata', 'metadatable'),
+  // Files attached to it (lib/resources/qc-files.ts), one Query.
+  qc_files: reverse('qc_files', 'labware'),
   // Listed in the labware's aggregate as they are made (lib/resources/state-changes.ts): no read to resolve.
   state_changes: computed('many', 'state_changes', (r) => (labwareAttrs(r).stateChanges ?? []).map((id) => ({ type: 'state_changes', id }))),
 });

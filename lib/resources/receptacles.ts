@@ -94,6 +94,8 @@ export const aliquots = defineResource({
     study: toOne('studies', 'WO'),
     // The outer request a transfer request gave the copy (contract §6): how clients find a well's work.
     request: toOne('requests', 'R'),
+    // Given by a bait library layout (lib/resources/bait-library-layouts.ts).
+    bait_library: toOne('bait_libraries', 'R'),
     // Limber reads these. An aliquot records no project yet (docs/decisions.md, "Limber's purposes and
     // projects"), and holds its tags' oligos, not tag records.
     project: unrecorded('one', 'projects'),

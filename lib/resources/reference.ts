@@ -153,3 +153,18 @@ export const transferTemplates = referenceResource(
   },
   { indexes: { name: uniqueIndex('name') } },
 );
+
+/**
+ * Bait libraries (the reference's BaitLibrary): the capture baits a request may ask for by name (its
+ * `bait_library_name` option); a bait library layout puts them on a plate's aliquots.
+ */
+export const baitLibraries = referenceResource(
+  'bait_libraries',
+  {
+    name: attr('R', text, { required: true }),
+    target_species: attr('R', text, { required: true }),
+    supplier_name: attr('R', text),
+    bait_library_type: attr('R', text),
+  },
+  { indexes: { name: uniqueIndex('name') } },
+);

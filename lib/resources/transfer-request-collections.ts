@@ -1,17 +1,11 @@
 import * as z from '#lib/zod.ts';
-import { MAX_TRANSFER_REQUESTS_PER_COLLECTION, TRANSACTION_ITEM_LIMIT, transferRequestCollectionItems } from '#lib/domain/budgets.ts';
-import { parseSlotUuid, slotId, transferRequestId } from '#lib/domain/labware-ids.ts';
-import type { Contents } from '#lib/domain/labware.ts';
-import { linkParents } from '#lib/domain/lineage.ts';
-import { applyMoves, outerRequestOf, type MaterialMove, type OpenRequest } from '#lib/domain/material-moves.ts';
-import { outcome, type Problem } from '#lib/domain/problems.ts';
+import { MAX_TRANSFER_REQUESTS_PER_COLLECTION, transferRequestCollectionItems } from '#lib/domain/budgets.ts';
+import { parseSlotUuid } from '#lib/domain/labware-ids.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, lazySchema, timestamps, toMany, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
-import { labwareAttrs, receptacleType } from '#lib/resources/labware-views.ts';
-import { parentsOf } from '#lib/resources/lineage.ts';
-import { destinyOf, openRequestsOut } from '#lib/resources/pools.ts';
-import { accepted, attributeAt } from '#lib/resources/problems.ts';
+import { labwareAttrs } from '#lib/resources/labware-views.ts';
+import { moveMaterial, submissionId, uuidText, type Named } from '#lib/resources/receptacle-moves.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
 
 /**
@@ -23,7 +17,6 @@ import type { Ref, StoredRecord } from '#lib/store/records.ts';
  */
 
 const FIELD = 'transfer_requests_attributes';
-const uuidText = lazySchema(() => z.string({ error: 'must be a uuid string' }).check(z.minLength(1)));
 /** Microlitres: Limber sends them as numbers or as decimal strings (`volume: x.to_s`). */
 const volume = lazySchema(() =>
   z
@@ -36,9 +29,7 @@ const entry = lazySchema(() =>
     target_asset: uuidText(),
     outer_request: z.optional(z.nullable(uuidText())),
     submission: z.optional(z.nullable(uuidText())),
-    submission_id: z.optional(
-      z.nullable(z.union([z.number().check(z.int(), z.positive()), z.pipe(z.string().check(z.regex(/^\d+$/, 'must be an id')), z.transform(Number))])),
-    ),
+    submission_id: z.optional(z.nullable(submissionId())),
     volume: z.optional(z.nullable(volume())),
     merge_equivalent_aliquots: z.optional(z.nullable(z.boolean())),
     // Sent by Limber's blended-tube and pooling creators; accepted, not applied (docs/decisions.md).
@@ -50,12 +41,6 @@ const entry = lazySchema(() =>
 type Entry = z.infer<ReturnType<typeof entry>>;
 
 const at = (i: number, field: string): string[] => [FIELD, String(i), field];
-
-/** A receptacle an entry names: its labware and slot. */
-interface Named {
-  labware: StoredRecord;
-  slot: number;
-}
 
 /**
  * Reads every uuid the entries name in one batched read and resolves the receptacles: a well's or a tube
@@ -145,90 +130,28 @@ export const transferRequestCollections = defineResource({
         pointer('data', 'attributes', FIELD),
         `${FIELD} - has ${entries.length} entries; one collection holds at most ${MAX_TRANSFER_REQUESTS_PER_COLLECTION}`,
       );
-
-    // Read: the receptacles, requests and submissions named, and the open requests out of each source whose
-    // entry names no outer request (they give its pool and outer request); Limber's stamps name them all.
     const read = await readEntries(ctx, entries);
-    const unnamed = read.filter((r) => r.outerRequest === null);
-    const sources = new Map(unnamed.map(({ source }) => [slotId(source.labware.id, source.slot), source]));
-    const sourceRefs = [...sources.keys()].map((id) => ({ type: receptacleType(sources.get(id)!.labware.type), id }));
-    const open = sourceRefs.length > 0 ? await openRequestsOut(ctx, sourceRefs) : new Map<Ref, OpenRequest[]>();
-    const openOf = new Map(sourceRefs.map((ref) => [ref.id, open.get(ref)!]));
-
-    // Plan: one move per entry; a target named twice for the same source is a mistake.
-    const problems: Problem[] = [];
-    const pairs = new Map<string, number>();
-    const moves = read.map(({ source, target, outerRequest, submission, entry }, i): MaterialMove<number> => {
-      const sourceId = slotId(source.labware.id, source.slot);
-      const targetId = slotId(target.labware.id, target.slot);
-      const earlier = pairs.get(`${sourceId}>${targetId}`);
-      if (earlier !== undefined)
-        problems.push({
-          code: 'given_twice',
-          input: at(i, 'target_asset'),
-          detail: `entry ${i} target_asset: ${entry.target_asset} already takes ${entry.source_asset} (entry ${earlier}); name each source and target pair once`,
-        });
-      pairs.set(`${sourceId}>${targetId}`, i);
-      const receptacle = labwareAttrs(source.labware).receptacles[source.slot - 1]!;
-      const openOut = openOf.get(sourceId) ?? [];
-      const pool = submission ?? destinyOf(receptacle, openOut).pool;
-      return {
-        source: {
-          id: sourceId,
-          receptacle,
-          tube: source.labware.type === 'tubes',
-          pool,
-          outerRequest: outerRequestOf(outerRequest, pool, openOut),
-          volume: entry.volume ?? null,
-        },
-        target: target.labware.id,
-        slot: target.slot,
-        input: at(i, 'source_asset'),
-      };
-    });
-    accepted(
-      outcome(problems, () => undefined),
-      attributeAt,
+    const user = input.relationships.user!;
+    const made = await moveMaterial(
+      ctx,
+      read.map(({ entry, source, target, outerRequest, submission }, i) => ({
+        source,
+        target,
+        outerRequest,
+        submission,
+        volume: entry.volume ?? null,
+        at: [FIELD, String(i)],
+        names: { source: entry.source_asset, target: entry.target_asset, sourceField: 'source_asset', targetField: 'target_asset' },
+      })),
+      { field: FIELD, user: user.id, items: transferRequestCollectionItems },
     );
-
-    // Each target labware is one item; each new link of a target to a source's labware one more.
     const targets = new Map(read.map(({ target }) => [target.labware.id, target.labware]));
-    const parents = new Map(
-      [...targets.values()].map((labware) => {
-        const added = read.filter((r) => r.target.labware.id === labware.id && r.source.labware.id !== labware.id).map((r) => refOf(r.source.labware));
-        return [labware.id, accepted(linkParents(refOf(labware), parentsOf(labware), added), attributeAt)];
-      }),
-    );
-    const newLinks = [...targets.values()].reduce((n, labware) => n + parents.get(labware.id)!.length - parentsOf(labware).length, 0);
-    const items = transferRequestCollectionItems(targets.size, newLinks);
-    if (items > TRANSACTION_ITEM_LIMIT)
-      throw errors.tooLarge(
-        pointer('data', 'attributes', FIELD),
-        `${FIELD} - fills ${targets.size} labware (${newLinks} of them newly children of a source), ${items} items; one request may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`,
-      );
-
-    // Apply: transfer requests recorded and aliquots copied, all or nothing.
-    const before = new Map([...targets].map(([id, labware]): [number, Contents] => [id, labwareAttrs(labware)]));
-    const after = accepted(
-      applyMoves(before, moves, (id, slot) => `${receptacleType(targets.get(id)!.type)} ${slotId(id, slot)}`),
-      attributeAt,
-    );
-
-    // Write: each target once, then the collection naming the transfer requests it made.
-    const made: Ref[] = [];
-    for (const [id, labware] of targets) {
-      const { receptacles, aliquotCount, transferRequestCount = 0 } = after.get(id)!;
-      const owner = input.relationships.user!.id;
-      ctx.uow.update(labware, { attrs: { receptacles, aliquotCount, transferRequestCount, owner }, rels: { parents: parents.get(id)! } });
-      for (let n = (labwareAttrs(labware).transferRequestCount ?? 0) + 1; n <= transferRequestCount; n++)
-        made.push({ type: 'transfer_requests', id: transferRequestId(id, n) });
-    }
     return ctx.uow.create('transfer_request_collections', {
       attrs: {},
       rels: {
-        transfer_requests: made.sort((a, b) => a.id - b.id),
+        transfer_requests: made,
         target_tubes: [...targets.values()].filter((t) => t.type === 'tubes').map(refOf),
-        user: refOf(input.relationships.user!),
+        user: refOf(user),
       },
     });
   },

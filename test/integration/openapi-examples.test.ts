@@ -46,7 +46,7 @@ function examplesOf(doc: any): { operations: string[]; sent: Sent[] } {
         const [status, response] = answers[0]!;
         sent.push({
           method: method.toUpperCase(),
-          path: template.replace('{id}', example.value.data.id),
+          path: template.replace('{id}', example.value.data?.id),
           name,
           body: example.value,
           status: Number(status),

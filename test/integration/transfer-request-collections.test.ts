@@ -4,7 +4,7 @@ import { MAX_TRANSFER_REQUESTS_PER_COLLECTION, TRANSACTION_ITEM_LIMIT, transferR
 import { call, doc } from '../support/api.ts';
 import { createPlate, createTube, inBatches } from '../support/fixtures.ts';
 import { adminUuid, contentsOf, filledPlate, poolPlate, postTransfer, templateUuid } from '../support/lab.ts';
-import { expectError } from '../support/responses.ts';
+import { expectError, statuses } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused } from '../support/table.ts';
 
@@ -281,15 +281,6 @@ describe('50 collections at once', () => {
     samples = filled.samples;
     from = await wellsOf(filled.plate.id);
   });
-  /** Each distinct answer (status and first error code) with how many writers got it. */
-  const statuses = (results: { status: number; body: any }[]) => {
-    const counts = new Map<string, number>();
-    for (const r of results) {
-      const key = `${r.status} ${r.body.errors?.[0]?.code ?? ''}`.trim();
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
-    return [...counts].map(([k, n]) => `${k} × ${n}`);
-  };
   /** What the burst cost: DynamoDB calls per request (each lost race reads and writes again), printed for the report. */
   const measured = (what: string, results: { calls: number }[]) => {
     const calls = results.map((r) => r.calls).sort((a, b) => a - b);

@@ -19,8 +19,11 @@ export function assertAttributesMatchSchemas(document: { data?: unknown; include
   for (const resource of resources) {
     const def = registry.get(resource.type);
     if (!def || !resource.attributes) continue;
+    // An answering action's answer (a preview) renders the attributes it declares, under its own name as id.
+    const action = resource.id === undefined ? undefined : def.actions?.[resource.id];
+    const declared = action?.answer ? action.answers : def.attributes;
     for (const [name, value] of Object.entries(resource.attributes)) {
-      const attribute = def.attributes[name];
+      const attribute = declared[name];
       if (!attribute) throw new Error(`${resource.type} ${resource.id} renders ${name}, which its definition does not declare`);
       if (value === null) continue;
       const parsed = attribute.schema.safeParse(value);

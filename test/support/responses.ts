@@ -29,3 +29,13 @@ export function expectError(res: CallResult, status: number, code?: string, poin
   if (code) expect(error.code).toBe(code);
   return error;
 }
+
+/** Each distinct answer of a burst of writes (status and first error code) with how many writers got it: `201 × 50`. */
+export const statuses = (results: readonly CallResult[]): string[] => {
+  const counts = new Map<string, number>();
+  for (const r of results) {
+    const key = `${r.status} ${r.body.errors?.[0]?.code ?? ''}`.trim();
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([k, n]) => `${k} × ${n}`);
+};

@@ -1,0 +1,137 @@
+import * as z from '#lib/zod.ts';
+import { TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
+import { slotId, transferRequestId } from '#lib/domain/labware-ids.ts';
+import type { Contents } from '#lib/domain/labware.ts';
+import { linkParents } from '#lib/domain/lineage.ts';
+import { applyMoves, outerRequestOf, type MaterialMove, type OpenRequest } from '#lib/domain/material-moves.ts';
+import { outcome, type Problem } from '#lib/domain/problems.ts';
+import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import { errors, pointer } from '#lib/jsonapi/errors.ts';
+import { labwareAttrs, receptacleType } from '#lib/resources/labware-views.ts';
+import { parentsOf } from '#lib/resources/lineage.ts';
+import { destinyOf, openRequestsOut } from '#lib/resources/pools.ts';
+import { lazySchema } from '#lib/jsonapi/resource.ts';
+import { accepted, attributeAt } from '#lib/resources/problems.ts';
+import type { Ref, StoredRecord } from '#lib/store/records.ts';
+
+/**
+ * Material moved between receptacles an operation names one by one (transfer request collections by
+ * receptacle uuid, bulk transfers by plate uuid and well): read → plan → apply → write through the one
+ * planner (lib/domain/material-moves.ts). The operation reads and checks what its entries name; this
+ * finds each entry's outer request, plans the moves, counts the transaction's items, applies the moves to
+ * the targets' aggregates and stages each target labware once, with its new parents.
+ */
+
+/** An entry's uuid of a receptacle or labware. */
+export const uuidText = lazySchema(() => z.string({ error: 'must be a uuid string' }).check(z.minLength(1)));
+/** An entry's `submission_id`: a number, or its digits as Limber may send them. */
+export const submissionId = lazySchema(() =>
+  z.union([z.number().check(z.int(), z.positive()), z.pipe(z.string().check(z.regex(/^\d+$/, 'must be an id')), z.transform(Number))]),
+);
+
+/** A receptacle an entry names: its labware and slot. */
+export interface Named {
+  labware: StoredRecord;
+  slot: number;
+}
+
+/** One entry of the operation, read: where from, where to, and what it carries. */
+export interface NamedMove {
+  source: Named;
+  target: Named;
+  /** The outer request named (an id), else null: the open request out of the source in the entry's submission is taken. */
+  outerRequest: number | null;
+  submission: number | null;
+  volume: number | null;
+  /** Where the entry is in the request (`[field, index]`): problems point at its fields. */
+  at: readonly string[];
+  /** The entry's source and target as the client named them and the fields that name them: the rules' problems point there. */
+  names: { source: string; target: string; sourceField: string; targetField: string };
+}
+
+export interface MoveOptions {
+  /** The attribute listing the entries, where budget problems point. */
+  field: string;
+  /** Who owns the targets after the write. */
+  user: number;
+  /** The transaction's items for this many target labware and new links of a target to a source's labware. */
+  items: (targets: number, newLinks: number) => number;
+  /** More attributes a target's write sets (a plate listing the transfers into it). */
+  alsoSet?: (labware: StoredRecord) => Record<string, unknown>;
+}
+
+/**
+ * Plans, checks and stages the moves; answers the transfer requests made, in id order. Throws the
+ * request's errors (tag clashes, budgets, a pair named twice) before anything is staged.
+ */
+export async function moveMaterial(ctx: WriteContext, read: readonly NamedMove[], options: MoveOptions): Promise<Ref[]> {
+  // The open requests out of each source whose entry names no outer request (they give its pool and outer
+  // request): one Query per labware. Limber's stamps name them all.
+  const sources = new Map(read.filter((r) => r.outerRequest === null).map(({ source }) => [slotId(source.labware.id, source.slot), source]));
+  const sourceRefs = [...sources.keys()].map((id) => ({ type: receptacleType(sources.get(id)!.labware.type), id }));
+  const open = sourceRefs.length > 0 ? await openRequestsOut(ctx, sourceRefs) : new Map<Ref, OpenRequest[]>();
+  const openOf = new Map(sourceRefs.map((ref) => [ref.id, open.get(ref)!]));
+
+  // Plan: one move per entry; a target named twice for the same source is a mistake.
+  const problems: Problem[] = [];
+  const pairs = new Map<string, number>();
+  const moves = read.map(({ source, target, outerRequest, submission, volume, at, names }, i): MaterialMove<number> => {
+    const sourceId = slotId(source.labware.id, source.slot);
+    const pair = `${sourceId}>${slotId(target.labware.id, target.slot)}`;
+    const earlier = pairs.get(pair);
+    if (earlier !== undefined)
+      problems.push({
+        code: 'given_twice',
+        input: [...at, names.targetField],
+        detail: `entry ${i} ${names.targetField}: ${names.target} already takes ${names.source} (entry ${earlier}); name each source and target pair once`,
+      });
+    pairs.set(pair, i);
+    const receptacle = labwareAttrs(source.labware).receptacles[source.slot - 1]!;
+    const openOut = openOf.get(sourceId) ?? [];
+    const pool = submission ?? destinyOf(receptacle, openOut).pool;
+    return {
+      source: { id: sourceId, receptacle, tube: source.labware.type === 'tubes', pool, outerRequest: outerRequestOf(outerRequest, pool, openOut), volume },
+      target: target.labware.id,
+      slot: target.slot,
+      input: [...at, names.sourceField],
+    };
+  });
+  accepted(
+    outcome(problems, () => undefined),
+    attributeAt,
+  );
+
+  // Each target labware is one item; each new link of a target to a source's labware one more.
+  const targets = new Map(read.map(({ target }) => [target.labware.id, target.labware]));
+  const parents = new Map(
+    [...targets.values()].map((labware) => {
+      const added = read.filter((r) => r.target.labware.id === labware.id && r.source.labware.id !== labware.id).map((r) => refOf(r.source.labware));
+      return [labware.id, accepted(linkParents(refOf(labware), parentsOf(labware), added), attributeAt)];
+    }),
+  );
+  const newLinks = [...targets.values()].reduce((n, labware) => n + parents.get(labware.id)!.length - parentsOf(labware).length, 0);
+  const items = options.items(targets.size, newLinks);
+  if (items > TRANSACTION_ITEM_LIMIT)
+    throw errors.tooLarge(
+      pointer('data', 'attributes', options.field),
+      `${options.field} - fills ${targets.size} labware (${newLinks} of them newly children of a source), ${items} items; one request may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`,
+    );
+
+  // Apply: transfer requests recorded and aliquots copied, all or nothing.
+  const before = new Map([...targets].map(([id, labware]): [number, Contents] => [id, labwareAttrs(labware)]));
+  const after = accepted(
+    applyMoves(before, moves, (id, slot) => `${receptacleType(targets.get(id)!.type)} ${slotId(id, slot)}`),
+    attributeAt,
+  );
+
+  // Write: each target once; answer the transfer requests it made.
+  const made: Ref[] = [];
+  for (const [id, labware] of targets) {
+    const { receptacles, aliquotCount, transferRequestCount = 0 } = after.get(id)!;
+    const attrs = { receptacles, aliquotCount, transferRequestCount, owner: options.user, ...options.alsoSet?.(labware) };
+    ctx.uow.update(labware, { attrs, rels: { parents: parents.get(id)! } });
+    for (let n = (labwareAttrs(labware).transferRequestCount ?? 0) + 1; n <= transferRequestCount; n++)
+      made.push({ type: 'transfer_requests', id: transferRequestId(id, n) });
+  }
+  return made.sort((a, b) => a.id - b.id);
+}
