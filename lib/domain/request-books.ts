@@ -19,8 +19,11 @@ export type BookedRef = readonly [type: string, id: number];
 export interface BookedRequest {
   state: string;
   requestType: number;
-  /** The receptacle its work starts from (a work completion may move it on to where the work before it ended). */
-  asset: BookedRef;
+  /**
+   * The receptacle its work starts from (a work completion may move it on to where the work before it
+   * ended); left out after a multiplexing step until the pool is made (lib/domain/submissions.ts).
+   */
+  asset?: BookedRef;
   order?: number;
   /** The receptacle its work ended in (set by a work completion). */
   target?: BookedRef;
@@ -67,6 +70,9 @@ const LONGER_STATE_AND_ASSET = 'cancelled'.length - 'failed'.length + 'receptacl
 /** JSON bytes one booked request may grow by after it is made: a page keeps this much room for each of its requests. */
 export const MAX_REQUEST_GROWTH_BYTES = jsonBytes(LARGEST_LATER_FIELDS) + LONGER_STATE_AND_ASSET;
 
+/** JSON bytes a request made without an asset may gain beyond that: the whole asset a work completion gives it. */
+const UNPLACED_GROWTH_BYTES = jsonBytes({ asset: ['receptacles', LARGEST_ID] });
+
 /** JSON bytes of a book record beyond its requests (ids, uuid, timestamps, version, the book's own fields, item keys). */
 const BOOK_RECORD_BYTES = 1_000;
 
@@ -77,7 +83,9 @@ const BOOK_RECORD_BYTES = 1_000;
  */
 export function hasRoom(book: RequestBook, request: BookedRequest): boolean {
   const count = book.requests.length + 1;
-  return count <= REQUESTS_PER_BOOK && jsonBytes(book) + jsonBytes(request) + 1 + count * MAX_REQUEST_GROWTH_BYTES + BOOK_RECORD_BYTES <= ITEM_SIZE_LIMIT;
+  const unplaced = [...book.requests, request].filter((r) => !r.asset).length;
+  const room = count * MAX_REQUEST_GROWTH_BYTES + unplaced * UNPLACED_GROWTH_BYTES;
+  return count <= REQUESTS_PER_BOOK && jsonBytes(book) + jsonBytes(request) + 1 + room + BOOK_RECORD_BYTES <= ITEM_SIZE_LIMIT;
 }
 
 /** A change of a booked request: each field given replaces its value (null, or empty options, removes it). */

@@ -31,7 +31,8 @@ import { sampleMetadata } from '#lib/resources/sample-metadata.ts';
 import { samples } from '#lib/resources/samples.ts';
 import { stateChanges } from '#lib/resources/state-changes.ts';
 import { workCompletions } from '#lib/resources/work-completions.ts';
-import { orders, submissions } from '#lib/resources/submissions.ts';
+import { orders } from '#lib/resources/orders.ts';
+import { submissions } from '#lib/resources/submissions.ts';
 import { preCapturePools, primerPanels, tags } from '#lib/resources/unrecorded.ts';
 import { submissionPools } from '#lib/resources/submission-pools.ts';
 

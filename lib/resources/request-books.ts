@@ -30,12 +30,19 @@ function requestView(book: StoredRecord, n: number, request: BookedRequest): Sto
     createdAt: new Date(request.created).toISOString(),
     updatedAt: new Date(request.updated).toISOString(),
     version: request.version ?? 1,
-    attrs: { role: request.role ?? null, priority: request.priority ?? null, state: request.state, options: request.options ?? {} },
+    attrs: {
+      role: request.role ?? null,
+      priority: request.priority ?? null,
+      state: request.state,
+      options: request.options ?? {},
+      // Its order's library type, when the order's request options named one (lib/resources/submissions.ts).
+      library_type: request.options?.library_type ?? null,
+    },
     rels: {
       submission: link('submissions', bookAttrs(book).submission),
       order: link('orders', request.order),
       request_type: { type: 'request_types', id: request.requestType },
-      asset: refOfBooked(request.asset),
+      asset: request.asset ? refOfBooked(request.asset) : null,
       target_asset: request.target ? refOfBooked(request.target) : null,
       request_metadata: link('request_metadata', request.metadata),
     },
@@ -76,11 +83,17 @@ async function lastPage(ctx: WriteContext, submission: number | null, labware: n
 }
 
 /**
- * Stages a new request: appended to the last page of the book of its submission and its asset's labware,
- * or on a new page when that one is full (lib/domain/request-books.ts, hasRoom). Answers the request.
+ * Stages a new request: appended to the last page of the book of its submission and its asset's labware
+ * (`labware` for a request without an asset), or on a new page when that one is full
+ * (lib/domain/request-books.ts, hasRoom). Answers the request.
  */
-export async function appendRequest(ctx: WriteContext, submission: number | null, fields: Omit<BookedRequest, 'created' | 'updated'>): Promise<StoredRecord> {
-  const labware = ctx.registry.storageOf(refOfBooked(fields.asset)).id;
+export async function appendRequest(
+  ctx: WriteContext,
+  submission: number | null,
+  fields: Omit<BookedRequest, 'created' | 'updated'>,
+  labwareOfUnplaced?: number,
+): Promise<StoredRecord> {
+  const labware = fields.asset ? ctx.registry.storageOf(refOfBooked(fields.asset)).id : labwareOfUnplaced!;
   const now = Date.parse(ctx.uow.now);
   const request: BookedRequest = { ...fields, created: now, updated: now };
   const book = await lastPage(ctx, submission, labware);
