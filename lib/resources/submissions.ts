@@ -12,7 +12,7 @@ import { defaultCreate } from '#lib/jsonapi/write.ts';
 import { assetsOf, chained, optionsOf, requestTypesOf } from '#lib/resources/orders.ts';
 import { problemErrors } from '#lib/resources/problems.ts';
 import { text } from '#lib/resources/reference.ts';
-import { appendRequest } from '#lib/resources/request-books.ts';
+import { appendRequests } from '#lib/resources/request-books.ts';
 
 /**
  * Submissions (contract §3, §6): what work a lab asks for, created by POST only. As Limber makes them,
@@ -123,11 +123,17 @@ async function buildRequests(ctx: WriteContext, submission: StoredRecord, orders
       assets: assetsOf(o),
     })),
   );
-  for (const { order, requestType, asset } of planned) {
-    const options = optionsOf(byId.get(order)!);
-    const fields = { state: requestMachine.initial, requestType, order, ...(asset ? { asset } : {}), ...(Object.keys(options).length > 0 ? { options } : {}) };
-    await appendRequest(ctx, submission.id, fields, labwareOfSlot(assetsOf(byId.get(order)!)[0]![1]));
-  }
+  await appendRequests(
+    ctx,
+    submission.id,
+    planned.map(({ order, requestType, asset }) => {
+      const options = optionsOf(byId.get(order)!);
+      return {
+        fields: { state: requestMachine.initial, requestType, order, ...(asset ? { asset } : {}), ...(Object.keys(options).length > 0 ? { options } : {}) },
+        labware: labwareOfSlot(assetsOf(byId.get(order)!)[0]![1]),
+      };
+    }),
+  );
   const books = ctx.uow.created.filter((r) => r.type === 'request_books').length;
   const overBudget = submissionBudgetProblem(orders.length, books, planned.length, TRANSACTION_ITEM_LIMIT);
   if (overBudget.length > 0) throw JsonApiError.all(problemErrors(overBudget, () => ({ pointer: ORDER_UUIDS, field: 'order_uuids' })));
