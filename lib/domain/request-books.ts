@@ -83,7 +83,11 @@ interface PageSize {
   unplaced: number;
 }
 
-const sizeOf = (book: RequestBook): PageSize => ({ bytes: jsonBytes(book), count: book.requests.length, unplaced: book.requests.filter((r) => !r.asset).length });
+const sizeOf = (book: RequestBook): PageSize => ({
+  bytes: jsonBytes(book),
+  count: book.requests.length,
+  unplaced: book.requests.filter((r) => !r.asset).length,
+});
 
 /** The page's size with one more request of `bytes` JSON bytes, if it has room for it (hasRoom). */
 function grown(page: PageSize, request: BookedRequest, bytes: number): PageSize | undefined {

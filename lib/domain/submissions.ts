@@ -32,7 +32,8 @@ export interface PlannedRequest<A> {
 }
 
 /** The multiplier of a request type, named by its key or its id (the reference names ids). */
-const multiplierOf = (order: Pick<BuildingOrder<unknown>, 'multipliers'>, type: ChainedType): number => order.multipliers[type.key] ?? order.multipliers[String(type.id)] ?? 1;
+const multiplierOf = (order: Pick<BuildingOrder<unknown>, 'multipliers'>, type: ChainedType): number =>
+  order.multipliers[type.key] ?? order.multipliers[String(type.id)] ?? 1;
 
 /**
  * The requests of a submission's orders, in the order they are made (the reference's flexible request
@@ -67,7 +68,9 @@ export function multiplierProblems(order: Pick<BuildingOrder<unknown>, 'requestT
   return order.requestTypes.flatMap((type) => {
     const times = multiplierOf(order, type);
     if (type.forMultiplexing && times !== 1)
-      return [{ code: 'not_allowed' as const, input: ['multiplier', type.key], detail: `${type.key} is for multiplexing and cannot be multiplied (got ${times})` }];
+      return [
+        { code: 'not_allowed' as const, input: ['multiplier', type.key], detail: `${type.key} is for multiplexing and cannot be multiplied (got ${times})` },
+      ];
     return [];
   });
 }
@@ -81,10 +84,19 @@ export function compatibilityProblems(orders: readonly { id: number; readLength:
   const problems: Problem[] = [];
   const readLengths = [...new Set(orders.map((o) => JSON.stringify(o.readLength ?? null)))];
   if (readLengths.length > 1)
-    problems.push({ code: 'not_allowed', input: [], detail: `orders ask for different read lengths (${readLengths.join(', ')}); one submission sequences one way` });
+    problems.push({
+      code: 'not_allowed',
+      input: [],
+      detail: `orders ask for different read lengths (${readLengths.join(', ')}); one submission sequences one way`,
+    });
   const after = orders.map((o) => {
     const at = o.requestTypes.findIndex((t) => t.forMultiplexing);
-    return at < 0 ? null : o.requestTypes.slice(at + 1).map((t) => t.key).join(',');
+    return at < 0
+      ? null
+      : o.requestTypes
+          .slice(at + 1)
+          .map((t) => t.key)
+          .join(',');
   });
   if (after.some((a) => a !== null) && !after.every((a) => a !== null && a === after[0]))
     problems.push({

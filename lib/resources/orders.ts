@@ -90,7 +90,11 @@ export async function templateRequestTypes(ctx: WriteContext, template: StoredRe
   return refs.flatMap((ref) => records.get(`${ref.type}:${ref.id}`) ?? []);
 }
 
-export const chained = (type: StoredRecord): ChainedType => ({ id: type.id, key: String(type.attrs.key), forMultiplexing: type.attrs.for_multiplexing === true });
+export const chained = (type: StoredRecord): ChainedType => ({
+  id: type.id,
+  key: String(type.attrs.key),
+  forMultiplexing: type.attrs.for_multiplexing === true,
+});
 
 /** An asset named: the labware it is in, its slot, and the receptacle. */
 interface Asset {
@@ -105,7 +109,8 @@ interface Asset {
  * uuid of anything else (a plate) or named twice a 422, each pointing at its place in the list.
  */
 async function readAssets(ctx: WriteContext, uuids: readonly string[]): Promise<Asset[]> {
-  if (uuids.length === 0) throw errors.invalidValue(at('asset_uuids'), `${TEMPLATE_ATTRIBUTES}.asset_uuids - can't be empty: name the wells or tubes to order work on`);
+  if (uuids.length === 0)
+    throw errors.invalidValue(at('asset_uuids'), `${TEMPLATE_ATTRIBUTES}.asset_uuids - can't be empty: name the wells or tubes to order work on`);
   if (uuids.length > MAX_ASSETS_PER_ORDER)
     throw errors.tooLarge(at('asset_uuids'), `${TEMPLATE_ATTRIBUTES}.asset_uuids - ${uuids.length} assets; one order may name at most ${MAX_ASSETS_PER_ORDER}`);
   const parsed = uuids.map((uuid) => parseSlotUuid(uuid));
@@ -138,7 +143,8 @@ async function readAssets(ctx: WriteContext, uuids: readonly string[]): Promise<
 /** Refuses what a template supplies or an order from one cannot have: request types (the template's), a submission (joined later). */
 function refuseTemplateConflicts(input: Input): void {
   for (const name of ['request_types', 'submission'] as const) {
-    if (input.sent.has(name)) throw errors.templateConflict(`Cannot provide '${name}' while also providing 'submission_template_uuid'.`, `/data/relationships/${name}`);
+    if (input.sent.has(name))
+      throw errors.templateConflict(`Cannot provide '${name}' while also providing 'submission_template_uuid'.`, `/data/relationships/${name}`);
   }
 }
 
@@ -152,7 +158,9 @@ async function orderFromTemplate(ctx: WriteContext, input: Input, templateUuid: 
     ...(template?.type === 'submission_templates'
       ? []
       : [errors.notFound(`submission_template_uuid - no submission_templates with uuid ${show(templateUuid)}`, { pointer: TEMPLATE_UUID })]),
-    ...(user?.type === 'users' ? [] : [errors.notFound(`${TEMPLATE_ATTRIBUTES}.user_uuid - no users with uuid ${show(given.user_uuid)}`, { pointer: at('user_uuid') })]),
+    ...(user?.type === 'users'
+      ? []
+      : [errors.notFound(`${TEMPLATE_ATTRIBUTES}.user_uuid - no users with uuid ${show(given.user_uuid)}`, { pointer: at('user_uuid') })]),
   ];
   if (missing.length > 0) throw JsonApiError.all(missing);
   const [assets, requestTypes] = await Promise.all([readAssets(ctx, given.asset_uuids), templateRequestTypes(ctx, template!)]);
@@ -161,7 +169,8 @@ async function orderFromTemplate(ctx: WriteContext, input: Input, templateUuid: 
     ...requestOptionsProblems(options),
     ...multiplierProblems({ requestTypes: requestTypes.map(chained), multipliers: (options.multiplier as Record<string, number> | undefined) ?? {} }),
   ].map((problem) => ({ ...problem, input: ['request_options', ...problem.input] }));
-  if (optionProblems.length > 0) throw JsonApiError.all(problemErrors(optionProblems, (path) => ({ pointer: at(...path), field: `${TEMPLATE_ATTRIBUTES}.${path.join('.')}` })));
+  if (optionProblems.length > 0)
+    throw JsonApiError.all(problemErrors(optionProblems, (path) => ({ pointer: at(...path), field: `${TEMPLATE_ATTRIBUTES}.${path.join('.')}` })));
   const detected = detectStudy(
     input.relationships.study?.id ?? null,
     assets.map((a) => a.studies),
@@ -182,7 +191,9 @@ async function orderFromTemplate(ctx: WriteContext, input: Input, templateUuid: 
 
 /** An order for an existing submission, as before templates: `submission` and `study` named, its request types listed. */
 function orderOfSubmission(ctx: WriteContext, input: Input): Promise<StoredRecord> {
-  const missing = (['submission', 'study'] as const).flatMap((name) => (input.relationships[name] ? [] : [errors.missingRequired(`/data/relationships/${name}`, name)]));
+  const missing = (['submission', 'study'] as const).flatMap((name) =>
+    input.relationships[name] ? [] : [errors.missingRequired(`/data/relationships/${name}`, name)],
+  );
   if (missing.length > 0) throw JsonApiError.all(missing);
   return defaultCreate(ctx, orders, input);
 }

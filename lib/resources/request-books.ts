@@ -1,5 +1,14 @@
 import { requestId, bookOfRequest, slotUuid } from '#lib/domain/labware-ids.ts';
-import { bookKey, changeBooked, fillPages, hasRoom, type BookedRef, type BookedRequest, type RequestBook, type RequestChange } from '#lib/domain/request-books.ts';
+import {
+  bookKey,
+  changeBooked,
+  fillPages,
+  hasRoom,
+  type BookedRef,
+  type BookedRequest,
+  type RequestBook,
+  type RequestChange,
+} from '#lib/domain/request-books.ts';
 import { refKey, type WriteContext } from '#lib/jsonapi/context.ts';
 import { defineResource } from '#lib/jsonapi/resource.ts';
 import { findHolders, type Ref, type StoredRecord } from '#lib/store/records.ts';

@@ -26,7 +26,9 @@ const idOf = (value: unknown) => (value as Ref | null | undefined)?.id;
 function linkProblems(input: WriteInput) {
   const [order, submission, requestType] = ['order', 'submission', 'request_type'].map((name) => linked(input, name));
   const problems = requestLinkProblems({
-    ...(order ? { order: { id: order.id, submission: idOf(order.rels.submission)!, requestTypes: refsOf(order.rels.request_types).map((r) => r.id) } } : {}),
+    ...(order
+      ? { order: { id: order.id, submission: idOf(order.rels.submission) ?? null, requestTypes: refsOf(order.rels.request_types).map((r) => r.id) } }
+      : {}),
     ...(submission ? { submission: submission.id } : {}),
     ...(requestType ? { requestType: requestType.id } : {}),
   });

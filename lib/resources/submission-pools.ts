@@ -30,12 +30,14 @@ async function platesOfPools(ctx: RequestContext, pools: StoredRecord[]): Promis
       const mine = refsOf(pointing.get(submissions[i]!)).flatMap((ref) => requests.get(refKey(ref)) ?? []);
       const count = platesInSubmission(
         // Work after a multiplexing step has no asset until its pool is made: it is in no plate.
-        mine.flatMap((r) => (r.rels.asset ? [r] : [])).map((r) => ({
-          id: r.id,
-          state: r.attrs.state as RequestState,
-          requestType: (r.rels.request_type as Ref).id,
-          assetLabware: labwareOfSlot((r.rels.asset as Ref).id),
-        })),
+        mine
+          .flatMap((r) => (r.rels.asset ? [r] : []))
+          .map((r) => ({
+            id: r.id,
+            state: r.attrs.state as RequestState,
+            requestType: (r.rels.request_type as Ref).id,
+            assetLabware: labwareOfSlot((r.rels.asset as Ref).id),
+          })),
       );
       return [pool, count] as const;
     }),

@@ -73,7 +73,8 @@ export const submissions = defineResource({
   },
   relationships: { user: toOne('users', 'WO'), orders: reverse('orders', 'submission'), requests: reverse('requests', 'submission') },
   filters: { uuid: uuidFilter },
-  create: (ctx, input) => (input.attributes.order_uuids === undefined || input.attributes.order_uuids === null ? submissionWithoutOrders(ctx, input) : submitOrders(ctx, input)),
+  create: (ctx, input) =>
+    input.attributes.order_uuids === undefined || input.attributes.order_uuids === null ? submissionWithoutOrders(ctx, input) : submitOrders(ctx, input),
 });
 
 /** A submission named by its orders later (as before templates): pending at once; `and_submit` has nothing to build. */
@@ -100,9 +101,7 @@ async function readOrders(ctx: WriteContext, uuids: readonly string[]): Promise<
   if (problems.length > 0) throw JsonApiError.all(problems);
   const orders = found as StoredRecord[];
   const types = await requestTypesOf(ctx, orders);
-  const incompatible = compatibilityProblems(
-    orders.map((o) => ({ id: o.id, readLength: optionsOf(o).read_length, requestTypes: types.get(o)!.map(chained) })),
-  );
+  const incompatible = compatibilityProblems(orders.map((o) => ({ id: o.id, readLength: optionsOf(o).read_length, requestTypes: types.get(o)!.map(chained) })));
   if (incompatible.length > 0) throw JsonApiError.all(problemErrors(incompatible, () => ({ pointer: ORDER_UUIDS, field: 'order_uuids' })));
   return { orders, types };
 }

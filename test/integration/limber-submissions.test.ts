@@ -221,7 +221,12 @@ describe('bad input: precise 4xx, nothing written', () => {
       '/data/attributes/submission_template_attributes/asset_uuids/1',
     );
     expectError(await postOrder(orderDoc(library, { asset_uuids: [] })), 422, 'invalid_value', '/data/attributes/submission_template_attributes/asset_uuids');
-    expectError(await postOrder(orderDoc(library, { asset_uuids: assets }, { project_uuid: unknown })), 404, 'record_not_found', '/data/attributes/project_uuid');
+    expectError(
+      await postOrder(orderDoc(library, { asset_uuids: assets }, { project_uuid: unknown })),
+      404,
+      'record_not_found',
+      '/data/attributes/project_uuid',
+    );
     expectError(await postOrder(doc('orders', { submission_template_uuid: library })), 422, 'required', '/data/attributes/submission_template_attributes');
     const conflict = doc('orders', orderDoc(library, { asset_uuids: assets }).data.attributes, {
       request_types: { data: [{ type: 'request_types', id: await idOf('request_types', 'key', 'sequencing') }] },
@@ -237,8 +242,16 @@ describe('bad input: precise 4xx, nothing written', () => {
     expect(detail).toContain('different studies');
     const empty = await createPlate('Stock Plate');
     expectError(await postOrder(orderDoc(library, { asset_uuids: wellUuids(empty, 1) })), 422, 'invalid_value', '/data/attributes/study_uuid');
-    const multiplied = orderDoc(await templateUuid(LIMBER_WGS), { asset_uuids: wellUuids(plate, 1), request_options: { multiplier: { limber_multiplexing: 2 } } });
-    expectError(await postOrder(multiplied), 422, 'invalid_value', '/data/attributes/submission_template_attributes/request_options/multiplier/limber_multiplexing');
+    const multiplied = orderDoc(await templateUuid(LIMBER_WGS), {
+      asset_uuids: wellUuids(plate, 1),
+      request_options: { multiplier: { limber_multiplexing: 2 } },
+    });
+    expectError(
+      await postOrder(multiplied),
+      422,
+      'invalid_value',
+      '/data/attributes/submission_template_attributes/request_options/multiplier/limber_multiplexing',
+    );
   });
 
   it('submissions: unknown order, an order in a submission already, no orders, and_submit without orders, incompatible orders', async () => {
@@ -251,8 +264,27 @@ describe('bad input: precise 4xx, nothing written', () => {
     const other = await createOrder(library, wellUuids(plate, 1), {
       submission_template_attributes: { request_options: { ...OPTIONS, read_length: 100 }, user_uuid: user, asset_uuids: wellUuids(plate, 1) },
     });
-    const incompatible = expectError(await postSubmission(submissionDoc([order.attributes.uuid, other.attributes.uuid])), 422, 'invalid_value', '/data/attributes/order_uuids');
+    const incompatible = expectError(
+      await postSubmission(submissionDoc([order.attributes.uuid, other.attributes.uuid])),
+      422,
+      'invalid_value',
+      '/data/attributes/order_uuids',
+    );
     expect(incompatible.detail).toContain('read lengths');
+    // A request of an order still waiting for its submission has no submission to be of.
+    const wellId = (await call('GET', `/api/v2/plates/${plate.id}/wells?page[size]=1`)).body.data[0].id;
+    const early = doc(
+      'requests',
+      {},
+      {
+        asset: { data: { type: 'wells', id: wellId } },
+        order: { data: { type: 'orders', id: order.id } },
+        request_type: { data: { type: 'request_types', id: await idOf('request_types', 'key', 'library_creation') } },
+      },
+    );
+    expect(expectError(await refused('POST', '/api/v2/requests', early), 422, 'invalid_value', '/data/relationships/order').detail).toContain(
+      'no submission yet',
+    );
     await submit([order.attributes.uuid]);
     const again = expectError(await postSubmission(submissionDoc([order.attributes.uuid])), 422, 'invalid_value', '/data/attributes/order_uuids/0');
     expect(again.detail).toContain('already');
@@ -309,7 +341,12 @@ describe('budgets', () => {
     const largest = await createOrder(await templateUuid(LIBRARY), assets.slice(0, fits), { study_uuid: study });
     expect((await submitCounted([largest.attributes.uuid])).items).toBe(submissionItems(1, fits));
     const over = await createOrder(await templateUuid(LIBRARY), assets, { study_uuid: study });
-    const refusal = expectError(await refused('POST', '/api/v2/submissions', submissionDoc([over.attributes.uuid])), 422, 'too_large', '/data/attributes/order_uuids');
+    const refusal = expectError(
+      await refused('POST', '/api/v2/submissions', submissionDoc([over.attributes.uuid])),
+      422,
+      'too_large',
+      '/data/attributes/order_uuids',
+    );
     expect(refusal.detail).toContain(`${submissionItems(1, fits + 1)} items`);
     expect(refusal.detail).toContain(`at most ${TRANSACTION_ITEM_LIMIT}`);
   });
