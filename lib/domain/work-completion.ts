@@ -50,8 +50,7 @@ const byId = (a: WorkRequest, b: WorkRequest) => a.id - b.id;
  * A request's next requests (the reference's `next_requests`): those of its submission of the next request
  * type of its order — out of its target receptacle when it has one; else, for a multiplexed request type,
  * all of them (pooled work goes on together); else the one at the request's own place among its order's
- * requests of its type (in id order: one next request for each) — among those out of its own asset when
- * the next type has any there (a submission's chain, lib/domain/submissions.ts).
+ * requests of its type (in id order: one next request for each).
  */
 export function nextRequests(
   request: WorkRequest,
@@ -65,11 +64,8 @@ export function nextRequests(
   if (request.targetAsset !== null) return candidates.filter((r) => r.asset === request.targetAsset);
   if (input.multiplexing.has(request.requestType)) return candidates;
   const sameOrder = (r: WorkRequest) => r.order === null || r.order === request.order;
-  // A submission builds a request's next requests out of the same receptacle (lib/domain/submissions.ts): paired among those when there are any.
-  const sameAsset = (r: WorkRequest) => sameOrder(r) && r.asset === request.asset;
-  const paired = candidates.some(sameAsset) ? sameAsset : sameOrder;
-  const siblings = ofSubmission.filter((r) => r.requestType === request.requestType && paired(r)).sort(byId);
-  const following = candidates.filter(paired)[siblings.findIndex((r) => r.id === request.id)];
+  const siblings = ofSubmission.filter((r) => r.requestType === request.requestType && sameOrder(r)).sort(byId);
+  const following = candidates.filter(sameOrder)[siblings.findIndex((r) => r.id === request.id)];
   return following ? [following] : [];
 }
 

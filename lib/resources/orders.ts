@@ -164,6 +164,12 @@ async function orderFromTemplate(ctx: WriteContext, input: Input, templateUuid: 
   ];
   if (missing.length > 0) throw JsonApiError.all(missing);
   const [assets, requestTypes] = await Promise.all([readAssets(ctx, given.asset_uuids), templateRequestTypes(ctx, template!)]);
+  // The reference's Order validates its request types' presence: a template without any orders nothing.
+  if (requestTypes.length === 0)
+    throw errors.invalidValue(
+      TEMPLATE_UUID,
+      `submission_template_uuid - template ${show(template!.attrs.name)} names no request types, so an order of it asks for no work`,
+    );
   const options = { ...((template!.attrs.request_options as Record<string, unknown> | undefined) ?? {}), ...given.request_options };
   const optionProblems = [
     ...requestOptionsProblems(options),

@@ -41,8 +41,8 @@ const wellUuids = (plate: any, count: number) => Array.from({ length: count }, (
 const orderDoc = (template: string, attributes: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   doc('orders', { submission_template_uuid: template, submission_template_attributes: { request_options: OPTIONS, user_uuid: user, ...attributes }, ...extra });
 
-async function createOrder(template: string, assets: string[], extra: Record<string, unknown> = {}): Promise<any> {
-  const res = await call('POST', '/api/v2/orders', { body: orderDoc(template, { asset_uuids: assets }, extra) });
+async function createOrder(template: string, assets: string[], extra: Record<string, unknown> = {}, options: Record<string, unknown> = OPTIONS): Promise<any> {
+  const res = await call('POST', '/api/v2/orders', { body: orderDoc(template, { asset_uuids: assets, request_options: options }, extra) });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data;
 }
@@ -103,6 +103,7 @@ describe('orders from a submission template, then a submission with and_submit',
   it('and_submit builds a library and a sequencing request per well, chained out of the same well; the submission is pending', async () => {
     expect(submission.attributes).toMatchObject({ state: 'pending', lanes_of_sequencing: 4 });
     expect(await linkOf('submissions', submission.id, 'orders')).toEqual([{ type: 'orders', id: order.id }]);
+    expect(await linkOf('submissions', submission.id, 'user')).toEqual({ type: 'users', id: await idOf('users', 'login', 'admin') });
     expect(await linkOf('orders', order.id, 'submission')).toEqual({ type: 'submissions', id: submission.id });
     const requests = await requestsWithLinks(submission.id);
     expect(requests.map((r: any) => r.key)).toEqual([...Array(4).fill('library_creation'), ...Array(4).fill('sequencing')]);
@@ -167,7 +168,10 @@ describe('orders from a submission template, then a submission with and_submit',
   it('a multiplexed template: one library and one pooling request per well, the sequencing after the pool once, with no asset yet', async () => {
     const pooled = await createOrder(await templateUuid(LIMBER_WGS), wellUuids(await stockPlate(2), 2), { study_uuid: study });
     expect(pooled.attributes.request_options).toEqual({ ...OPTIONS, library_type: 'Standard' });
-    const second = await createOrder(await templateUuid(LIMBER_WGS), wellUuids(await stockPlate(2), 2));
+    // Without a library type of its own, the order takes the template's.
+    const { library_type: _, ...withoutLibraryType } = OPTIONS;
+    const second = await createOrder(await templateUuid(LIMBER_WGS), wellUuids(await stockPlate(2), 2), {}, withoutLibraryType);
+    expect(second.attributes.request_options).toEqual({ ...withoutLibraryType, library_type: 'Standard' });
     const mx = await submit([pooled.attributes.uuid, second.attributes.uuid]);
     const requests = await requestsWithLinks(mx.id);
     const count = (key: string) => requests.filter((r: any) => r.key === key).length;
@@ -176,6 +180,16 @@ describe('orders from a submission template, then a submission with and_submit',
     expect(await linkOf('requests', sequencing.id, 'asset')).toBeNull();
     const read = await call('GET', `/api/v2/submissions/${mx.id}?fields[submissions]=multiplexed?,lanes_of_sequencing`);
     expect(read.body.data.attributes).toEqual({ 'multiplexed?': true, lanes_of_sequencing: 1 });
+  });
+});
+
+describe('multipliers', () => {
+  it('request_options.multiplier gives each well that many requests of a type: two sequencing requests after one library request', async () => {
+    const options = { ...OPTIONS, multiplier: { sequencing: 2 } };
+    const order = await createOrder(await templateUuid(LIBRARY), wellUuids(await stockPlate(1), 1), {}, options);
+    const submission = await submit([order.attributes.uuid]);
+    expect((await requestsWithLinks(submission.id)).map((r: any) => r.key)).toEqual(['library_creation', 'sequencing', 'sequencing']);
+    expect(submission.attributes.lanes_of_sequencing).toBe(2);
   });
 });
 
@@ -261,9 +275,7 @@ describe('bad input: precise 4xx, nothing written', () => {
     expectError(await postSubmission(submissionDoc([order.attributes.uuid, order.attributes.uuid])), 422, 'invalid_value', '/data/attributes/order_uuids/1');
     expectError(await postSubmission(submissionDoc([])), 422, 'invalid_value', '/data/attributes/order_uuids');
     expectError(await postSubmission(doc('submissions', { and_submit: true, user_uuid: user })), 422, 'required', '/data/attributes/order_uuids');
-    const other = await createOrder(library, wellUuids(plate, 1), {
-      submission_template_attributes: { request_options: { ...OPTIONS, read_length: 100 }, user_uuid: user, asset_uuids: wellUuids(plate, 1) },
-    });
+    const other = await createOrder(library, wellUuids(plate, 1), {}, { ...OPTIONS, read_length: 100 });
     const incompatible = expectError(
       await postSubmission(submissionDoc([order.attributes.uuid, other.attributes.uuid])),
       422,
