@@ -19,8 +19,11 @@ export type BookedRef = readonly [type: string, id: number];
 export interface BookedRequest {
   state: string;
   requestType: number;
-  /** The receptacle its work starts from (a work completion may move it on to where the work before it ended). */
-  asset: BookedRef;
+  /**
+   * The receptacle its work starts from (a work completion may move it on to where the work before it
+   * ended); left out after a multiplexing step until the pool is made (lib/domain/submissions.ts).
+   */
+  asset?: BookedRef;
   order?: number;
   /** The receptacle its work ended in (set by a work completion). */
   target?: BookedRef;
@@ -67,17 +70,60 @@ const LONGER_STATE_AND_ASSET = 'cancelled'.length - 'failed'.length + 'receptacl
 /** JSON bytes one booked request may grow by after it is made: a page keeps this much room for each of its requests. */
 export const MAX_REQUEST_GROWTH_BYTES = jsonBytes(LARGEST_LATER_FIELDS) + LONGER_STATE_AND_ASSET;
 
+/** JSON bytes a request made without an asset may gain beyond that: the whole asset a work completion gives it. */
+const UNPLACED_GROWTH_BYTES = jsonBytes({ asset: ['receptacles', LARGEST_ID] });
+
 /** JSON bytes of a book record beyond its requests (ids, uuid, timestamps, version, the book's own fields, item keys). */
 const BOOK_RECORD_BYTES = 1_000;
 
+/** What deciding a page's room needs: its JSON bytes, its requests, and how many of them have no asset yet. */
+interface PageSize {
+  bytes: number;
+  count: number;
+  unplaced: number;
+}
+
+const sizeOf = (book: RequestBook): PageSize => ({
+  bytes: jsonBytes(book),
+  count: book.requests.length,
+  unplaced: book.requests.filter((r) => !r.asset).length,
+});
+
+/** The page's size with one more request of `bytes` JSON bytes, if it has room for it (hasRoom). */
+function grown(page: PageSize, request: BookedRequest, bytes: number): PageSize | undefined {
+  const next = { bytes: page.bytes + bytes + 1, count: page.count + 1, unplaced: page.unplaced + (request.asset ? 0 : 1) };
+  const room = next.count * MAX_REQUEST_GROWTH_BYTES + next.unplaced * UNPLACED_GROWTH_BYTES;
+  return next.count <= REQUESTS_PER_BOOK && next.bytes + room + BOOK_RECORD_BYTES <= ITEM_SIZE_LIMIT ? next : undefined;
+}
+
 /**
  * Whether a page takes one more request: it holds fewer than REQUESTS_PER_BOOK, and with it (and room for each
- * of its requests to grow, MAX_REQUEST_GROWTH_BYTES) it stays inside ITEM_SIZE_LIMIT — so no later change of
- * its requests can make it too large to write.
+ * of its requests to grow, MAX_REQUEST_GROWTH_BYTES, and for those without an asset to gain one) it stays
+ * inside ITEM_SIZE_LIMIT — so no later change of its requests can make it too large to write.
  */
-export function hasRoom(book: RequestBook, request: BookedRequest): boolean {
-  const count = book.requests.length + 1;
-  return count <= REQUESTS_PER_BOOK && jsonBytes(book) + jsonBytes(request) + 1 + count * MAX_REQUEST_GROWTH_BYTES + BOOK_RECORD_BYTES <= ITEM_SIZE_LIMIT;
+export const hasRoom = (book: RequestBook, request: BookedRequest): boolean => grown(sizeOf(book), request, jsonBytes(request)) !== undefined;
+
+/**
+ * Many requests of one (submission, labware) added at once: the requests of its last page (`last`, if any)
+ * with as many as it has room for, then those of each new page it needs — the pages hasRoom would make one
+ * request at a time, with each page's size counted once.
+ */
+export function fillPages(last: RequestBook | undefined, adding: readonly BookedRequest[]): BookedRequest[][] {
+  const empty = (page: number): RequestBook => ({ submission: last?.submission ?? null, labware: last?.labware ?? 0, page, requests: [] });
+  const pages: BookedRequest[][] = [last ? [...last.requests] : []];
+  let size = sizeOf(last ?? empty(1));
+  for (const request of adding) {
+    const bytes = jsonBytes(request);
+    let next = grown(size, request, bytes);
+    if (!next) {
+      pages.push([]);
+      size = sizeOf(empty((last?.page ?? 1) + pages.length - 1));
+      next = grown(size, request, bytes)!;
+    }
+    pages[pages.length - 1]!.push(request);
+    size = next;
+  }
+  return pages;
 }
 
 /** A change of a booked request: each field given replaces its value (null, or empty options, removes it). */

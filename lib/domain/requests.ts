@@ -32,19 +32,26 @@ export function requestStateChange(current: unknown, target: string): StateChang
 
 /** What a new request names, by id: its order (with that order's submission and request types), submission and request type. */
 export interface RequestLinks {
-  order?: { id: number; submission: number; requestTypes: readonly number[] };
+  /** Its submission is null while it waits for one (an order made from a template, lib/resources/orders.ts). */
+  order?: { id: number; submission: number | null; requestTypes: readonly number[] };
   submission?: number;
   requestType?: number;
 }
 
 /**
- * An order belongs to one submission, so a request of an order is of that submission; and an order that
- * lists request types asks for work of those types only.
+ * An order belongs to one submission, so a request of an order is of that submission (an order waiting for
+ * its submission takes none yet); and an order that lists request types asks for work of those types only.
  */
 export function requestLinkProblems({ order, submission, requestType }: RequestLinks): Problem[] {
   if (!order) return [];
   const problems: Problem[] = [];
-  if (submission !== undefined && submission !== order.submission) {
+  if (order.submission === null) {
+    problems.push({
+      code: 'other_submission',
+      input: ['order'],
+      detail: `order ${order.id} is in no submission yet: submit it first (POST submissions with order_uuids)`,
+    });
+  } else if (submission !== undefined && submission !== order.submission) {
     problems.push({
       code: 'other_submission',
       input: ['order'],

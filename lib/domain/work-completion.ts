@@ -14,8 +14,8 @@ export interface WorkRequest {
   submission: number | null;
   order: number | null;
   requestType: number;
-  /** The receptacle the work starts from. */
-  asset: number;
+  /** The receptacle the work starts from (none yet for work after a multiplexing step). */
+  asset: number | null;
   /** The receptacle the work ended in, once known. */
   targetAsset: number | null;
 }

@@ -95,9 +95,12 @@ export class Loader {
     const wanted = refs.map((ref) => ({ ref, ...this.registry.storageOf(ref) }));
     await this.fetch(wanted);
     const result = new Map<string, StoredRecord>();
+    // A staged holder's views are not cached (it may still change), but it does not change during one load: extracted once for all its refs.
+    const views = new Map<StoredRecord, Map<string, StoredRecord>>();
+    const viewsOf = (holder: StoredRecord) => views.get(holder) ?? views.set(holder, this.embeddedIn(holder)).get(holder)!;
     for (const { ref, family, id, embedded } of wanted) {
       const holder = this.stored(family, id);
-      const record = holder && embedded ? this.embeddedIn(holder).get(recordKey(this.registry.familyOf(ref.type), ref.id)) : holder;
+      const record = holder && embedded ? viewsOf(holder).get(recordKey(this.registry.familyOf(ref.type), ref.id)) : holder;
       if (record && this.registry.satisfies(record.type, [ref.type])) result.set(refKey(ref), record);
     }
     return result;

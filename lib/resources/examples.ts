@@ -88,6 +88,8 @@ const B1 = `${STOCK_PLATE}002`;
 /** The first request: the first of the first request book (lib/domain/labware-ids.ts, requestId). */
 const REQUEST = String(requestId(1, 0));
 const ADMIN = reference('users', 'admin');
+/** A uuid of this service's form that names no record. */
+const UNKNOWN_UUID = '00000000-0000-4000-8000-000000000000';
 
 export const examples: Record<string, TypeExamples> = {
   samples: {
@@ -250,10 +252,38 @@ export const examples: Record<string, TypeExamples> = {
       ),
     ],
   },
-  submissions: { create: [made('A submission', 'submissions', { attributes: { name: 'submission-1' } }, '1', { name: 'submission-1' })] },
+  submissions: {
+    create: [
+      made('A submission', 'submissions', { attributes: { name: 'submission-1' } }, '1', { name: 'submission-1' }),
+      // Limber's: of orders made before, its requests built at once. Orders' uuids are not known before they are made, so the example names one that is not there.
+      refused(
+        "Limber's: of orders made before, and_submit (here an order that is not there: 404)",
+        doc('submissions', { attributes: { and_submit: true, order_uuids: [UNKNOWN_UUID], user_uuid: referenceUuidOf('users', 'admin') } }),
+        404,
+        'record_not_found',
+      ),
+    ],
+  },
   orders: {
     create: [
       made('An order of it, for Study A', 'orders', { relationships: { submission: to('submissions', '1'), study: reference('studies', 'Study A') } }, '1'),
+      // Limber's: from a template, before any submission. Wells' uuids are not known before their plate is made, so the example names one that is not there.
+      refused(
+        "Limber's: from a submission template, on wells (here a well that is not there: 404)",
+        doc('orders', {
+          attributes: {
+            submission_template_uuid: referenceUuidOf('submission_templates', 'Library Creation - Illumina'),
+            submission_template_attributes: {
+              request_options: { library_type: 'Standard', read_length: 150 },
+              user_uuid: referenceUuidOf('users', 'admin'),
+              asset_uuids: [UNKNOWN_UUID],
+            },
+            study_uuid: referenceUuidOf('studies', 'Study A'),
+          },
+        }),
+        404,
+        'record_not_found',
+      ),
     ],
   },
   requests: {

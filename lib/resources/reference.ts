@@ -88,9 +88,18 @@ export const barcodePrinters = referenceResource(
   { indexes: { name: uniqueIndex('name') } },
 );
 
+/**
+ * Submission templates: the request types an order made from one asks for, in their order, and the
+ * request options it starts from (the reference's `submission_parameters`; loaded, not rendered: an order
+ * renders its own, lib/resources/orders.ts).
+ */
 export const submissionTemplates = referenceResource(
   'submission_templates',
-  { name: attr('R', text, { required: true }), request_type_keys: attr('R', () => z.array(z.string().check(z.minLength(1))), { names: 'request_types' }) },
+  {
+    name: attr('R', text, { required: true }),
+    request_type_keys: attr('R', () => z.array(z.string().check(z.minLength(1))), { names: 'request_types' }),
+    request_options: attr('W', () => z.record(z.string(), z.unknown())),
+  },
   { indexes: { name: uniqueIndex('name') } },
 );
 

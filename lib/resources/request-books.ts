@@ -1,5 +1,14 @@
 import { requestId, bookOfRequest, slotUuid } from '#lib/domain/labware-ids.ts';
-import { bookKey, changeBooked, hasRoom, type BookedRef, type BookedRequest, type RequestBook, type RequestChange } from '#lib/domain/request-books.ts';
+import {
+  bookKey,
+  changeBooked,
+  fillPages,
+  hasRoom,
+  type BookedRef,
+  type BookedRequest,
+  type RequestBook,
+  type RequestChange,
+} from '#lib/domain/request-books.ts';
 import { refKey, type WriteContext } from '#lib/jsonapi/context.ts';
 import { defineResource } from '#lib/jsonapi/resource.ts';
 import { findHolders, type Ref, type StoredRecord } from '#lib/store/records.ts';
@@ -30,12 +39,19 @@ function requestView(book: StoredRecord, n: number, request: BookedRequest): Sto
     createdAt: new Date(request.created).toISOString(),
     updatedAt: new Date(request.updated).toISOString(),
     version: request.version ?? 1,
-    attrs: { role: request.role ?? null, priority: request.priority ?? null, state: request.state, options: request.options ?? {} },
+    attrs: {
+      role: request.role ?? null,
+      priority: request.priority ?? null,
+      state: request.state,
+      options: request.options ?? {},
+      // Its order's library type, when the order's request options named one (lib/resources/submissions.ts).
+      library_type: request.options?.library_type ?? null,
+    },
     rels: {
       submission: link('submissions', bookAttrs(book).submission),
       order: link('orders', request.order),
       request_type: { type: 'request_types', id: request.requestType },
-      asset: refOfBooked(request.asset),
+      asset: request.asset ? refOfBooked(request.asset) : null,
       target_asset: request.target ? refOfBooked(request.target) : null,
       request_metadata: link('request_metadata', request.metadata),
     },
@@ -80,7 +96,7 @@ async function lastPage(ctx: WriteContext, submission: number | null, labware: n
  * or on a new page when that one is full (lib/domain/request-books.ts, hasRoom). Answers the request.
  */
 export async function appendRequest(ctx: WriteContext, submission: number | null, fields: Omit<BookedRequest, 'created' | 'updated'>): Promise<StoredRecord> {
-  const labware = ctx.registry.storageOf(refOfBooked(fields.asset)).id;
+  const labware = ctx.registry.storageOf(refOfBooked(fields.asset!)).id;
   const now = Date.parse(ctx.uow.now);
   const request: BookedRequest = { ...fields, created: now, updated: now };
   const book = await lastPage(ctx, submission, labware);
@@ -91,6 +107,37 @@ export async function appendRequest(ctx: WriteContext, submission: number | null
   const page = book ? bookAttrs(book).page + 1 : 1;
   const opened = await ctx.uow.create(requestBooks.type, { attrs: { submission, labware, page, requests: [request] }, rels: {} });
   return requestView(opened, 0, request);
+}
+
+/** A request a submission makes: its fields, and the labware of its book when it has no asset (lib/resources/submissions.ts). */
+export interface NewRequest {
+  fields: Omit<BookedRequest, 'created' | 'updated'>;
+  labware?: number;
+}
+
+/**
+ * Stages many new requests of one submission at once: those out of each labware appended to the last page
+ * of its book and on as many new pages as they need (lib/domain/request-books.ts, fillPages) — one update
+ * or create of each book, not one per request.
+ */
+export async function appendRequests(ctx: WriteContext, submission: number, requests: readonly NewRequest[]): Promise<void> {
+  const now = Date.parse(ctx.uow.now);
+  const byLabware = new Map<number, BookedRequest[]>();
+  for (const { fields, labware } of requests) {
+    const at = fields.asset ? ctx.registry.storageOf(refOfBooked(fields.asset)).id : labware!;
+    const group = byLabware.get(at) ?? byLabware.set(at, []).get(at)!;
+    group.push({ ...fields, created: now, updated: now });
+  }
+  for (const [labware, adding] of byLabware) {
+    const book = await lastPage(ctx, submission, labware);
+    const [first, ...more] = fillPages(book ? bookAttrs(book) : undefined, adding);
+    let page = book ? bookAttrs(book).page : 0;
+    if (book) ctx.uow.update(book, { attrs: { requests: first } });
+    for (const requests of book ? more : [first!, ...more]) {
+      page += 1;
+      await ctx.uow.create(requestBooks.type, { attrs: { submission, labware, page, requests }, rels: {} });
+    }
+  }
 }
 
 /** A book's write: the book as read and as staged. */

@@ -26,7 +26,9 @@ const idOf = (value: unknown) => (value as Ref | null | undefined)?.id;
 function linkProblems(input: WriteInput) {
   const [order, submission, requestType] = ['order', 'submission', 'request_type'].map((name) => linked(input, name));
   const problems = requestLinkProblems({
-    ...(order ? { order: { id: order.id, submission: idOf(order.rels.submission)!, requestTypes: refsOf(order.rels.request_types).map((r) => r.id) } } : {}),
+    ...(order
+      ? { order: { id: order.id, submission: idOf(order.rels.submission) ?? null, requestTypes: refsOf(order.rels.request_types).map((r) => r.id) } }
+      : {}),
     ...(submission ? { submission: submission.id } : {}),
     ...(requestType ? { requestType: requestType.id } : {}),
   });
@@ -45,14 +47,15 @@ export const requests = defineResource({
     priority: attr('WO', () => z.enum(REQUEST_PRIORITIES)),
     // The values of the request's metadata, copied onto the request when the metadata is linked (request_metadata.ts).
     // customer_accepts_responsibility: set by a state change that fails the request when the customer asked to go on (lib/resources/state-changes.ts).
+    // A request a submission built carries its order's request_options too (lib/resources/submissions.ts).
     options: attr('R', () =>
-      z.object({
+      z.looseObject({
         number_of_pools: z.optional(z.number().check(z.int())),
         cells_per_chip_well: z.optional(z.number().check(z.int())),
         customer_accepts_responsibility: z.optional(z.boolean()),
       }),
     ),
-    // Request types carry no library type in this service, so it is null; clients ask for it in fields[requests].
+    // The library type its order's request options name (null for a request made by POST); clients ask for it in fields[requests].
     library_type: attr('R', () => z.string()),
     ...timestamps,
   },

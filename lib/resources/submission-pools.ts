@@ -29,12 +29,15 @@ async function platesOfPools(ctx: RequestContext, pools: StoredRecord[]): Promis
     pools.map((pool, i) => {
       const mine = refsOf(pointing.get(submissions[i]!)).flatMap((ref) => requests.get(refKey(ref)) ?? []);
       const count = platesInSubmission(
-        mine.map((r) => ({
-          id: r.id,
-          state: r.attrs.state as RequestState,
-          requestType: (r.rels.request_type as Ref).id,
-          assetLabware: labwareOfSlot((r.rels.asset as Ref).id),
-        })),
+        // Work after a multiplexing step has no asset until its pool is made: it is in no plate.
+        mine
+          .flatMap((r) => (r.rels.asset ? [r] : []))
+          .map((r) => ({
+            id: r.id,
+            state: r.attrs.state as RequestState,
+            requestType: (r.rels.request_type as Ref).id,
+            assetLabware: labwareOfSlot((r.rels.asset as Ref).id),
+          })),
       );
       return [pool, count] as const;
     }),

@@ -1,20 +1,31 @@
 import * as z from '#lib/zod.ts';
-import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
+import { TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
+import { labwareOfSlot } from '#lib/domain/labware-ids.ts';
+import { requestMachine } from '#lib/domain/machines.ts';
+import { compatibilityProblems, planRequests, submissionBudgetProblem } from '#lib/domain/submissions.ts';
+import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
+import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
 import { refsOf, type StoredRecord } from '#lib/store/records.ts';
-import { aggregateIndex, attr, defineResource, reverse, timestamps, toMany, toOne, uuidAttribute, uuidFilter } from '#lib/jsonapi/resource.ts';
+import { attr, defineResource, reverse, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
+import { assetsOf, chained, optionsOf, requestTypesOf } from '#lib/resources/orders.ts';
+import { problemErrors } from '#lib/resources/problems.ts';
 import { text } from '#lib/resources/reference.ts';
+import { appendRequests } from '#lib/resources/request-books.ts';
 
 /**
- * Submissions and their orders (contract §3): what work a lab asks for, created by POST only. The
- * requests that carry the work out link to them; a submission lists its orders and requests from the
- * other side (one Query each).
+ * Submissions (contract §3, §6): what work a lab asks for, created by POST only. As Limber makes them,
+ * from orders made before (`order_uuids`, lib/resources/orders.ts): `and_submit` builds every order's
+ * requests in the same write (lib/domain/submissions.ts), through request books, and the submission is
+ * `pending`; without it the submission stays `building`. A submission made without orders is `pending`
+ * at once, and orders name it (as before templates). The requests that carry the work out link to it; a
+ * submission lists its orders and requests from the other side (one Query each).
  */
 
-/** A submission's states (reference-behaviour.md §5); every submission starts pending (read-only through the API). */
+/** A submission's states (reference-behaviour.md §5), read-only through the API. */
 const SUBMISSION_STATES = ['building', 'pending', 'processing', 'ready', 'failed', 'cancelled'] as const;
-const SUBMISSION_INITIAL_STATE = 'pending';
+const ORDER_UUIDS = '/data/attributes/order_uuids';
 
 /** Sequencing request types by key, as the reference names them (`sequencing`, `illumina_htp_novaseq_6000_paired_end_sequencing`). */
 export const isSequencingKey = (key: unknown): boolean => typeof key === 'string' && (key === 'sequencing' || key.endsWith('_sequencing'));
@@ -55,24 +66,84 @@ export const submissions = defineResource({
         return new Map(records.map((s) => [s, types.get(s)!.some((orderTypes) => orderTypes.some((t) => t.attrs.for_multiplexing === true))]));
       },
     }),
+    order_uuids: attr('W', () => z.array(z.string({ error: 'must be a uuid string' })), { transient: true }),
+    and_submit: attr('W', () => z.boolean(), { transient: true }),
+    user_uuid: uuidOfAttribute('user'),
     ...timestamps,
   },
   relationships: { user: toOne('users', 'WO'), orders: reverse('orders', 'submission'), requests: reverse('requests', 'submission') },
   filters: { uuid: uuidFilter },
-  create: (ctx, input): Promise<StoredRecord> =>
-    defaultCreate(ctx, submissions, { ...input, attributes: { ...input.attributes, state: SUBMISSION_INITIAL_STATE } }),
+  create: (ctx, input) =>
+    input.attributes.order_uuids === undefined || input.attributes.order_uuids === null ? submissionWithoutOrders(ctx, input) : submitOrders(ctx, input),
 });
 
-export const orders = defineResource({
-  type: 'orders',
-  methods: ['list', 'read', 'create'],
-  attributes: { ...uuidAttribute, ...timestamps },
-  relationships: {
-    submission: toOne('submissions', 'WO', { required: true }),
-    study: toOne('studies', 'WO', { required: true }),
-    user: toOne('users', 'WO'),
-    request_types: toMany('request_types', 'WO'),
-  },
-  indexes: { submission: aggregateIndex('submission') },
-  filters: { uuid: uuidFilter },
-});
+/** A submission named by its orders later (as before templates): pending at once; `and_submit` has nothing to build. */
+function submissionWithoutOrders(ctx: WriteContext, input: WriteInput): Promise<StoredRecord> {
+  if (input.attributes.and_submit === true) throw errors.missingRequired(ORDER_UUIDS, 'order_uuids');
+  return defaultCreate(ctx, submissions, { ...input, attributes: { ...input.attributes, state: 'pending' } });
+}
+
+/**
+ * The orders `order_uuids` names (one batched read): each found (404), named once and in no submission yet
+ * (422), each pointing at its place in the list; and orders that may go together (lib/domain/submissions.ts).
+ */
+async function readOrders(ctx: WriteContext, uuids: readonly string[]): Promise<{ orders: StoredRecord[]; types: Map<StoredRecord, StoredRecord[]> }> {
+  if (uuids.length === 0) throw errors.invalidValue(ORDER_UUIDS, "order_uuids - can't be empty: a submission is made of orders");
+  const found = await ctx.loader.byUuids(uuids, ['orders']);
+  const at = (i: number) => pointer('data', 'attributes', 'order_uuids', i);
+  const problems = uuids.flatMap((uuid, i) => {
+    const order = found[i];
+    if (!order) return [errors.notFound(`order_uuids - entry ${i}: no orders with uuid ${show(uuid)}`, { pointer: at(i) })];
+    if (found.indexOf(order) !== i) return [errors.invalidValue(at(i), `order_uuids - entry ${i}: order ${uuid} is named twice`)];
+    const submission = order.rels.submission as { id: number } | null | undefined;
+    return submission ? [errors.invalidValue(at(i), `order_uuids - entry ${i}: order ${uuid} is in submission ${submission.id} already`)] : [];
+  });
+  if (problems.length > 0) throw JsonApiError.all(problems);
+  const orders = found as StoredRecord[];
+  const types = await requestTypesOf(ctx, orders);
+  const incompatible = compatibilityProblems(orders.map((o) => ({ id: o.id, readLength: optionsOf(o).read_length, requestTypes: types.get(o)!.map(chained) })));
+  if (incompatible.length > 0) throw JsonApiError.all(problemErrors(incompatible, () => ({ pointer: ORDER_UUIDS, field: 'order_uuids' })));
+  return { orders, types };
+}
+
+/**
+ * Builds the requests of a submission's orders (lib/domain/submissions.ts, planRequests) into its request
+ * books: each with its order, its request type, its asset and its order's request options; work after a
+ * multiplexing step (no asset yet) in the book of its order's first labware. Refused past the write's
+ * items (submissionItems), before anything is written.
+ */
+async function buildRequests(ctx: WriteContext, submission: StoredRecord, orders: readonly StoredRecord[], types: Map<StoredRecord, StoredRecord[]>) {
+  const byId = new Map(orders.map((o) => [o.id, o]));
+  const planned = planRequests(
+    orders.map((o) => ({
+      id: o.id,
+      requestTypes: types.get(o)!.map(chained),
+      multipliers: (optionsOf(o).multiplier as Record<string, number> | undefined) ?? {},
+      assets: assetsOf(o),
+    })),
+  );
+  await appendRequests(
+    ctx,
+    submission.id,
+    planned.map(({ order, requestType, asset }) => {
+      const options = optionsOf(byId.get(order)!);
+      return {
+        fields: { state: requestMachine.initial, requestType, order, ...(asset ? { asset } : {}), ...(Object.keys(options).length > 0 ? { options } : {}) },
+        labware: labwareOfSlot(assetsOf(byId.get(order)!)[0]![1]),
+      };
+    }),
+  );
+  const books = ctx.uow.created.filter((r) => r.type === 'request_books').length;
+  const overBudget = submissionBudgetProblem(orders.length, books, planned.length, TRANSACTION_ITEM_LIMIT);
+  if (overBudget.length > 0) throw JsonApiError.all(problemErrors(overBudget, () => ({ pointer: ORDER_UUIDS, field: 'order_uuids' })));
+}
+
+/** A submission of orders made before (Limber's): `building`, or with `and_submit` its requests built and `pending`. */
+async function submitOrders(ctx: WriteContext, input: WriteInput): Promise<StoredRecord> {
+  const { orders, types } = await readOrders(ctx, input.attributes.order_uuids as string[]);
+  const andSubmit = input.attributes.and_submit === true;
+  const submission = await defaultCreate(ctx, submissions, { ...input, attributes: { ...input.attributes, state: andSubmit ? 'pending' : 'building' } });
+  for (const order of orders) ctx.uow.update(order, { rels: { submission: refOf(submission) } });
+  if (andSubmit) await buildRequests(ctx, submission, orders, types);
+  return submission;
+}

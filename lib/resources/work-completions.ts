@@ -72,7 +72,7 @@ async function requestsOf(ctx: WriteContext, submissions: readonly StoredRecord[
         submission: linkId(r, 'submission'),
         order: linkId(r, 'order'),
         requestType: linkId(r, 'request_type')!,
-        asset: linkId(r, 'asset')!,
+        asset: linkId(r, 'asset'),
         targetAsset: linkId(r, 'target_asset'),
       },
     ]),
@@ -116,7 +116,7 @@ export const workCompletions = defineResource({
             request.id,
             {
               state: request.state,
-              ...(request.asset !== before.asset ? { asset: booked(refs.get(request.asset)!) } : {}),
+              ...(request.asset !== before.asset ? { asset: booked(refs.get(request.asset!)!) } : {}),
               ...(request.targetAsset !== before.targetAsset ? { target: booked(refs.get(request.targetAsset!)!) } : {}),
             },
           ];

@@ -248,6 +248,8 @@ describe('submission_templates', () => {
   it.each([
     ['Library Creation - Illumina', ['library_creation', 'sequencing']],
     ['MX Pooling', ['multiplexing']],
+    // Its request_options (the defaults its orders start from) are loaded, not rendered.
+    ['Limber-Htp - WGS - NovaSeq 6000 Paired end sequencing', ['limber_wgs', 'limber_multiplexing', 'illumina_htp_novaseq_6000_paired_end_sequencing']],
   ])('finds %j by name and uuid with request_type_keys %j', async (name, keys) => {
     const template = await findOne('submission_templates', 'name', name);
     expect(template.attributes).toEqual({ uuid: expect.stringMatching(UUID_V4), name, request_type_keys: keys });
@@ -257,7 +259,11 @@ describe('submission_templates', () => {
   it("answers limber's config and presenter queries", async () => {
     const config = await call('GET', '/api/v2/submission_templates?fields[submission_templates]=uuid,name&page[size]=100');
     expect(config.status).toBe(200);
-    expect(config.body.data.map((t: any) => t.attributes.name).sort()).toEqual(['Library Creation - Illumina', 'MX Pooling']);
+    expect(config.body.data.map((t: any) => t.attributes.name).sort()).toEqual([
+      'Library Creation - Illumina',
+      'Limber-Htp - WGS - NovaSeq 6000 Paired end sequencing',
+      'MX Pooling',
+    ]);
     for (const t of config.body.data) expect(Object.keys(t.attributes).sort()).toEqual(['name', 'uuid']);
     expect(config.body.links.last).toBe(`${BASE}/submission_templates?fields%5Bsubmission_templates%5D=uuid%2Cname&page%5Bnumber%5D=1&page%5Bsize%5D=100`);
 

@@ -90,7 +90,13 @@ describe('orders', () => {
         request_types: rels('request_types', [multiplexing, sequencing]),
       },
     );
-    expect(order.attributes).toEqual({ uuid: expect.stringMatching(UUID_V4), created_at: expect.any(String), updated_at: expect.any(String) });
+    // request_options are an order's from a template (test/integration/limber-submissions.test.ts); none here.
+    expect(order.attributes).toEqual({
+      uuid: expect.stringMatching(UUID_V4),
+      request_options: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     const read = await call('GET', `/api/v2/orders/${order.id}?include=submission,study,user,request_types`);
     expect(read.status, JSON.stringify(read.body)).toBe(200);
     const { relationships } = read.body.data;

@@ -1,0 +1,167 @@
+import { transactionItems } from '#lib/domain/budgets.ts';
+import type { Problem } from '#lib/domain/problems.ts';
+
+/**
+ * Submissions from templates (contract §6; the reference's Order, SubmissionTemplate, Submission and
+ * Submission::FlexibleRequestGraph): an order names a template's request types, its assets (receptacles)
+ * and its options; a submission of orders builds each order's requests, chained. Pure: which requests,
+ * which orders may go together, which study an order is for, and what the write costs.
+ */
+
+/** A request type as an order's chain sees it. */
+export interface ChainedType {
+  id: number;
+  key: string;
+  forMultiplexing: boolean;
+}
+
+/** An order as its submission builds it: its request types in their order, each one's multiplier, its assets. */
+export interface BuildingOrder<A> {
+  id: number;
+  requestTypes: readonly ChainedType[];
+  /** How many requests of a type each asset gets (the reference's `request_options.multiplier`); 1 when not named. */
+  multipliers: Readonly<Record<string, number>>;
+  assets: readonly A[];
+}
+
+/** A request to make: its order, its type, its asset (null after a multiplexing step: the pool has no receptacle until it is made). */
+export interface PlannedRequest<A> {
+  order: number;
+  requestType: number;
+  asset: A | null;
+}
+
+/** The multiplier of a request type, named by its key or its id (the reference names ids). */
+const multiplierOf = (order: Pick<BuildingOrder<unknown>, 'multipliers'>, type: ChainedType): number =>
+  order.multipliers[type.key] ?? order.multipliers[String(type.id)] ?? 1;
+
+/**
+ * The requests of a submission's orders, in the order they are made (the reference's flexible request
+ * graph, with request types that make no target asset here): each request type of an order gives each
+ * of its current sources one request, `multiplier` times over; the sources of the next type are the same
+ * receptacles (as many times over), so a library request and its sequencing request start from the same
+ * well, one after the other in each's own sequence — how work completion pairs them
+ * (lib/domain/work-completion.ts). A multiplexing type pools every source into one: the types after it get
+ * one request each (no asset), and only once per submission — a later order stops after its multiplexing
+ * requests, as the reference's do ("preplexed").
+ */
+export function planRequests<A>(orders: readonly BuildingOrder<A>[]): PlannedRequest<A>[] {
+  const planned: PlannedRequest<A>[] = [];
+  let pooled = false;
+  for (const order of orders) {
+    let sources: readonly (A | null)[] = order.assets;
+    for (const type of order.requestTypes) {
+      const times = multiplierOf(order, type);
+      for (let n = 0; n < times; n++) for (const asset of sources) planned.push({ order: order.id, requestType: type.id, asset });
+      if (type.forMultiplexing) {
+        if (pooled) break;
+        pooled = true;
+        sources = [null];
+      } else sources = Array.from({ length: times }, () => sources).flat();
+    }
+  }
+  return planned;
+}
+
+/** The problems of an order's request types and multipliers: a multiplexing step is never multiplied (the reference's MultiplexedLink). */
+export function multiplierProblems(order: Pick<BuildingOrder<unknown>, 'requestTypes' | 'multipliers'>): Problem[] {
+  return order.requestTypes.flatMap((type) => {
+    const times = multiplierOf(order, type);
+    if (type.forMultiplexing && times !== 1)
+      return [
+        { code: 'not_allowed' as const, input: ['multiplier', type.key], detail: `${type.key} is for multiplexing and cannot be multiplied (got ${times})` },
+      ];
+    return [];
+  });
+}
+
+/**
+ * Orders a submission may take together (the reference's OrderCompatibilityValidator): the same
+ * `read_length`, and either none for multiplexing or all of them, with the same request types after it.
+ */
+export function compatibilityProblems(orders: readonly { id: number; readLength: unknown; requestTypes: readonly ChainedType[] }[]): Problem[] {
+  if (orders.length < 2) return [];
+  const problems: Problem[] = [];
+  const readLengths = [...new Set(orders.map((o) => JSON.stringify(o.readLength ?? null)))];
+  if (readLengths.length > 1)
+    problems.push({
+      code: 'not_allowed',
+      input: [],
+      detail: `orders ask for different read lengths (${readLengths.join(', ')}); one submission sequences one way`,
+    });
+  const after = orders.map((o) => {
+    const at = o.requestTypes.findIndex((t) => t.forMultiplexing);
+    return at < 0
+      ? null
+      : o.requestTypes
+          .slice(at + 1)
+          .map((t) => t.key)
+          .join(',');
+  });
+  if (after.some((a) => a !== null) && !after.every((a) => a !== null && a === after[0]))
+    problems.push({
+      code: 'not_allowed',
+      input: [],
+      detail: `orders ${orders.map((o) => o.id).join(', ')} pool differently: either none is for multiplexing, or all are, with the same request types after it`,
+    });
+  return problems;
+}
+
+/**
+ * The study of an order made from a template (the reference's AutomatedOrder, which detects it from the
+ * assets' aliquots): the one named, else the one study of the aliquots. Assets of different single
+ * studies are refused; an asset holding several studies (a pool) makes a cross-study order (no study).
+ */
+export function detectStudy(
+  named: number | null,
+  assetStudies: readonly (readonly number[])[],
+  autodetect: boolean,
+): { ok: true; study: number | null } | { ok: false; problem: Problem } {
+  if (named !== null) return { ok: true, study: named };
+  const all = [...new Set(assetStudies.flat())].sort((a, b) => a - b);
+  if (autodetect && all.length === 1) return { ok: true, study: all[0]! };
+  if (autodetect && assetStudies.some((studies) => new Set(studies).size > 1)) return { ok: true, study: null };
+  const why =
+    all.length === 0 || !autodetect
+      ? autodetect
+        ? 'the assets hold no aliquot with a study'
+        : 'autodetect_studies is false'
+      : `the assets are of different studies (${all.join(', ')})`;
+  return { ok: false, problem: { code: 'blank', input: ['study_uuid'], detail: `no study: ${why}; name one with study_uuid` } };
+}
+
+/** An order's `request_options` as JSON: at most this many bytes (each of its requests carries them; lib/domain/request-books.ts). */
+export const MAX_REQUEST_OPTIONS_BYTES = 2_000;
+
+export function requestOptionsProblems(options: Readonly<Record<string, unknown>>): Problem[] {
+  const bytes = Buffer.byteLength(JSON.stringify(options));
+  return bytes > MAX_REQUEST_OPTIONS_BYTES
+    ? [{ code: 'over_budget', input: [], detail: `is ${bytes} bytes of JSON; an order's request options may be at most ${MAX_REQUEST_OPTIONS_BYTES}` }]
+    : [];
+}
+
+/** Assets one order may name: every well of eight 384-well plates (the item budget refuses a submission of more plates anyway). */
+export const MAX_ASSETS_PER_ORDER = 3_072;
+
+/**
+ * A submission's write (POST submissions with `order_uuids`): the submission; each order, linked to it,
+ * with its entry under the submission (orders' `submission` index); each request book it opens — the book,
+ * its page guard, its entries under its labware and its submission (lib/resources/request-books.ts); count
+ * shards of submissions and request books; the request item. A 384-well plate ordered with two request
+ * types (768 requests, one book) is 10 items.
+ */
+export const submissionItems = (orders: number, books: number): number =>
+  transactionItems({ records: 1 + orders + books, indexItems: orders + 3 * books, countedFamilies: books > 0 ? 2 : 1 });
+
+/** The problem of a submission past its transaction's items, naming the limit. */
+export function submissionBudgetProblem(orders: number, books: number, requests: number, limit: number): Problem[] {
+  const items = submissionItems(orders, books);
+  if (items <= limit) return [];
+  return [
+    {
+      code: 'over_budget',
+      input: [],
+      detail: `submitting ${orders} orders would write ${items} items (${requests} requests in ${books} request books, one for each labware and page of 1,000); one submission may write at most ${limit} (a DynamoDB transaction): submit fewer plates at once`,
+    },
+  ];
+}
