@@ -1,6 +1,7 @@
 import { errors, show } from '#lib/jsonapi/errors.ts';
 import type { RequestContext } from '#lib/jsonapi/context.ts';
 import type { FilterDef } from '#lib/jsonapi/resource.ts';
+import { loadAttributes } from '#lib/jsonapi/render.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { labwareAttrs } from '#lib/resources/labware-views.ts';
 import { withChildren } from '#lib/resources/lineage.ts';
@@ -65,9 +66,11 @@ function userUuids(name: string, values: string[]): string[] {
 export const labwareLifecycleFilters: Record<string, FilterDef> = {
   /** Any of the states; the state is derived from the labware's transfer requests, as rendered. */
   state: {
-    test: (ctx, records, values) => {
+    test: async (ctx, records, values) => {
       const wanted = new Set(values);
-      return records.map((r) => wanted.has(String(ctx.registry.require(r.type).attributes.state?.get?.(r))));
+      // Racks load theirs from their tubes (lib/resources/tube-racks.ts); plates and tubes derive theirs from the record.
+      const loaded = await loadAttributes(ctx, records, new Map(records.map((r) => [r.type, new Set(['state'])])));
+      return records.map((r) => wanted.has(String(loaded.get(r)?.get('state') ?? ctx.registry.require(r.type).attributes.state?.get?.(r))));
     },
   },
   /** `false`: only labware without children (the reference's `include_labware_with_children`); `true`: all. */

@@ -2,9 +2,9 @@ import * as z from '#lib/zod.ts';
 import { RACK_SIZES } from '#lib/domain/budgets.ts';
 import { layoutForSize, type Layout } from '#lib/domain/geometry.ts';
 import { labwareOfSlot, slotId } from '#lib/domain/labware-ids.ts';
-import type { RackedTube } from '#lib/domain/labware.ts';
+import { labwareState, type RackedTube } from '#lib/domain/labware.ts';
 import { placeTubes, planPlacements, rackSlot, rackState, resizeRack } from '#lib/domain/racks.ts';
-import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, lazySchema, defineResource, toOne } from '#lib/jsonapi/resource.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
@@ -26,6 +26,26 @@ const size = lazySchema(() =>
 const tubeLocations = lazySchema(() => z.record(z.string(), z.strictObject({ uuid: z.string().check(z.minLength(1)) })));
 
 const rackedTubesOf = (rack: StoredRecord) => labwareAttrs(rack).racked ?? [];
+
+/**
+ * Racks' states (reference-behaviour.md §7.2): their tubes' common state, read from the tubes (one batched
+ * read), so a rack never disagrees with a tube whatever changed it (a state change of the tube alone, a
+ * transfer into it).
+ */
+async function rackStates(ctx: RequestContext, racks: StoredRecord[]): Promise<Map<StoredRecord, string>> {
+  const tubes = await ctx.loader.load(racks.flatMap((rack) => rackedTubesOf(rack).map((t): Ref => ({ type: 'tubes', id: t.tube }))));
+  return new Map(
+    racks.map((rack) => [
+      rack,
+      rackState(
+        rackedTubesOf(rack).flatMap((t) => {
+          const tube = tubes.get(refKey({ type: 'tubes', id: t.tube }));
+          return tube ? [labwareState(labwareAttrs(tube))] : [];
+        }),
+      ),
+    ]),
+  );
+}
 
 /** Finds the tubes of `tube_locations` and places them: 422 for bad coordinates, repeats and tubes in another rack, 404 for unknown tubes. */
 async function placements(
@@ -66,6 +86,7 @@ export const tubeRacks = defineResource({
   methods: ['list', 'read', 'create', 'update'],
   attributes: {
     ...labwareAttributes,
+    state: attr('R', () => z.string(), { load: rackStates }),
     name: attr('WO', () => z.string().check(z.trim(), z.minLength(1))),
     size: attr('RW', size, { required: true }),
     number_of_rows: attr('R', () => z.number().check(z.int()), { get: (r) => layoutForSize(Number(r.attrs.size))!.rows }),
