@@ -26,13 +26,13 @@ export async function uuidOf(type: string, filter: string, value: string): Promi
 export const templateUuid = (name: string) => uuidOf('transfer_templates', 'name', name);
 export const adminUuid = () => uuidOf('users', 'login', 'admin');
 
-/** A plate whose first `count` wells (column order) each hold one new sample; returns the plate and the sample ids by well. */
-export async function filledPlate(count: number, purpose = 'Stock Plate'): Promise<{ plate: any; samples: Map<string, string> }> {
+/** A plate whose first `count` wells (column order) each hold one new sample (of `study`, when given); returns the plate and the sample ids by well. */
+export async function filledPlate(count: number, purpose = 'Stock Plate', study?: string): Promise<{ plate: any; samples: Map<string, string> }> {
   const plate = await createPlate(purpose);
   const wells = (await call('GET', `/api/v2/plates/${plate.id}/wells?page[size]=100`)).body.data.slice(0, count);
   const ids = await inBatches(wells.length, 8, async (i) => {
     const sample = await createSample();
-    await addAliquot({ type: 'wells', id: wells[i].id }, sample.id);
+    await addAliquot({ type: 'wells', id: wells[i].id }, sample.id, study ? { study } : {});
     return sample.id as string;
   });
   // In column order, as the wells are.
