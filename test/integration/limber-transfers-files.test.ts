@@ -50,6 +50,9 @@ const wt = (source: any, from: string, destination: any, to: string, extra: Reco
   ...extra,
 });
 
+/** DynamoDB calls of a bulk transfer beside one Query per source plate, at most (see the first test). */
+const CALLS_BESIDE_SOURCES = 5;
+
 describe('bulk_transfers, as Limber’s multi-plate pool sends them', () => {
   it('201: one transfer request per well pair through the one planner, copies carrying the outer request, a Transfer::BetweenPlates per plate pair', async () => {
     const [first, second] = await Promise.all([filledPlate(2), filledPlate(2)]);
@@ -64,6 +67,10 @@ describe('bulk_transfers, as Limber’s multi-plate pool sends them', () => {
       ]),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // Calls follow the plates, not the wells: the user (none while the reference cache holds it); the plates and
+    // submission (one batched read); a Query of the requests out of each source plate; the ids of the transfers
+    // and of the bulk transfer; the transaction.
+    expect(res.calls).toBeLessThanOrEqual(CALLS_BESIDE_SOURCES + 2);
     const transfers = res.body.included.filter((r: any) => r.type === 'transfers');
     expect(transfers.map((t: any) => [t.attributes.transfer_type, t.attributes.transfers])).toEqual([
       ['Transfer::BetweenPlates', { A1: ['A1'], B1: ['B1'] }],
@@ -350,6 +357,7 @@ describe(`bulk_transfers at their limits (${TRANSACTION_ITEM_LIMIT} items a tran
     expect(entries).toHaveLength(MAX_WELL_TRANSFERS_PER_BULK_TRANSFER);
     const res = await call('POST', BULK, { body: bulk(entries) });
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(201);
+    expect(res.calls).toBeLessThanOrEqual(CALLS_BESIDE_SOURCES + 4);
     expect(res.body.data.relationships.transfers).toBeDefined();
     const stored = (await getRecords([{ family: 'labware', id: Number(child.id) }])).get(`labware:${child.id}`)!;
     const wells = stored.attrs.receptacles as Receptacle[];
