@@ -9,7 +9,7 @@ import { packContents } from '#lib/domain/qc-files.ts';
 import { registry } from '#lib/resources/index.ts';
 import { getRecords } from '#lib/store/records.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
-import { call, doc } from '../support/api.ts';
+import { call, doc, idOf } from '../support/api.ts';
 import { createPlate, createTube, inBatches, rel } from '../support/fixtures.ts';
 import { adminUuid, contentsOf, filledPlate } from '../support/lab.ts';
 import { createOrder, workIds } from '../support/requests.ts';
@@ -50,6 +50,9 @@ const wt = (source: any, from: string, destination: any, to: string, extra: Reco
   ...extra,
 });
 
+/** DynamoDB calls of a bulk transfer beside one Query per source plate, at most (see the first test). */
+const CALLS_BESIDE_SOURCES = 5;
+
 describe('bulk_transfers, as Limber’s multi-plate pool sends them', () => {
   it('201: one transfer request per well pair through the one planner, copies carrying the outer request, a Transfer::BetweenPlates per plate pair', async () => {
     const [first, second] = await Promise.all([filledPlate(2), filledPlate(2)]);
@@ -64,6 +67,10 @@ describe('bulk_transfers, as Limber’s multi-plate pool sends them', () => {
       ]),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // Calls follow the plates, not the wells: the user (none while the reference cache holds it); the plates and
+    // submission (one batched read); a Query of the requests out of each source plate; the ids of the transfers
+    // and of the bulk transfer; the transaction.
+    expect(res.calls).toBeLessThanOrEqual(CALLS_BESIDE_SOURCES + 2);
     const transfers = res.body.included.filter((r: any) => r.type === 'transfers');
     expect(transfers.map((t: any) => [t.attributes.transfer_type, t.attributes.transfers])).toEqual([
       ['Transfer::BetweenPlates', { A1: ['A1'], B1: ['B1'] }],
@@ -141,98 +148,6 @@ describe('bulk_transfers: bad input is a precise 4xx at its entry, nothing writt
   it(`past ${MAX_WELL_TRANSFERS_PER_BULK_TRANSFER} well transfers: 422 too_large naming the limit`, async () => {
     const res = await post(Array.from({ length: MAX_WELL_TRANSFERS_PER_BULK_TRANSFER + 1 }, () => wt(source, 'A1', child, 'A1')));
     expect(expectError(res, 422, 'too_large', '/data/attributes/well_transfers').detail).toContain(`at most ${MAX_WELL_TRANSFERS_PER_BULK_TRANSFER}`);
-  });
-});
-
-/**
- * A plate of `size` wells whose first `filled` wells each hold one tagged aliquot (tags numbered from
- * `firstTag`, so plates seeded with distinct ranges pool without a clash), written into its record
- * directly: hundreds of samples through the API would take minutes, and the filling is not what is tested.
- */
-async function taggedPlate(purpose: string, filled: number, firstTag: number): Promise<any> {
-  const plate = await createPlate(purpose);
-  const record = (await getRecords([{ family: 'labware', id: Number(plate.id) }])).get(`labware:${plate.id}`)!;
-  const receptacles = (record.attrs.receptacles as Receptacle[]).map((r, i) =>
-    i < filled
-      ? {
-          ...r,
-          aliquots: [
-            { n: i + 1, sample: 900_000 + firstTag + i, study: null, tag: { oligo: `T${firstTag + i}`, index: firstTag + i }, tag2: null, library_type: null },
-          ],
-        }
-      : r,
-  );
-  const uow = new UnitOfWork(registry, new Date().toISOString());
-  uow.update(record, { attrs: { receptacles, aliquotCount: filled } });
-  await uow.commit();
-  return plate;
-}
-
-describe(`bulk_transfers at their limits (${TRANSACTION_ITEM_LIMIT} items a transaction)`, () => {
-  it(`${MAX_WELL_TRANSFERS_PER_BULK_TRANSFER} well transfers, four full 384-well plates pooled into one, fit one transaction`, {
-    timeout: 300_000,
-  }, async () => {
-    const sources = await Promise.all([0, 1, 2, 3].map((q) => taggedPlate('Stock Plate 384', 384, q * 384 + 1)));
-    const child = await createPlate('Stock Plate 384');
-    const positions = columnOrder(layoutForSize(384)!);
-    const entries = sources.flatMap((source) => positions.map((p) => wt(source, p, child, p)));
-    expect(entries).toHaveLength(MAX_WELL_TRANSFERS_PER_BULK_TRANSFER);
-    const res = await call('POST', BULK, { body: bulk(entries) });
-    expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(201);
-    expect(res.body.data.relationships.transfers).toBeDefined();
-    const stored = (await getRecords([{ family: 'labware', id: Number(child.id) }])).get(`labware:${child.id}`)!;
-    const wells = stored.attrs.receptacles as Receptacle[];
-    expect(wells.map((w) => [w.aliquots.length, w.transfers?.length])).toEqual(positions.map(() => [4, 4]));
-  });
-
-  // One source into many plates: each destination is its update, its transfer record and its new link to the source.
-  const MAX_DESTINATIONS = Math.floor((TRANSACTION_ITEM_LIMIT - bulkTransferItems(0, 0, 0)) / 3);
-  it(`one well into ${MAX_DESTINATIONS} plates fits (${bulkTransferItems(MAX_DESTINATIONS, MAX_DESTINATIONS, MAX_DESTINATIONS)} items); one more is 422 too_large naming the items, nothing written`, async () => {
-    expect(MAX_DESTINATIONS).toBe(31);
-    const { plate: source } = await filledPlate(1);
-    const plates = await inBatches(MAX_DESTINATIONS + 1, 8, () => createPlate());
-    const entries = plates.map((p) => wt(source, 'A1', p, 'A1'));
-    const over = await refused('POST', BULK, bulk(entries));
-    expect(expectError(over, 422, 'too_large', '/data/attributes/well_transfers').detail).toContain(
-      `${bulkTransferItems(MAX_DESTINATIONS + 1, MAX_DESTINATIONS + 1, MAX_DESTINATIONS + 1)} items; one request may write at most ${TRANSACTION_ITEM_LIMIT}`,
-    );
-    const fits = await call('POST', BULK, { body: bulk(entries.slice(0, MAX_DESTINATIONS)) });
-    expect(fits.status, JSON.stringify(fits.body).slice(0, 500)).toBe(201);
-    expect(fits.body.data.relationships.transfers).toBeDefined();
-  });
-});
-
-describe('50 writes at once', () => {
-  const WRITERS = 50;
-  const BURST_BUDGET_MS = 240_000;
-  const runBudget = process.env.LTS_REQUEST_BUDGET_MS;
-  beforeAll(() => {
-    process.env.LTS_REQUEST_BUDGET_MS = String(BURST_BUDGET_MS);
-    resetConfig();
-  });
-  afterAll(() => {
-    process.env.LTS_REQUEST_BUDGET_MS = runBudget;
-    resetConfig();
-  });
-
-  it('50 bulk transfers out of one plate into 50 plates: 50 × 201, none conflicts (the source is never written)', {
-    timeout: BURST_BUDGET_MS + 60_000,
-  }, async () => {
-    const { plate: source, samples } = await filledPlate(1);
-    const plates = await inBatches(WRITERS, 10, () => createPlate());
-    const results = await Promise.all(plates.map((p) => call('POST', BULK, { body: bulk([wt(source, 'A1', p, 'A1')]) })));
-    expect(statuses(results)).toEqual([`201 × ${WRITERS}`]);
-    for (const p of plates) expect((await contentsOf('plates', p.id)).get('A1')?.map((a) => a.sample)).toEqual([samples.get('A1')]);
-  });
-
-  it('50 QC files onto one plate: 50 × 201 (each file is its own record), all listed with the plate', { timeout: BURST_BUDGET_MS + 60_000 }, async () => {
-    const plate = await createPlate();
-    const results = await Promise.all(
-      Array.from({ length: WRITERS }, (_, i) => call('POST', QC, { body: qcFile(`run-${i}.csv`, `well,value\nA1,${i}\n`, plate.id) })),
-    );
-    expect(statuses(results)).toEqual([`201 × ${WRITERS}`]);
-    const listed = await call('GET', `/api/v2/plates/${plate.id}/qc_files?page[size]=100&fields[qc_files]=filename`);
-    expect(listed.body.data.map((f: any) => f.attributes.filename).sort()).toEqual(Array.from({ length: WRITERS }, (_, i) => `run-${i}.csv`).sort());
   });
 });
 
@@ -338,19 +253,19 @@ async function bookedPlate(wells: { slot: number; bait?: string }[]): Promise<{ 
   return { stock, submission, requests: wells.map((_, i) => String(book.id * 1000 + i)) };
 }
 
+/** A child stamped from such a stock plate by a bulk transfer (the material moves carrying the requests): the baited plate Limber makes. */
+async function stampedChild(wells: { slot: number; bait?: string }[]) {
+  const { stock, submission } = await bookedPlate(wells);
+  const child = await createPlate();
+  const positions = ['A1', 'B1', 'C1', 'D1'].slice(0, wells.length);
+  const res = await call('POST', BULK, { body: bulk(positions.map((p) => wt(stock, p, child, p, { submission_id: Number(submission) }))) });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return child;
+}
+
 const LAYOUTS = '/api/v2/bait_library_layouts';
 
 describe('bait_library_layouts, as Limber’s baited plate makes them', () => {
-  /** A child stamped from a stock plate by a bulk transfer (the material moves carrying the requests); the baited plate Limber makes. */
-  async function stampedChild(wells: { slot: number; bait?: string }[]) {
-    const { stock, submission } = await bookedPlate(wells);
-    const child = await createPlate();
-    const positions = ['A1', 'B1', 'C1', 'D1'].slice(0, wells.length);
-    const res = await call('POST', BULK, { body: bulk(positions.map((p) => wt(stock, p, child, p, { submission_id: Number(submission) }))) });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return child;
-  }
-
   it('preview answers well → bait and writes nothing; create lays the baits on the aliquots and records the layout; a plate is laid out once', async () => {
     const child = await stampedChild([
       { slot: 1, bait: 'Human all exon 50MB' },
@@ -406,3 +321,111 @@ async function answered(path: string, body: unknown) {
   expect(await tableSnapshot()).toEqual(before);
   return res;
 }
+
+/**
+ * A plate of `size` wells whose first `filled` wells each hold one tagged aliquot (tags numbered from
+ * `firstTag`, so plates seeded with distinct ranges pool without a clash), written into its record
+ * directly: hundreds of samples through the API would take minutes, and the filling is not what is tested.
+ */
+async function taggedPlate(purpose: string, filled: number, firstTag: number): Promise<any> {
+  const plate = await createPlate(purpose);
+  const record = (await getRecords([{ family: 'labware', id: Number(plate.id) }])).get(`labware:${plate.id}`)!;
+  const receptacles = (record.attrs.receptacles as Receptacle[]).map((r, i) =>
+    i < filled
+      ? {
+          ...r,
+          aliquots: [
+            { n: i + 1, sample: 900_000 + firstTag + i, study: null, tag: { oligo: `T${firstTag + i}`, index: firstTag + i }, tag2: null, library_type: null },
+          ],
+        }
+      : r,
+  );
+  const uow = new UnitOfWork(registry, new Date().toISOString());
+  uow.update(record, { attrs: { receptacles, aliquotCount: filled } });
+  await uow.commit();
+  return plate;
+}
+
+describe(`bulk_transfers at their limits (${TRANSACTION_ITEM_LIMIT} items a transaction)`, () => {
+  it(`${MAX_WELL_TRANSFERS_PER_BULK_TRANSFER} well transfers, four full 384-well plates pooled into one, fit one transaction`, {
+    timeout: 300_000,
+  }, async () => {
+    const sources = await Promise.all([0, 1, 2, 3].map((q) => taggedPlate('Stock Plate 384', 384, q * 384 + 1)));
+    const child = await createPlate('Stock Plate 384');
+    const positions = columnOrder(layoutForSize(384)!);
+    const entries = sources.flatMap((source) => positions.map((p) => wt(source, p, child, p)));
+    expect(entries).toHaveLength(MAX_WELL_TRANSFERS_PER_BULK_TRANSFER);
+    const res = await call('POST', BULK, { body: bulk(entries) });
+    expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(201);
+    expect(res.calls).toBeLessThanOrEqual(CALLS_BESIDE_SOURCES + 4);
+    expect(res.body.data.relationships.transfers).toBeDefined();
+    const stored = (await getRecords([{ family: 'labware', id: Number(child.id) }])).get(`labware:${child.id}`)!;
+    const wells = stored.attrs.receptacles as Receptacle[];
+    expect(wells.map((w) => [w.aliquots.length, w.transfers?.length])).toEqual(positions.map(() => [4, 4]));
+  });
+
+  // One source into many plates: each destination is its update, its transfer record and its new link to the source.
+  const MAX_DESTINATIONS = Math.floor((TRANSACTION_ITEM_LIMIT - bulkTransferItems(0, 0, 0)) / 3);
+  it(`one well into ${MAX_DESTINATIONS} plates fits (${bulkTransferItems(MAX_DESTINATIONS, MAX_DESTINATIONS, MAX_DESTINATIONS)} items); one more is 422 too_large naming the items, nothing written`, async () => {
+    expect(MAX_DESTINATIONS).toBe(31);
+    const { plate: source } = await filledPlate(1);
+    const plates = await inBatches(MAX_DESTINATIONS + 1, 8, () => createPlate());
+    const entries = plates.map((p) => wt(source, 'A1', p, 'A1'));
+    const over = await refused('POST', BULK, bulk(entries));
+    expect(expectError(over, 422, 'too_large', '/data/attributes/well_transfers').detail).toContain(
+      `${bulkTransferItems(MAX_DESTINATIONS + 1, MAX_DESTINATIONS + 1, MAX_DESTINATIONS + 1)} items; one request may write at most ${TRANSACTION_ITEM_LIMIT}`,
+    );
+    const fits = await call('POST', BULK, { body: bulk(entries.slice(0, MAX_DESTINATIONS)) });
+    expect(fits.status, JSON.stringify(fits.body).slice(0, 500)).toBe(201);
+    expect(fits.body.data.relationships.transfers).toBeDefined();
+  });
+});
+
+describe('50 writes at once', () => {
+  const WRITERS = 50;
+  const BURST_BUDGET_MS = 240_000;
+  const runBudget = process.env.LTS_REQUEST_BUDGET_MS;
+  beforeAll(() => {
+    process.env.LTS_REQUEST_BUDGET_MS = String(BURST_BUDGET_MS);
+    resetConfig();
+  });
+  afterAll(() => {
+    process.env.LTS_REQUEST_BUDGET_MS = runBudget;
+    resetConfig();
+  });
+
+  it('50 bulk transfers out of one plate into 50 plates: 50 × 201, none conflicts (the source is never written)', {
+    timeout: BURST_BUDGET_MS + 60_000,
+  }, async () => {
+    const { plate: source, samples } = await filledPlate(1);
+    const plates = await inBatches(WRITERS, 10, () => createPlate());
+    const results = await Promise.all(plates.map((p) => call('POST', BULK, { body: bulk([wt(source, 'A1', p, 'A1')]) })));
+    expect(statuses(results)).toEqual([`201 × ${WRITERS}`]);
+    for (const p of plates) expect((await contentsOf('plates', p.id)).get('A1')?.map((a) => a.sample)).toEqual([samples.get('A1')]);
+  });
+
+  it('50 QC files onto one plate: 50 × 201 (each file is its own record), all listed with the plate', { timeout: BURST_BUDGET_MS + 60_000 }, async () => {
+    const plate = await createPlate();
+    const results = await Promise.all(
+      Array.from({ length: WRITERS }, (_, i) => call('POST', QC, { body: qcFile(`run-${i}.csv`, `well,value\nA1,${i}\n`, plate.id) })),
+    );
+    expect(statuses(results)).toEqual([`201 × ${WRITERS}`]);
+    const listed = await call('GET', `/api/v2/plates/${plate.id}/qc_files?page[size]=100&fields[qc_files]=filename`);
+    expect(listed.body.data.map((f: any) => f.attributes.filename).sort()).toEqual(Array.from({ length: WRITERS }, (_, i) => `run-${i}.csv`).sort());
+  });
+
+  it('50 bait library layouts of ONE plate at once: one 201, every other refused (422, or 409 past its retries), the plate baited once', {
+    timeout: BURST_BUDGET_MS + 60_000,
+  }, async () => {
+    const child = await stampedChild([{ slot: 1, bait: 'Zebrafish ZV9' }]);
+    const body = doc('bait_library_layouts', { plate_uuid: child.attributes.uuid, user_uuid: user });
+    const results = await Promise.all(Array.from({ length: WRITERS }, () => call('POST', LAYOUTS, { body })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(results.filter((r) => r.status !== 201 && r.status !== 422 && r.status !== 409).map((r) => r.status)).toEqual([]);
+    const all = await call('GET', `${LAYOUTS}?page[size]=500&include=plate`);
+    expect(all.body.data.filter((l: any) => l.relationships.plate.data.id === child.id)).toHaveLength(1);
+    const stored = (await getRecords([{ family: 'labware', id: Number(child.id) }])).get(`labware:${child.id}`)!;
+    const zebrafish = Number(await idOf('bait_libraries', 'name', 'Zebrafish ZV9'));
+    expect((stored.attrs.receptacles as Receptacle[])[0]!.aliquots.map((a) => a.bait_library)).toEqual([zebrafish]);
+  });
+});
