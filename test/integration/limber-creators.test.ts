@@ -344,6 +344,14 @@ describe('specific_tube_creations (every pool and MX tube)', () => {
   });
 });
 
+/** A rack creation from the plate that must be refused and write nothing. */
+const refusedRacks = (plate: any, racks: unknown) =>
+  refused(
+    'POST',
+    '/api/v2/specific_tube_rack_creations',
+    doc('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], user_uuid: user, tube_rack_attributes: racks }),
+  );
+
 describe('specific_tube_rack_creations (plate split to tube racks)', () => {
   it("makes Limber's sequencing and contingency racks of new tubes at their positions with their barcodes, children of the plate; the tubes then take the plate's material by a transfer request collection", async () => {
     const { plate } = await filledPlate(2);
@@ -391,12 +399,7 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
 
   it('refuses, writing nothing: positions repeated or off the rack, barcodes taken or given twice, an unknown purpose, no racks', async () => {
     const plate = await createPlate();
-    const bad = (racks: unknown) =>
-      refused(
-        'POST',
-        '/api/v2/specific_tube_rack_creations',
-        doc('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], user_uuid: user, tube_rack_attributes: racks }),
-      );
+    const bad = (racks: unknown) => refusedRacks(plate, racks);
     const twice = rackOf('R', 2);
     twice.racked_tubes[1]!.tube_position = 'a1';
     const at = (i: number, j: number, member: string) => `/data/attributes/tube_rack_attributes/${i}/racked_tubes/${j}/${member}`;
@@ -450,12 +453,7 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
     expect((await call('GET', `/api/v2/tubes/${first.id}`)).body.data.attributes.name).toBe(first.attributes.name);
     expect(idsOf(await related('plates', plate.id, 'children'))).toEqual([made.id]);
 
-    const bad = (racks: unknown) =>
-      refused(
-        'POST',
-        '/api/v2/specific_tube_rack_creations',
-        doc('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], user_uuid: user, tube_rack_attributes: racks }),
-      );
+    const bad = (racks: unknown) => refusedRacks(plate, racks);
     const again = rackOf('AGAIN', 1);
     again.racked_tubes[0]!.tube_barcode = first.attributes.labware_barcode.human_barcode;
     const racked2 = expectError(await bad([again]), 422, 'invalid_value', '/data/attributes/tube_rack_attributes/0/racked_tubes/0/tube_barcode');
