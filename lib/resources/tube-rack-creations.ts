@@ -2,6 +2,7 @@ import * as z from '#lib/zod.ts';
 import { maxTubesPerRackCreation, rackCreationItems, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
 import type { GivenBarcode } from '#lib/domain/barcode.ts';
 import { layoutForSize } from '#lib/domain/geometry.ts';
+import { labwareState } from '#lib/domain/labware.ts';
 import type { Problem } from '#lib/domain/problems.ts';
 import { planPlacements, rackSlot, rackState, takeTubes } from '#lib/domain/racks.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
@@ -196,7 +197,8 @@ export const specificTubeRackCreations = defineResource({
         ...(rack.tube_rack_barcode ? { barcode: rack.tube_rack_barcode } : {}),
         name: rack.tube_rack_name ?? null,
         size: Number(rackPurposes[i]!.attrs.size ?? 96),
-        state: rackState(racked.map((_, j) => (existing[first + j] ? labwareAttrs(existing[first + j]!).state : newTube.state))),
+        // An existing tube's state is the one its transfer requests give it.
+        state: rackState(racked.map((_, j) => (existing[first + j] ? labwareState(labwareAttrs(existing[first + j]!)) : newTube.state))),
         receptacles: [],
         racked,
         parents: parents!.map(refOf),
