@@ -184,13 +184,14 @@ export const maxLabwarePerCreation = (parents: number): number => Math.floor((TR
 
 /**
  * A rack creation (specific_tube_rack_creations): the creation record; per rack, the rack, its barcode
- * guard and one link per parent; per new tube, the tube (which records its rack) and its barcode guard
- * (the tubes are the racks', not the parents' children, as in the reference); count shards of labware and
- * of the creations. One rack from one plate holds at most 46 new tubes (99 items); a rack of 96 new tubes
- * would be 199 items, past a transaction's 100.
+ * guard and one link per parent; per new tube, the tube (which records its rack) and its barcode guard;
+ * per existing tube it racks, the tube (the tubes are the racks', not the parents' children, as in the
+ * reference); count shards of labware and of the creations. One rack from one plate holds at most 46 new
+ * tubes (99 items) or 93 existing ones (100); a rack of 96 new tubes would be 199 items, past a
+ * transaction's 100.
  */
-export const rackCreationItems = (racks: number, tubes: number, parents: number): number =>
-  transactionItems({ records: 1 + racks + tubes, indexItems: racks * (1 + parents) + tubes, countedFamilies: 2 });
+export const rackCreationItems = (racks: number, tubes: number, parents: number, existing = 0): number =>
+  transactionItems({ records: 1 + racks + tubes + existing, indexItems: racks * (1 + parents) + tubes, countedFamilies: 2 });
 
 /** The most new tubes one rack creation of `racks` racks from `parents` parents may make: 2 items each (46 in one rack from one plate). */
 export const maxTubesPerRackCreation = (racks: number, parents: number): number =>

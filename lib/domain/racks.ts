@@ -96,3 +96,22 @@ export function resizeRack(racked: readonly RackedTube[], layout: Layout): Outco
     () => layout.size,
   );
 }
+
+/** An existing tube a new rack is to hold, found by the barcode given at `input`: its rack (if any), its purpose, and the purpose named for it. */
+export interface TakenTube {
+  input: readonly string[];
+  id: number;
+  rack: number | null;
+  purpose: number | null;
+  named: number;
+}
+
+/** Existing tubes a rack creation racks as they are: none already in a rack, each of the purpose named for it. */
+export function takeTubes(tubes: readonly TakenTube[]): Outcome<void> {
+  const problems = tubes.flatMap(({ input, id, rack, purpose, named }): Problem[] => {
+    if (rack !== null) return [{ code: 'already_racked', input, detail: `tube ${id} is already in tube rack ${rack}` }];
+    if (purpose !== named) return [{ code: 'wrong_labware', input, detail: `tube ${id} is of purpose ${purpose}, not of the purpose named for it (${named})` }];
+    return [];
+  });
+  return outcome(problems, () => undefined);
+}

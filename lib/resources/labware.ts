@@ -120,18 +120,31 @@ export const barcodeInput = lazySchema(() =>
 
 /**
  * Barcodes a write gives to labware it makes (a creator's tubes and racks): each given once, and none
- * already on a labware (the guards, read consistently; they still refuse one taken meanwhile, at commit):
- * a 422 at each offending input.
+ * already on a labware (the guards, read consistently; they still refuse one taken meanwhile, at commit),
+ * unless `takes` accepts that labware as the one meant (a rack creation racks existing tubes by barcode):
+ * a 422 at each offending input. Answers the labware each accepted barcode names.
  */
-export async function checkGivenBarcodes(ctx: WriteContext, given: readonly GivenBarcode[]): Promise<void> {
+export async function checkGivenBarcodes(
+  ctx: WriteContext,
+  given: readonly GivenBarcode[],
+  takes: (entry: GivenBarcode, holder: Ref) => boolean = () => false,
+): Promise<Map<GivenBarcode, Ref>> {
   accepted(barcodesOnce(given), attributeAt);
   const holders = await findHolders(ctx.registry.indexScope(plates, 'barcode_guard'), [...new Set(given.map((g) => canonicalBarcode(g.barcode)))]);
-  const taken = given.flatMap(({ barcode, input }) => {
-    const hit = holders.get(canonicalBarcode(barcode));
-    const { pointer, field } = attributeAt(input);
-    return hit ? [errors.notUnique(pointer, field, barcode, `${hit.type} ${hit.id}`)] : [];
+  const held = new Map<GivenBarcode, Ref>();
+  const taken = given.flatMap((entry) => {
+    const hit = holders.get(canonicalBarcode(entry.barcode));
+    if (!hit) return [];
+    const holder = { type: hit.type, id: hit.id };
+    if (takes(entry, holder)) {
+      held.set(entry, holder);
+      return [];
+    }
+    const { pointer, field } = attributeAt(entry.input);
+    return [errors.notUnique(pointer, field, entry.barcode, `${hit.type} ${hit.id}`)];
   });
   if (taken.length > 0) throw JsonApiError.all(taken);
+  return held;
 }
 
 /** Barcode numbers come from their own sequence (labware ids may have gaps and racks share them). */

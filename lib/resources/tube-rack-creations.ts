@@ -1,8 +1,10 @@
 import * as z from '#lib/zod.ts';
 import { maxTubesPerRackCreation, rackCreationItems, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
+import type { GivenBarcode } from '#lib/domain/barcode.ts';
 import { layoutForSize } from '#lib/domain/geometry.ts';
+import { labwareState } from '#lib/domain/labware.ts';
 import type { Problem } from '#lib/domain/problems.ts';
-import { planPlacements, rackSlot, rackState } from '#lib/domain/racks.ts';
+import { planPlacements, rackSlot, rackState, takeTubes } from '#lib/domain/racks.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import {
@@ -16,10 +18,12 @@ import {
   uuidFilter,
   uuidOfAttribute,
   uuidsOfAttribute,
+  type WriteInput,
 } from '#lib/jsonapi/resource.ts';
-import type { StoredRecord } from '#lib/store/records.ts';
+import type { Ref, StoredRecord } from '#lib/store/records.ts';
 import { barcodeInput, checkGivenBarcodes, createLabware, emptyTube, reserveLabware } from '#lib/resources/labware.ts';
-import { attributeAt, problemErrors, sentAt } from '#lib/resources/problems.ts';
+import { labwareAttrs } from '#lib/resources/labware-views.ts';
+import { accepted, attributeAt, problemErrors, sentAt } from '#lib/resources/problems.ts';
 
 /**
  * Specific tube rack creations (Limber's plate split to tube racks; contract §6, the reference's
@@ -86,6 +90,57 @@ function checkPositions(racks: RackAttributes, rackPurposes: readonly StoredReco
   return coordinates;
 }
 
+/** Refuses a creation past one transaction (lib/domain/budgets.ts) before anything is written: a 422 naming the items and the most new tubes that fit. */
+function withinOneTransaction(input: WriteInput, racks: number, tubes: number, parents: number, existing: number): void {
+  const items = rackCreationItems(racks, tubes, parents, existing);
+  if (items <= TRANSACTION_ITEM_LIMIT) return;
+  const { field } = sentAt(input, 'parents', 'parent_uuids');
+  // Before the tubes are read (`tubes` 0), each counts as one item at least.
+  const what = existing === 0 ? `${tubes} new tubes` : tubes === 0 ? `${existing} tubes` : `${tubes} new and ${existing} existing tubes`;
+  throw errors.tooLarge(
+    pointer('data', 'attributes', FIELD),
+    `${FIELD} - ${racks} rack(s) of ${what} in all, from ${parents} parent(s) (${field}), would write ${tubes === 0 ? 'at least ' : ''}${items} items; one request may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction), which holds at most ${maxTubesPerRackCreation(racks, parents)} new tubes in ${racks} rack(s) from ${parents} parent(s)`,
+  );
+}
+
+/**
+ * The barcodes given, each once and free (lib/resources/labware.ts), except a racked tube's barcode that
+ * names an existing tube: that tube is racked as it is, if it is in no rack and of the purpose named for it.
+ * Answers, for each racked tube, the existing tube it names, if any.
+ */
+async function existingTubes(
+  ctx: WriteContext,
+  rackBarcodes: GivenBarcode[],
+  tubeBarcodes: (GivenBarcode & { purpose: StoredRecord })[],
+): Promise<(StoredRecord | undefined)[]> {
+  const held = await checkGivenBarcodes(ctx, [...rackBarcodes, ...tubeBarcodes], (entry, holder) => holder.type === 'tubes' && !rackBarcodes.includes(entry));
+  const loaded = await ctx.loader.load([...held.values()]);
+  const found = tubeBarcodes.map((entry) => {
+    const holder = held.get(entry);
+    return holder && loaded.get(`${holder.type}:${holder.id}`);
+  });
+  accepted(
+    takeTubes(
+      tubeBarcodes.flatMap(({ input, purpose }, k) => {
+        const tube = found[k];
+        return tube
+          ? [
+              {
+                input,
+                id: tube.id,
+                rack: (tube.rels.tube_rack as Ref | null | undefined)?.id ?? null,
+                purpose: (tube.rels.purpose as Ref | null)?.id ?? null,
+                named: purpose.id,
+              },
+            ]
+          : [];
+      }),
+    ),
+    attributeAt,
+  );
+  return found;
+}
+
 export const specificTubeRackCreations = defineResource({
   type: 'specific_tube_rack_creations',
   methods: ['list', 'read', 'create'],
@@ -107,14 +162,8 @@ export const specificTubeRackCreations = defineResource({
     const { parents, user } = input.relationships;
     const racks = input.attributes.tube_rack_attributes!;
     const tubes = racks.flatMap((rack, i) => rack.racked_tubes.map((tube, j) => ({ tube, at: (member: string) => tubeAt(i, j, member) })));
-    const items = rackCreationItems(racks.length, tubes.length, parents!.length);
-    if (items > TRANSACTION_ITEM_LIMIT) {
-      const { field } = sentAt(input, 'parents', 'parent_uuids');
-      throw errors.tooLarge(
-        pointer('data', 'attributes', FIELD),
-        `${FIELD} - ${racks.length} rack(s) of ${tubes.length} new tubes in all, from ${parents!.length} parent(s) (${field}), would write ${items} items; one request may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction), which holds at most ${maxTubesPerRackCreation(racks.length, parents!.length)} new tubes in ${racks.length} rack(s) from ${parents!.length} parent(s)`,
-      );
-    }
+    // Every tube costs at least one item (an existing tube's update): what cannot fit whatever its tubes are is refused before any read.
+    withinOneTransaction(input, racks.length, 0, parents!.length, tubes.length);
     const [rackPurposes, tubePurposes] = await Promise.all([
       purposesNamed(
         ctx,
@@ -128,48 +177,56 @@ export const specificTubeRackCreations = defineResource({
       ),
     ]);
     const coordinates = checkPositions(racks, rackPurposes);
-    await checkGivenBarcodes(ctx, [
-      ...racks.flatMap((rack, i) => (rack.tube_rack_barcode ? [{ barcode: rack.tube_rack_barcode, input: rackAt(i, 'tube_rack_barcode') }] : [])),
-      ...tubes.map(({ tube, at }) => ({ barcode: tube.tube_barcode, input: at('tube_barcode') })),
-    ]);
+    const existing = await existingTubes(
+      ctx,
+      racks.flatMap((rack, i) => (rack.tube_rack_barcode ? [{ barcode: rack.tube_rack_barcode, input: rackAt(i, 'tube_rack_barcode') }] : [])),
+      tubes.map(({ tube, at }, k) => ({ barcode: tube.tube_barcode, input: at('tube_barcode'), purpose: tubePurposes[k]! })),
+    );
+    const racking = existing.filter((tube) => tube !== undefined).length;
+    withinOneTransaction(input, racks.length, tubes.length - racking, parents!.length, racking);
 
-    const reserved = await reserveLabware(ctx, tubes.length, false);
+    const reserved = await reserveLabware(ctx, tubes.length - racking, false);
+    const ids = existing.map((tube) => tube?.id ?? reserved.shift()!.id);
     const newTube = emptyTube();
     const made: StoredRecord[] = [];
-    let k = 0;
+    let first = 0;
     for (const [i, rack] of racks.entries()) {
-      const first = k;
-      k += rack.racked_tubes.length;
-      const racked = coordinates[i]!.map((coordinate, j) => ({ coordinate, tube: reserved[first + j]!.id }));
+      const racked = coordinates[i]!.map((coordinate, j) => ({ coordinate, tube: ids[first + j]! }));
       const child = await createLabware(ctx, 'tube_racks', {
         purpose: rackPurposes[i]!,
         ...(rack.tube_rack_barcode ? { barcode: rack.tube_rack_barcode } : {}),
         name: rack.tube_rack_name ?? null,
         size: Number(rackPurposes[i]!.attrs.size ?? 96),
-        state: rackState(racked.map(() => newTube.state)),
+        // An existing tube's state is the one its transfer requests give it.
+        state: rackState(racked.map((_, j) => (existing[first + j] ? labwareState(labwareAttrs(existing[first + j]!)) : newTube.state))),
         receptacles: [],
         racked,
         parents: parents!.map(refOf),
         owner: user!.id,
       });
       made.push(child);
-      for (const [j, { coordinate }] of racked.entries()) {
-        const tube = rack.racked_tubes[j]!;
-        await createLabware(
-          ctx,
-          'tubes',
-          {
-            purpose: tubePurposes[first + j],
-            barcode: tube.tube_barcode,
-            name: tube.tube_name ?? null,
-            ...newTube,
-            rackSlot: rackSlot(coordinate),
-            tubeRack: refOf(child),
-            owner: user!.id,
-          },
-          reserved[first + j],
-        );
+      for (const [j, { coordinate, tube: id }] of racked.entries()) {
+        const given = rack.racked_tubes[j]!;
+        const taken = existing[first + j];
+        const place = { rackSlot: rackSlot(coordinate) };
+        if (taken) ctx.uow.update(taken, { rels: { tube_rack: refOf(child) }, attrs: place });
+        else
+          await createLabware(
+            ctx,
+            'tubes',
+            {
+              purpose: tubePurposes[first + j],
+              barcode: given.tube_barcode,
+              name: given.tube_name ?? null,
+              ...newTube,
+              ...place,
+              tubeRack: refOf(child),
+              owner: user!.id,
+            },
+            { id },
+          );
       }
+      first += racked.length;
     }
     return ctx.uow.create('specific_tube_rack_creations', {
       attrs: {},

@@ -1,10 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { externalBarcode } from '#lib/domain/barcode.ts';
 import { maxLabwarePerCreation, maxTubesPerRackCreation, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
 import { dynamo } from '#lib/store/client.ts';
+import { labwareAttrs } from '#lib/resources/labware-views.ts';
 import { call, doc, idOf } from '../support/api.ts';
 import { createPlate, createTube, inBatches, purposeId, rel, rels, uniqueName } from '../support/fixtures.ts';
 import { adminUuid, contentsOf, filledPlate, uuidOf } from '../support/lab.ts';
 import { expectError } from '../support/responses.ts';
+import { seedTubes } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused } from '../support/table.ts';
 
@@ -341,6 +344,14 @@ describe('specific_tube_creations (every pool and MX tube)', () => {
   });
 });
 
+/** A rack creation from the plate that must be refused and write nothing. */
+const refusedRacks = (plate: any, racks: unknown) =>
+  refused(
+    'POST',
+    '/api/v2/specific_tube_rack_creations',
+    doc('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], user_uuid: user, tube_rack_attributes: racks }),
+  );
+
 describe('specific_tube_rack_creations (plate split to tube racks)', () => {
   it("makes Limber's sequencing and contingency racks of new tubes at their positions with their barcodes, children of the plate; the tubes then take the plate's material by a transfer request collection", async () => {
     const { plate } = await filledPlate(2);
@@ -388,12 +399,7 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
 
   it('refuses, writing nothing: positions repeated or off the rack, barcodes taken or given twice, an unknown purpose, no racks', async () => {
     const plate = await createPlate();
-    const bad = (racks: unknown) =>
-      refused(
-        'POST',
-        '/api/v2/specific_tube_rack_creations',
-        doc('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], user_uuid: user, tube_rack_attributes: racks }),
-      );
+    const bad = (racks: unknown) => refusedRacks(plate, racks);
     const twice = rackOf('R', 2);
     twice.racked_tubes[1]!.tube_position = 'a1';
     const at = (i: number, j: number, member: string) => `/data/attributes/tube_rack_attributes/${i}/racked_tubes/${j}/${member}`;
@@ -425,7 +431,45 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
     );
   });
 
-  it(`at its limit: a rack of ${maxTubesPerRackCreation(1, 1)} new tubes from one plate is one transaction of 99 items; one more, or a rack of 96, is a 422 naming the limit`, async () => {
+  it('racks existing tubes named by barcode as they are (with new ones); refuses one already racked or of another purpose, and a barcode of a plate', async () => {
+    const plate = await createPlate();
+    const [first, second] = await Promise.all([createTube('MX Tube', { barcode: uniqueName('FX') }), createTube('MX Tube', { barcode: uniqueName('FX') })]);
+    const rack = rackOf('MIXED', 3);
+    rack.racked_tubes[0]!.tube_barcode = first.attributes.labware_barcode.human_barcode;
+    rack.racked_tubes[2]!.tube_barcode = second.attributes.labware_barcode.human_barcode.toLowerCase();
+    const { result: res, sizes } = await transactionSizes(() =>
+      post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [rack] }),
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // The rack, its guard and link; two existing tubes; one new tube and its guard; the creation, two count shards, the request item.
+    expect(sizes).toEqual([11]);
+    const [made] = await related('specific_tube_rack_creations', res.body.data.id, 'children');
+    const racked = (await call('GET', `/api/v2/tube_racks/${made.id}/racked_tubes?include=tube`)).body;
+    const tubeAt = new Map<string, string>(racked.data.map((r: any) => [r.attributes.coordinate, r.relationships.tube.data.id]));
+    expect([tubeAt.get('A1'), tubeAt.get('C1')]).toEqual([first.id, second.id]);
+    expect(tubeAt.get('B1')).not.toBe(first.id);
+    expect((await call('GET', `/api/v2/tubes/${first.id}/tube_rack`)).body.data.id).toBe(made.id);
+    // The existing tube keeps its name; it is the rack's, not the plate's child.
+    expect((await call('GET', `/api/v2/tubes/${first.id}`)).body.data.attributes.name).toBe(first.attributes.name);
+    expect(idsOf(await related('plates', plate.id, 'children'))).toEqual([made.id]);
+
+    const bad = (racks: unknown) => refusedRacks(plate, racks);
+    const again = rackOf('AGAIN', 1);
+    again.racked_tubes[0]!.tube_barcode = first.attributes.labware_barcode.human_barcode;
+    const racked2 = expectError(await bad([again]), 422, 'invalid_value', '/data/attributes/tube_rack_attributes/0/racked_tubes/0/tube_barcode');
+    expect(racked2.detail).toBe(`tube_rack_attributes - tube ${first.id} is already in tube rack ${made.id}`);
+    const other = await createTube('Library Tube', { barcode: uniqueName('FX') });
+    const purpose = rackOf('PURPOSE', 1);
+    purpose.racked_tubes[0]!.tube_barcode = other.attributes.labware_barcode.human_barcode;
+    expect(expectError(await bad([purpose]), 422, 'invalid_value', '/data/attributes/tube_rack_attributes/0/racked_tubes/0/tube_barcode').detail).toContain(
+      `tube ${other.id} is of purpose ${await purposeId('tube_purposes', 'Library Tube')}, not of the purpose named for it (${await purposeId('tube_purposes', 'MX Tube')})`,
+    );
+    const plateBarcode = rackOf('PLATE', 1);
+    plateBarcode.racked_tubes[0]!.tube_barcode = plate.attributes.labware_barcode.human_barcode;
+    expectError(await bad([plateBarcode]), 422, 'not_unique', '/data/attributes/tube_rack_attributes/0/racked_tubes/0/tube_barcode');
+  });
+
+  it(`at its limit: a rack of ${maxTubesPerRackCreation(1, 1)} new tubes from one plate is one transaction of 99 items; one more, or a rack of 96, is a 422 naming the limit; 93 existing tubes are 100 items`, async () => {
     const plate = await createPlate();
     const largest = maxTubesPerRackCreation(1, 1);
     expect(largest).toBe(46);
@@ -440,9 +484,21 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
     for (const n of [largest + 1, 96]) {
       const body = doc('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], user_uuid: user, tube_rack_attributes: [rackOf('OVER', n)] });
       const error = expectError(await refused('POST', '/api/v2/specific_tube_rack_creations', body), 422, 'too_large', '/data/attributes/tube_rack_attributes');
+      // 96 tubes cannot fit even if they were all existing tubes (one item each): refused before any read.
+      const [tubes, items] = n === 96 ? ['96 tubes', 'at least 103'] : [`${n} new tubes`, String(7 + 2 * n)];
       expect(error.detail).toBe(
-        `tube_rack_attributes - 1 rack(s) of ${n} new tubes in all, from 1 parent(s) (parent_uuids), would write ${7 + 2 * n} items; one request may write at most 100 (a DynamoDB transaction), which holds at most 46 new tubes in 1 rack(s) from 1 parent(s)`,
+        `tube_rack_attributes - 1 rack(s) of ${tubes} in all, from 1 parent(s) (parent_uuids), would write ${items} items; one request may write at most 100 (a DynamoDB transaction), which holds at most 46 new tubes in 1 rack(s) from 1 parent(s)`,
       );
     }
+    // Existing tubes cost one item each (their update): a rack of 93 of them from one plate is exactly the 100 items.
+    const mx = Number(await purposeId('tube_purposes', 'MX Tube'));
+    const seeded = await seedTubes(93, mx, () => ({ barcode: externalBarcode(uniqueName('FX')) }));
+    const existing = rackOf('EXISTING', 93);
+    for (const [k, tube] of seeded.entries()) existing.racked_tubes[k]!.tube_barcode = labwareAttrs(tube).barcode.human_barcode;
+    const full = await transactionSizes(() =>
+      post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [existing] }),
+    );
+    expect(full.result.status, JSON.stringify(full.result.body)).toBe(201);
+    expect(full.sizes).toEqual([TRANSACTION_ITEM_LIMIT]);
   });
 });
