@@ -171,10 +171,10 @@ async function orderFromTemplate(ctx: WriteContext, input: Input, templateUuid: 
       `submission_template_uuid - template ${show(template!.attrs.name)} names no request types, so an order of it asks for no work`,
     );
   const options = { ...((template!.attrs.request_options as Record<string, unknown> | undefined) ?? {}), ...given.request_options };
-  const optionProblems = [
-    ...requestOptionsProblems(options),
-    ...multiplierProblems({ requestTypes: requestTypes.map(chained), multipliers: (options.multiplier as Record<string, number> | undefined) ?? {} }),
-  ].map((problem) => ({ ...problem, input: ['request_options', ...problem.input] }));
+  const optionProblems = [...requestOptionsProblems(options), ...multiplierProblems(requestTypes.map(chained), options.multiplier)].map((problem) => ({
+    ...problem,
+    input: ['request_options', ...problem.input],
+  }));
   if (optionProblems.length > 0)
     throw JsonApiError.all(problemErrors(optionProblems, (path) => ({ pointer: at(...path), field: `${TEMPLATE_ATTRIBUTES}.${path.join('.')}` })));
   const detected = detectStudy(

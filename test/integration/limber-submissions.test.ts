@@ -256,6 +256,10 @@ describe('bad input: precise 4xx, nothing written', () => {
     expect(detail).toContain('different studies');
     const empty = await createPlate('Stock Plate');
     expectError(await postOrder(orderDoc(library, { asset_uuids: wellUuids(empty, 1) })), 422, 'invalid_value', '/data/attributes/study_uuid');
+    for (const times of [0, 1.5, 'two', 1e9]) {
+      const bad = orderDoc(library, { asset_uuids: wellUuids(plate, 1), request_options: { multiplier: { sequencing: times } } });
+      expectError(await postOrder(bad), 422, 'invalid_value', '/data/attributes/submission_template_attributes/request_options/multiplier/sequencing');
+    }
     const multiplied = orderDoc(await templateUuid(LIMBER_WGS), {
       asset_uuids: wellUuids(plate, 1),
       request_options: { multiplier: { limber_multiplexing: 2 } },
@@ -361,6 +365,20 @@ describe('budgets', () => {
     );
     expect(refusal.detail).toContain(`${submissionItems(1, fits + 1)} items`);
     expect(refusal.detail).toContain(`at most ${TRANSACTION_ITEM_LIMIT}`);
+  });
+});
+
+describe('requests counted before they are made', () => {
+  it('a 384-well order with 100 sequencing requests a well is refused before any is made (over 23,000: more than one write holds)', async () => {
+    const plate = await createPlate('Stock Plate 384');
+    const order = await createOrder(await templateUuid(LIBRARY), wellUuids(plate, 384), { study_uuid: study }, { ...OPTIONS, multiplier: { sequencing: 100 } });
+    const refusal = expectError(
+      await refused('POST', '/api/v2/submissions', submissionDoc([order.attributes.uuid])),
+      422,
+      'too_large',
+      '/data/attributes/order_uuids',
+    );
+    expect(refusal.detail).toContain('more than 23000 requests');
   });
 });
 
