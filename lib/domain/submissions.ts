@@ -132,22 +132,17 @@ export function compatibilityProblems(orders: readonly { id: number; readLength:
  * assets' aliquots): the one named, else the one study of the aliquots. Assets of different single
  * studies are refused; an asset holding several studies (a pool) makes a cross-study order (no study).
  */
-export function detectStudy(
-  named: number | null,
-  assetStudies: readonly (readonly number[])[],
-  autodetect: boolean,
-): { ok: true; study: number | null } | { ok: false; problem: Problem } {
-  if (named !== null) return { ok: true, study: named };
+export function detectStudy(named: number | null, assetStudies: readonly (readonly number[])[], autodetect: boolean): Outcome<number | null> {
+  if (named !== null) return ok(named);
   const all = [...new Set(assetStudies.flat())].sort((a, b) => a - b);
-  if (autodetect && all.length === 1) return { ok: true, study: all[0]! };
-  if (autodetect && assetStudies.some((studies) => new Set(studies).size > 1)) return { ok: true, study: null };
-  const why =
-    all.length === 0 || !autodetect
-      ? autodetect
-        ? 'the assets hold no aliquot with a study'
-        : 'autodetect_studies is false'
+  if (autodetect && all.length === 1) return ok(all[0]!);
+  if (autodetect && assetStudies.some((studies) => new Set(studies).size > 1)) return ok(null);
+  const why = !autodetect
+    ? 'autodetect_studies is false'
+    : all.length === 0
+      ? 'the assets hold no aliquot with a study'
       : `the assets are of different studies (${all.join(', ')})`;
-  return { ok: false, problem: { code: 'blank', input: ['study_uuid'], detail: `no study: ${why}; name one with study_uuid` } };
+  return refuse([{ code: 'blank', input: ['study_uuid'], detail: `no study: ${why}; name one with study_uuid` }]);
 }
 
 /** An order's `request_options` as JSON: at most this many bytes (each of its requests carries them; lib/domain/request-books.ts). */
