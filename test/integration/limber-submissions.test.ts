@@ -4,7 +4,7 @@ import { dynamo } from '#lib/store/client.ts';
 import { bookOfRequest, slotUuid } from '#lib/domain/labware-ids.ts';
 import { submissionItems } from '#lib/domain/submissions.ts';
 import { call, doc, idOf } from '../support/api.ts';
-import { addAliquot, createPlate, createSample, inBatches } from '../support/fixtures.ts';
+import { addAliquot, createPlate, createSample, createTube, inBatches } from '../support/fixtures.ts';
 import { adminUuid, uuidOf } from '../support/lab.ts';
 import { expectError } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
@@ -180,6 +180,17 @@ describe('orders from a submission template, then a submission with and_submit',
     expect(await linkOf('requests', sequencing.id, 'asset')).toBeNull();
     const read = await call('GET', `/api/v2/submissions/${mx.id}?fields[submissions]=multiplexed?,lanes_of_sequencing`);
     expect(read.body.data.attributes).toEqual({ 'multiplexed?': true, lanes_of_sequencing: 1 });
+  });
+});
+
+describe('tubes', () => {
+  it("a tube's uuid names its receptacle, as the reference's Order#assets= takes it", async () => {
+    const tube = await createTube();
+    const order = await createOrder(await templateUuid(LIBRARY), [tube.attributes.uuid], { study_uuid: study });
+    const submission = await submit([order.attributes.uuid]);
+    const [library] = await requestsWithLinks(submission.id);
+    const receptacle = (await call('GET', `/api/v2/tubes/${tube.id}/receptacle`)).body.data;
+    expect(await linkOf('requests', library.id, 'asset')).toEqual({ type: 'receptacles', id: receptacle.id });
   });
 });
 
