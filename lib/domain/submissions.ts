@@ -1,5 +1,5 @@
 import { transactionItems } from '#lib/domain/budgets.ts';
-import type { Problem } from '#lib/domain/problems.ts';
+import { ok, refuse, type Outcome, type Problem } from '#lib/domain/problems.ts';
 
 /**
  * Submissions from templates (contract §6; the reference's Order, SubmissionTemplate, Submission and
@@ -45,13 +45,18 @@ const multiplierOf = (order: Pick<BuildingOrder<unknown>, 'multipliers'>, type: 
  * one request each (no asset), and only once per submission — a later order stops after its multiplexing
  * requests, as the reference's do ("preplexed").
  */
-export function planRequests<A>(orders: readonly BuildingOrder<A>[]): PlannedRequest<A>[] {
+export function planRequests<A>(orders: readonly BuildingOrder<A>[], maxRequests: number): Outcome<PlannedRequest<A>[]> {
   const planned: PlannedRequest<A>[] = [];
   let pooled = false;
   for (const order of orders) {
     let sources: readonly (A | null)[] = order.assets;
     for (const type of order.requestTypes) {
       const times = multiplierOf(order, type);
+      // Counted before they are made: multipliers compound along a chain.
+      if (planned.length + times * sources.length > maxRequests)
+        return refuse([
+          { code: 'over_budget', input: [], detail: `these orders ask for more than ${maxRequests} requests, more than one submission can write` },
+        ]);
       for (let n = 0; n < times; n++) for (const asset of sources) planned.push({ order: order.id, requestType: type.id, asset });
       if (type.forMultiplexing) {
         if (pooled) break;
@@ -60,13 +65,28 @@ export function planRequests<A>(orders: readonly BuildingOrder<A>[]): PlannedReq
       } else sources = Array.from({ length: times }, () => sources).flat();
     }
   }
-  return planned;
+  return ok(planned);
 }
 
-/** The problems of an order's request types and multipliers: a multiplexing step is never multiplied (the reference's MultiplexedLink). */
-export function multiplierProblems(order: Pick<BuildingOrder<unknown>, 'requestTypes' | 'multipliers'>): Problem[] {
-  return order.requestTypes.flatMap((type) => {
-    const times = multiplierOf(order, type);
+/** The most times a request type may be multiplied (`request_options.multiplier`). */
+export const MAX_MULTIPLIER = 100;
+
+/**
+ * The problems of an order's multipliers: an object of whole numbers from 1 to MAX_MULTIPLIER, and a
+ * multiplexing step never multiplied (the reference's MultiplexedLink).
+ */
+export function multiplierProblems(requestTypes: readonly ChainedType[], multipliers: unknown): Problem[] {
+  if (multipliers === undefined || multipliers === null) return [];
+  if (typeof multipliers !== 'object' || Array.isArray(multipliers))
+    return [{ code: 'not_allowed', input: ['multiplier'], detail: `must be an object of request type keys and numbers (got ${JSON.stringify(multipliers)})` }];
+  const given = Object.entries(multipliers).flatMap(([key, times]): Problem[] =>
+    Number.isInteger(times) && (times as number) >= 1 && (times as number) <= MAX_MULTIPLIER
+      ? []
+      : [{ code: 'not_allowed', input: ['multiplier', key], detail: `must be a whole number from 1 to ${MAX_MULTIPLIER} (got ${JSON.stringify(times)})` }],
+  );
+  if (given.length > 0) return given;
+  return requestTypes.flatMap((type) => {
+    const times = multiplierOf({ multipliers: multipliers as Record<string, number> }, type);
     if (type.forMultiplexing && times !== 1)
       return [
         { code: 'not_allowed' as const, input: ['multiplier', type.key], detail: `${type.key} is for multiplexing and cannot be multiplied (got ${times})` },
@@ -112,22 +132,17 @@ export function compatibilityProblems(orders: readonly { id: number; readLength:
  * assets' aliquots): the one named, else the one study of the aliquots. Assets of different single
  * studies are refused; an asset holding several studies (a pool) makes a cross-study order (no study).
  */
-export function detectStudy(
-  named: number | null,
-  assetStudies: readonly (readonly number[])[],
-  autodetect: boolean,
-): { ok: true; study: number | null } | { ok: false; problem: Problem } {
-  if (named !== null) return { ok: true, study: named };
+export function detectStudy(named: number | null, assetStudies: readonly (readonly number[])[], autodetect: boolean): Outcome<number | null> {
+  if (named !== null) return ok(named);
   const all = [...new Set(assetStudies.flat())].sort((a, b) => a - b);
-  if (autodetect && all.length === 1) return { ok: true, study: all[0]! };
-  if (autodetect && assetStudies.some((studies) => new Set(studies).size > 1)) return { ok: true, study: null };
-  const why =
-    all.length === 0 || !autodetect
-      ? autodetect
-        ? 'the assets hold no aliquot with a study'
-        : 'autodetect_studies is false'
+  if (autodetect && all.length === 1) return ok(all[0]!);
+  if (autodetect && assetStudies.some((studies) => new Set(studies).size > 1)) return ok(null);
+  const why = !autodetect
+    ? 'autodetect_studies is false'
+    : all.length === 0
+      ? 'the assets hold no aliquot with a study'
       : `the assets are of different studies (${all.join(', ')})`;
-  return { ok: false, problem: { code: 'blank', input: ['study_uuid'], detail: `no study: ${why}; name one with study_uuid` } };
+  return refuse([{ code: 'blank', input: ['study_uuid'], detail: `no study: ${why}; name one with study_uuid` }]);
 }
 
 /** An order's `request_options` as JSON: at most this many bytes (each of its requests carries them; lib/domain/request-books.ts). */
@@ -152,6 +167,13 @@ export const MAX_ASSETS_PER_ORDER = 3_072;
  */
 export const submissionItems = (orders: number, books: number): number =>
   transactionItems({ records: 1 + orders + books, indexItems: orders + 3 * books, countedFamilies: books > 0 ? 2 : 1 });
+
+/** The most requests a submission of `orders` orders could write: a full page in every book its transaction has room for. */
+export function maxSubmissionRequests(orders: number, limit: number, requestsPerBook: number): number {
+  let books = 0;
+  while (submissionItems(orders, books + 1) <= limit) books++;
+  return books * requestsPerBook;
+}
 
 /** The problem of a submission past its transaction's items, naming the limit. */
 export function submissionBudgetProblem(orders: number, books: number, requests: number, limit: number): Problem[] {

@@ -96,9 +96,8 @@ export const chained = (type: StoredRecord): ChainedType => ({
   forMultiplexing: type.attrs.for_multiplexing === true,
 });
 
-/** An asset named: the labware it is in, its slot, and the receptacle. */
+/** An asset named: the receptacle, and the studies of its aliquots. */
 interface Asset {
-  labware: StoredRecord;
   ref: Ref;
   studies: number[];
 }
@@ -118,7 +117,7 @@ async function readAssets(ctx: WriteContext, uuids: readonly string[]): Promise<
     uuids.map((uuid, i) => parsed[i]?.labwareUuid ?? uuid.toLowerCase()),
     ['plates', 'tubes'],
   );
-  const seen = new Set<string>();
+  const seen = new Set<number>();
   const problems: JsonApiError[] = [];
   const assets = uuids.flatMap((uuid, i): Asset[] => {
     const record = labware[i];
@@ -131,10 +130,10 @@ async function readAssets(ctx: WriteContext, uuids: readonly string[]): Promise<
       return [];
     }
     const ref: Ref = { type: receptacleType(record.type), id: slotId(record.id, slot) };
-    if (seen.has(`${ref.id}`)) problems.push(errors.invalidValue(at('asset_uuids', i), `${where}: ${uuid} is named twice`));
-    seen.add(`${ref.id}`);
+    if (seen.has(ref.id)) problems.push(errors.invalidValue(at('asset_uuids', i), `${where}: ${uuid} is named twice`));
+    seen.add(ref.id);
     const studies = labwareAttrs(record).receptacles[slot - 1]!.aliquots.flatMap((a) => (a.study === null ? [] : [a.study]));
-    return [{ labware: record, ref, studies }];
+    return [{ ref, studies }];
   });
   if (problems.length > 0) throw JsonApiError.all(problems);
   return assets;
@@ -171,18 +170,21 @@ async function orderFromTemplate(ctx: WriteContext, input: Input, templateUuid: 
       `submission_template_uuid - template ${show(template!.attrs.name)} names no request types, so an order of it asks for no work`,
     );
   const options = { ...((template!.attrs.request_options as Record<string, unknown> | undefined) ?? {}), ...given.request_options };
-  const optionProblems = [
-    ...requestOptionsProblems(options),
-    ...multiplierProblems({ requestTypes: requestTypes.map(chained), multipliers: (options.multiplier as Record<string, number> | undefined) ?? {} }),
-  ].map((problem) => ({ ...problem, input: ['request_options', ...problem.input] }));
+  const optionProblems = [...requestOptionsProblems(options), ...multiplierProblems(requestTypes.map(chained), options.multiplier)].map((problem) => ({
+    ...problem,
+    input: ['request_options', ...problem.input],
+  }));
   if (optionProblems.length > 0)
     throw JsonApiError.all(problemErrors(optionProblems, (path) => ({ pointer: at(...path), field: `${TEMPLATE_ATTRIBUTES}.${path.join('.')}` })));
-  const detected = detectStudy(
-    input.relationships.study?.id ?? null,
-    assets.map((a) => a.studies),
-    given.autodetect_studies ?? true,
+  const named = input.relationships.study?.id ?? null;
+  const study = accepted(
+    detectStudy(
+      named,
+      assets.map((a) => a.studies),
+      given.autodetect_studies ?? true,
+    ),
+    attributeAt,
   );
-  const study = accepted(detected.ok ? { ok: true, value: detected.study } : { ok: false, problems: [detected.problem] }, attributeAt);
   return ctx.uow.create('orders', {
     attrs: { request_options: options, assets: assets.map((a): BookedRef => [a.ref.type, a.ref.id]) },
     rels: {

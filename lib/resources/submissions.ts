@@ -1,8 +1,8 @@
 import * as z from '#lib/zod.ts';
 import { TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
-import { labwareOfSlot } from '#lib/domain/labware-ids.ts';
+import { labwareOfSlot, REQUESTS_PER_BOOK } from '#lib/domain/labware-ids.ts';
 import { requestMachine } from '#lib/domain/machines.ts';
-import { compatibilityProblems, planRequests, submissionBudgetProblem } from '#lib/domain/submissions.ts';
+import { compatibilityProblems, maxSubmissionRequests, planRequests, submissionBudgetProblem } from '#lib/domain/submissions.ts';
 import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
@@ -10,7 +10,7 @@ import { refsOf, type StoredRecord } from '#lib/store/records.ts';
 import { attr, defineResource, reverse, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
 import { assetsOf, chained, optionsOf, requestTypesOf } from '#lib/resources/orders.ts';
-import { problemErrors } from '#lib/resources/problems.ts';
+import { accepted, problemErrors } from '#lib/resources/problems.ts';
 import { text } from '#lib/resources/reference.ts';
 import { appendRequests } from '#lib/resources/request-books.ts';
 
@@ -114,13 +114,18 @@ async function readOrders(ctx: WriteContext, uuids: readonly string[]): Promise<
  */
 async function buildRequests(ctx: WriteContext, submission: StoredRecord, orders: readonly StoredRecord[], types: Map<StoredRecord, StoredRecord[]>) {
   const byId = new Map(orders.map((o) => [o.id, o]));
-  const planned = planRequests(
-    orders.map((o) => ({
-      id: o.id,
-      requestTypes: types.get(o)!.map(chained),
-      multipliers: (optionsOf(o).multiplier as Record<string, number> | undefined) ?? {},
-      assets: assetsOf(o),
-    })),
+  const atOrders = () => ({ pointer: ORDER_UUIDS, field: 'order_uuids' });
+  const planned = accepted(
+    planRequests(
+      orders.map((o) => ({
+        id: o.id,
+        requestTypes: types.get(o)!.map(chained),
+        multipliers: (optionsOf(o).multiplier as Record<string, number> | undefined) ?? {},
+        assets: assetsOf(o),
+      })),
+      maxSubmissionRequests(orders.length, TRANSACTION_ITEM_LIMIT, REQUESTS_PER_BOOK),
+    ),
+    atOrders,
   );
   await appendRequests(
     ctx,
@@ -135,7 +140,7 @@ async function buildRequests(ctx: WriteContext, submission: StoredRecord, orders
   );
   const books = ctx.uow.created.filter((r) => r.type === 'request_books').length;
   const overBudget = submissionBudgetProblem(orders.length, books, planned.length, TRANSACTION_ITEM_LIMIT);
-  if (overBudget.length > 0) throw JsonApiError.all(problemErrors(overBudget, () => ({ pointer: ORDER_UUIDS, field: 'order_uuids' })));
+  if (overBudget.length > 0) throw JsonApiError.all(problemErrors(overBudget, atOrders));
 }
 
 /** A submission of orders made before (Limber's): `building`, or with `and_submit` its requests built and `pending`. */

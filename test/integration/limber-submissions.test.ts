@@ -4,7 +4,7 @@ import { dynamo } from '#lib/store/client.ts';
 import { bookOfRequest, slotUuid } from '#lib/domain/labware-ids.ts';
 import { submissionItems } from '#lib/domain/submissions.ts';
 import { call, doc, idOf } from '../support/api.ts';
-import { addAliquot, createPlate, createSample, inBatches } from '../support/fixtures.ts';
+import { addAliquot, createPlate, createSample, createTube, inBatches } from '../support/fixtures.ts';
 import { adminUuid, uuidOf } from '../support/lab.ts';
 import { expectError } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
@@ -183,6 +183,17 @@ describe('orders from a submission template, then a submission with and_submit',
   });
 });
 
+describe('tubes', () => {
+  it("a tube's uuid names its receptacle, as the reference's Order#assets= takes it", async () => {
+    const tube = await createTube();
+    const order = await createOrder(await templateUuid(LIBRARY), [tube.attributes.uuid], { study_uuid: study });
+    const submission = await submit([order.attributes.uuid]);
+    const [library] = await requestsWithLinks(submission.id);
+    const receptacle = (await call('GET', `/api/v2/tubes/${tube.id}/receptacle`)).body.data;
+    expect(await linkOf('requests', library.id, 'asset')).toEqual({ type: 'receptacles', id: receptacle.id });
+  });
+});
+
 describe('multipliers', () => {
   it('request_options.multiplier gives each well that many requests of a type: two sequencing requests after one library request', async () => {
     const options = { ...OPTIONS, multiplier: { sequencing: 2 } };
@@ -256,6 +267,10 @@ describe('bad input: precise 4xx, nothing written', () => {
     expect(detail).toContain('different studies');
     const empty = await createPlate('Stock Plate');
     expectError(await postOrder(orderDoc(library, { asset_uuids: wellUuids(empty, 1) })), 422, 'invalid_value', '/data/attributes/study_uuid');
+    for (const times of [0, 1.5, 'two', 1e9]) {
+      const bad = orderDoc(library, { asset_uuids: wellUuids(plate, 1), request_options: { multiplier: { sequencing: times } } });
+      expectError(await postOrder(bad), 422, 'invalid_value', '/data/attributes/submission_template_attributes/request_options/multiplier/sequencing');
+    }
     const multiplied = orderDoc(await templateUuid(LIMBER_WGS), {
       asset_uuids: wellUuids(plate, 1),
       request_options: { multiplier: { limber_multiplexing: 2 } },
@@ -361,6 +376,20 @@ describe('budgets', () => {
     );
     expect(refusal.detail).toContain(`${submissionItems(1, fits + 1)} items`);
     expect(refusal.detail).toContain(`at most ${TRANSACTION_ITEM_LIMIT}`);
+  });
+});
+
+describe('requests counted before they are made', () => {
+  it('a 384-well order with 100 sequencing requests a well is refused before any is made (over 23,000: more than one write holds)', async () => {
+    const plate = await createPlate('Stock Plate 384');
+    const order = await createOrder(await templateUuid(LIBRARY), wellUuids(plate, 384), { study_uuid: study }, { ...OPTIONS, multiplier: { sequencing: 100 } });
+    const refusal = expectError(
+      await refused('POST', '/api/v2/submissions', submissionDoc([order.attributes.uuid])),
+      422,
+      'too_large',
+      '/data/attributes/order_uuids',
+    );
+    expect(refusal.detail).toContain('more than 23000 requests');
   });
 });
 
