@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { registry } from '#lib/resources/index.ts';
 import { routes } from '#lib/routes.ts';
 import { slotUuid } from '#lib/domain/labware-ids.ts';
 import { call, doc, idOf, type CallResult } from './api.ts';
@@ -33,12 +34,12 @@ export interface WriteCase {
   changesExisting: boolean;
 }
 
-/** "METHOD type" of every POST and PATCH of the route table, and "METHOD type/action" of every action. */
+/** "METHOD type" of every POST and PATCH of the route table, and "METHOD type/action" of every action that writes (not those that only answer, as a preview). */
 export function routeWrites(): string[] {
   return routes.flatMap((route) =>
     route.types.flatMap((type) => [
       ...route.methods.filter((m) => m === 'POST' || m === 'PATCH').map((m) => `${m} ${type}`),
-      ...route.actions.map((a) => `${a.method} ${type}/${a.name}`),
+      ...route.actions.filter((a) => !registry.require(type).actions?.[a.name]?.answer).map((a) => `${a.method} ${type}/${a.name}`),
     ]),
   );
 }
@@ -69,6 +70,18 @@ const metadatum = (key: string, metadatable: { type: string; id: string }) => ({
   attributes: { key, value: 'v' },
   relationships: { metadatable: { data: metadatable } },
 });
+
+/** An order's attributes as Limber sends them: a submission template and the first well of `plate` (its sample's study detected). */
+async function templateOrder(plate: { attributes: { uuid: string } }, requestOptions: Record<string, unknown> = {}) {
+  return {
+    submission_template_uuid: await uuidOf('submission_templates', 'name', 'Library Creation - Illumina'),
+    submission_template_attributes: {
+      request_options: { library_type: 'Standard', ...requestOptions },
+      user_uuid: await adminUuid(),
+      asset_uuids: [slotUuid(plate.attributes.uuid, 1)],
+    },
+  };
+}
 
 /** Sends a write, with extra headers (an `Idempotency-Key`). */
 /**
@@ -246,6 +259,56 @@ export const WRITES: Record<string, WriteCase> = {
       const submission = (await create('submissions')).id;
       const study = (await workIds()).study;
       return post('orders', doc('orders', {}, { submission: rel('submissions', submission), study: rel('studies', study) }));
+    },
+  },
+  'POST orders (from a submission template, as Limber makes them)': {
+    changesExisting: false,
+    make: async () => post('orders', doc('orders', await templateOrder((await filledPlate(1, 'Stock Plate', (await workIds()).study)).plate))),
+  },
+  'POST submissions (of orders, and_submit)': {
+    changesExisting: false,
+    make: async () => {
+      const order = await create('orders', await templateOrder((await filledPlate(1, 'Stock Plate', (await workIds()).study)).plate));
+      return post('submissions', doc('submissions', { order_uuids: [order.attributes.uuid], and_submit: true, user_uuid: await adminUuid() }));
+    },
+  },
+  'POST bulk_transfers': {
+    changesExisting: true,
+    make: async () => {
+      const [{ plate: source }, destination] = [await filledPlate(1), await createPlate()];
+      const transfer = {
+        source_uuid: source.attributes.uuid,
+        source_location: 'A1',
+        destination_uuid: destination.attributes.uuid,
+        destination_location: 'A1',
+      };
+      return post('bulk_transfers', doc('bulk_transfers', { user_uuid: await adminUuid(), well_transfers: [transfer] }));
+    },
+  },
+  'POST qc_files': {
+    changesExisting: false,
+    make: async () =>
+      post(
+        'qc_files',
+        doc('qc_files', { contents: 'Well,Concentration\nA1,12.3\n', filename: 'qc.csv' }, { labware: rel('plates', (await createPlate()).id) }),
+      ),
+  },
+  'POST bait_library_layouts': {
+    changesExisting: true,
+    make: async () => {
+      // A plate whose well's material is bound for a request asking for a bait library: ordered from a template, and_submit, stamped.
+      const { plate: stock } = await filledPlate(1, 'Stock Plate', (await workIds()).study);
+      const order = await create('orders', await templateOrder(stock, { bait_library_name: 'Human all exon 50MB' }));
+      const user = await adminUuid();
+      const submission = await create('submissions', { order_uuids: [order.attributes.uuid], and_submit: true, user_uuid: user });
+      const plate = await createPlate();
+      const entry = {
+        source_asset: slotUuid(stock.attributes.uuid, 1),
+        target_asset: slotUuid(plate.attributes.uuid, 1),
+        submission: submission.attributes.uuid,
+      };
+      await create('transfer_request_collections', { transfer_requests_attributes: [entry], user_uuid: user });
+      return post('bait_library_layouts', doc('bait_library_layouts', { plate_uuid: plate.attributes.uuid, user_uuid: user }));
     },
   },
   'POST requests': {
