@@ -36,7 +36,7 @@ afterAll(async () => {
 it('runs every lab-day block of the README, and the pool tube holds both samples with their tags', async () => {
   // The lab day, the id look-ups and the qcable states: if the marking is lost, nothing would run.
   expect(blocks.length).toBeGreaterThanOrEqual(10);
-  const script = [...blocks.map((block, i) => `${block}echo '${done(i + 1)}'\n`), `echo "TUBE=$TUBE"; echo "DAY=$DAY"; echo "TAGP=$TAGP"\n`].join('');
+  const script = [...blocks.map((block, i) => `${block}echo '${done(i + 1)}'\n`), `echo "TUBE=$TUBE"; echo "DAY=$DAY"; echo "LIB=$LIB"\n`].join('');
   const env = { PATH: process.env.PATH!, HOME: dir, LTS_URL: service.url, LTS_KEY: WRITE_KEY };
   const run = await promisify(execFile)('bash', ['--norc', '-euo', 'pipefail', '-c', script], { cwd: dir, env, timeout: WAIT_MS }).catch(
     (error: { stdout: string; stderr: string; code: number }) => error,
@@ -63,8 +63,8 @@ it('runs every lab-day block of the README, and the pool tube holds both samples
     [`day-${day}-2`, 'AAACTCGT'],
   ]);
 
-  // The stamped plate passed, its B1 failed, the work completed: each well's state and its library request's.
-  const plate = await fetch(`${service.url}/api/v2/plates/${value('TAGP')}?include=wells.aliquots.request`, {
+  // The library plate passed, its B1 failed, the work completed: each well's state and its library request's.
+  const plate = await fetch(`${service.url}/api/v2/plates/${value('LIB')}?include=wells.aliquots.request`, {
     headers: { 'X-Sequencescape-Client-Id': WRITE_KEY },
   });
   const work = (await plate.json()) as typeof document & { data: { attributes: { state: string } } };
@@ -93,8 +93,12 @@ it('runs every lab-day block of the README, and the pool tube holds both samples
   expect(events.some((e) => e.resource.type === 'tubes' && e.resource.uuid === value('TUBE'))).toBe(true);
   const types = new Set(events.map((e) => e.type));
   for (const type of [
+    'orders.created',
+    'submissions.created',
     'requests.created',
-    'transfers.created',
+    'plate_creations.created',
+    'transfer_request_collections.created',
+    'specific_tube_creations.created',
     'tag_layouts.created',
     'qc_assays.created',
     'qcables.created',
