@@ -40,3 +40,24 @@ function differences(a: unknown, b: unknown, path: string, found: string[]): voi
   const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v).slice(0, 120));
   found.push(`${path || '/'}: service ${show(a)}, floor ${show(b)}`);
 }
+
+/**
+ * Checks that the floor wrote the items the service wrote: the shapes of each side's last `count`
+ * transactions (./write-shapes.ts: operations and keys, ids and uuids taken out), compared in order.
+ * Returns the items only one side wrote, or undefined when both wrote the same.
+ */
+export async function compareWrites(sides: readonly [Side, Side], count: number): Promise<string | undefined> {
+  const [service, floor] = await Promise.all(sides.map(async (side) => (await side.server.writes()).slice(-count)));
+  const found: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const [a, b] = [service![i] ?? [], floor![i] ?? []];
+    const only = (x: string[], y: string[]) =>
+      x.filter((item, n) => x.indexOf(item) === n && x.filter((v) => v === item).length > y.filter((v) => v === item).length);
+    const [more, fewer] = [only(a, b), only(b, a)];
+    if (more.length + fewer.length > 0)
+      found.push(
+        `transaction ${i + 1} (${a.length} items against ${b.length}): service only ${more.join(', ') || 'none'}; floor only ${fewer.join(', ') || 'none'}`,
+      );
+  }
+  return found.length > 0 ? found.slice(0, MAX_DIFFERENCES).join('; ') : undefined;
+}
