@@ -36,7 +36,9 @@ export interface ServerProcess {
 
 export async function startServerProcess(role: Role, env: ServerEnv): Promise<ServerProcess> {
   const child: ChildProcess = fork(new URL('./server-process.ts', import.meta.url), [role], {
-    execArgv: ['--import', 'tsx'],
+    // BENCH_CPU_PROF=dir: each server writes V8 CPU profiles into dir/<role> when it stops (where a ratio's CPU
+    // goes): one per thread, the largest the server's own (tsx's loader thread writes a small one).
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/${role}`] : [])],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -11,6 +11,7 @@
  * BENCH_COLD_RUNS (default 7): loads of each function's bundle in the cold-start measurement (./cold/).
  * BENCH_ONLY=cold: the cold starts alone; they replace the published ones, the scenarios' results stay.
  * BENCH_ONLY=text: only the scenarios whose name contains it, no cold starts, nothing published (e.g. `POST`: the writes).
+ * BENCH_CPU_PROF=dir: each server process writes V8 CPU profiles into dir/service and dir/floor (the largest is its own thread's).
  * BENCH_JSON=path: also write the results as JSON there. BENCH_OUT (default `bench`): where the published
  * results go (results.json, results.md, ratios.svg; see ./publish.ts).
  */
