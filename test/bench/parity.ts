@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Side } from './measure.ts';
 import type { Scenario } from './scenarios.ts';
+import { shapeDifferences } from './write-shapes.ts';
 
 /**
  * Checks that the floor gives the same answer as the service for a read: the same document once each
@@ -48,16 +49,6 @@ function differences(a: unknown, b: unknown, path: string, found: string[]): voi
  */
 export async function compareWrites(sides: readonly [Side, Side], count: number): Promise<string | undefined> {
   const [service, floor] = await Promise.all(sides.map(async (side) => (await side.server.writes()).slice(-count)));
-  const found: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const [a, b] = [service![i] ?? [], floor![i] ?? []];
-    const only = (x: string[], y: string[]) =>
-      x.filter((item, n) => x.indexOf(item) === n && x.filter((v) => v === item).length > y.filter((v) => v === item).length);
-    const [more, fewer] = [only(a, b), only(b, a)];
-    if (more.length + fewer.length > 0)
-      found.push(
-        `transaction ${i + 1} (${a.length} items against ${b.length}): service only ${more.join(', ') || 'none'}; floor only ${fewer.join(', ') || 'none'}`,
-      );
-  }
+  const found = shapeDifferences(service!, floor!);
   return found.length > 0 ? found.slice(0, MAX_DIFFERENCES).join('; ') : undefined;
 }

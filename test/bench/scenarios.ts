@@ -251,6 +251,7 @@ function labWork(work: WorkSeeds | undefined, iterations: number): Scenario[] {
             plan: labPlan(iterations),
             target: { kind: 'latency', max: 1.5 } as const,
             compare: false,
+            transactions: 1,
             send: (side: Side, i: number) =>
               side.client.send('POST', '/transfer_request_collections', {
                 data: {

@@ -23,6 +23,34 @@ function itemShape(entry: Keyed): string {
   return `${op} ${shape(key.pk)} ${shape(key.sk)}`;
 }
 
+/** A TransactWriteItems' shape: its items' operations and keys, numbers and uuids taken out, sorted. */
+export const transactionShape = (items: readonly Keyed[]): string[] => items.map(itemShape).sort();
+
+/**
+ * Where two sides' transactions differ by shape, compared in order: for each that differs, the items only
+ * one side wrote (as many times as it wrote them more). Empty when both wrote the same.
+ */
+export function shapeDifferences(service: readonly string[][], floor: readonly string[][]): string[] {
+  const surplus = (x: readonly string[], y: readonly string[]) => {
+    const left = [...y];
+    return x.filter((item) => {
+      const at = left.indexOf(item);
+      if (at >= 0) left.splice(at, 1);
+      return at < 0;
+    });
+  };
+  const found: string[] = [];
+  for (let i = 0; i < Math.max(service.length, floor.length); i++) {
+    const [a, b] = [service[i] ?? [], floor[i] ?? []];
+    const [more, fewer] = [surplus(a, b), surplus(b, a)];
+    if (more.length + fewer.length > 0)
+      found.push(
+        `transaction ${i + 1} (${a.length} items against ${b.length}): service only ${more.join(', ') || 'none'}; floor only ${fewer.join(', ') || 'none'}`,
+      );
+  }
+  return found;
+}
+
 /** Records the shapes of the transactions `client` sends; returns what reads them (oldest first). */
 export function recordWriteShapes(client: DynamoDBDocumentClient): () => string[][] {
   const kept: string[][] = [];
@@ -30,7 +58,7 @@ export function recordWriteShapes(client: DynamoDBDocumentClient): () => string[
     (next, context) => async (args) => {
       const input = args.input as { TransactItems?: Keyed[] };
       if (/^TransactWrite/.test(String(context.commandName)) && input.TransactItems) {
-        kept.push(input.TransactItems.map(itemShape).sort());
+        kept.push(transactionShape(input.TransactItems));
         if (kept.length > KEPT) kept.shift();
       }
       return next(args);
