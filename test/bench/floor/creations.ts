@@ -3,9 +3,9 @@ import { emptyReceptacles } from '#lib/domain/labware.ts';
 import { registry } from '#lib/resources/index.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { encodeUuid } from '#lib/store/uuids.ts';
-import { problem, requestPut } from './create.ts';
+import { nextIds, problem, requestPut } from './create.ts';
 import type { Db, Item } from './db.ts';
-import { COUNT_SHARDS, countShardKey, entityMarkers, recordIndexKeys, recordKey, sequenceKey, termKey } from './keys.ts';
+import { COUNT_SHARDS, countShardKey, entityMarkers, recordIndexKeys, recordKey, termKey } from './keys.ts';
 import { parse, type Attributes } from './lab.ts';
 import { asRecord, byUuids, created, event, parentLinkPut } from './lab-work.ts';
 import type { Answer } from './reads.ts';
@@ -18,20 +18,6 @@ import type { Answer } from './reads.ts';
  * its barcode guard and parent link, the creation, the count shards of labware and of the creations, the
  * request item with the events. What the records index and count is the service's registry's (pure).
  */
-
-/** `count` ids of a sequence: one ADD, the last of them back. */
-async function nextIds(db: Db, table: string, family: string, count: number): Promise<number[]> {
-  const out = await db.update({
-    TableName: table,
-    Key: sequenceKey(family),
-    UpdateExpression: 'ADD #v :n',
-    ExpressionAttributeNames: { '#v': 'value' },
-    ExpressionAttributeValues: { ':n': count },
-    ReturnValues: 'UPDATED_NEW',
-  });
-  const last = out!.value as number;
-  return Array.from({ length: count }, (_, i) => last - count + 1 + i);
-}
 
 /** A new record of the service's shape: its uuid encodes family and id; its lookups are the registry's. */
 function newStored(now: string, type: string, id: number, attrs: Attributes, rels: Attributes): Item {
