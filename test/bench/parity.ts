@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Side } from './measure.ts';
 import type { Scenario } from './scenarios.ts';
+import { shapeDifferences } from './write-shapes.ts';
 
 /**
  * Checks that the floor gives the same answer as the service for a read: the same document once each
@@ -39,4 +40,15 @@ function differences(a: unknown, b: unknown, path: string, found: string[]): voi
   }
   const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v).slice(0, 120));
   found.push(`${path || '/'}: service ${show(a)}, floor ${show(b)}`);
+}
+
+/**
+ * Checks that the floor wrote the items the service wrote: the shapes of each side's last `count`
+ * transactions (./write-shapes.ts: operations and keys, ids and uuids taken out), compared in order.
+ * Returns the items only one side wrote, or undefined when both wrote the same.
+ */
+export async function compareWrites(sides: readonly [Side, Side], count: number): Promise<string | undefined> {
+  const [service, floor] = await Promise.all(sides.map(async (side) => (await side.server.writes()).slice(-count)));
+  const found = shapeDifferences(service!, floor!);
+  return found.length > 0 ? found.slice(0, MAX_DIFFERENCES).join('; ') : undefined;
 }

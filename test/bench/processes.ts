@@ -17,8 +17,11 @@ export interface ServerEnv {
   BENCH_API_KEY: string;
 }
 
-export type ParentMessage = { kind: 'cpu'; seq: number } | { kind: 'stop' };
-export type ChildMessage = { kind: 'ready'; port: number } | { kind: 'cpu'; seq: number; micros: number };
+export type ParentMessage = { kind: 'cpu'; seq: number } | { kind: 'writes'; seq: number } | { kind: 'stop' };
+export type ChildMessage =
+  | { kind: 'ready'; port: number }
+  | { kind: 'cpu'; seq: number; micros: number }
+  | { kind: 'writes'; seq: number; transactions: string[][] };
 
 export interface ServerProcess {
   role: Role;
@@ -26,12 +29,16 @@ export interface ServerProcess {
   url: string;
   /** CPU time (user + system, µs) the process has used so far. */
   cpu(): Promise<number>;
+  /** The shapes of the last few TransactWriteItems the process sent, oldest first (./write-shapes.ts). */
+  writes(): Promise<string[][]>;
   stop(): Promise<void>;
 }
 
 export async function startServerProcess(role: Role, env: ServerEnv): Promise<ServerProcess> {
   const child: ChildProcess = fork(new URL('./server-process.ts', import.meta.url), [role], {
-    execArgv: ['--import', 'tsx'],
+    // BENCH_CPU_PROF=dir: each server writes V8 CPU profiles into dir/<role> when it stops (where a ratio's CPU
+    // goes): one per thread, the largest the server's own (tsx's loader thread writes a small one).
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/${role}`] : [])],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -48,23 +55,25 @@ export async function startServerProcess(role: Role, env: ServerEnv): Promise<Se
   });
 
   let seq = 0;
-  const pending = new Map<number, (micros: number) => void>();
+  const pending = new Map<number, (answer: ChildMessage) => void>();
   child.on('message', (message: ChildMessage) => {
-    if (message.kind === 'cpu') {
-      pending.get(message.seq)?.(message.micros);
+    if (message.kind === 'cpu' || message.kind === 'writes') {
+      pending.get(message.seq)?.(message);
       pending.delete(message.seq);
     }
   });
+  const ask = (kind: 'cpu' | 'writes') =>
+    new Promise<ChildMessage>((resolve) => {
+      const id = ++seq;
+      pending.set(id, resolve);
+      child.send({ kind, seq: id } satisfies ParentMessage);
+    });
 
   return {
     role,
     url: `http://127.0.0.1:${ready}`,
-    cpu: () =>
-      new Promise<number>((resolve) => {
-        const id = ++seq;
-        pending.set(id, resolve);
-        child.send({ kind: 'cpu', seq: id } satisfies ParentMessage);
-      }),
+    cpu: async () => ((await ask('cpu')) as { micros: number }).micros,
+    writes: async () => ((await ask('writes')) as { transactions: string[][] }).transactions,
     async stop() {
       if (child.exitCode !== null) return;
       child.send({ kind: 'stop' } satisfies ParentMessage);

@@ -11,6 +11,7 @@
  * BENCH_COLD_RUNS (default 7): loads of each function's bundle in the cold-start measurement (./cold/).
  * BENCH_ONLY=cold: the cold starts alone; they replace the published ones, the scenarios' results stay.
  * BENCH_ONLY=text: only the scenarios whose name contains it, no cold starts, nothing published (e.g. `POST`: the writes).
+ * BENCH_CPU_PROF=dir: each server process writes V8 CPU profiles into dir/service and dir/floor (the largest is its own thread's).
  * BENCH_JSON=path: also write the results as JSON there. BENCH_OUT (default `bench`): where the published
  * results go (results.json, results.md, ratios.svg; see ./publish.ts).
  */
@@ -20,11 +21,12 @@ import { measureColdStarts } from './cold/measure-cold.ts';
 import { HttpClient } from './http-client.ts';
 import { measure, type Side } from './measure.ts';
 import { options } from './options.ts';
-import { compareAnswers } from './parity.ts';
 import { startServerProcess, type ServerEnv, type ServerProcess } from './processes.ts';
 import { publish, publishColdStarts } from './publish.ts';
 import { judge, printColdStarts, printReport, writeJson, type ScenarioResult } from './report.ts';
-import { LAB_WORK, labRequests, labWorkRequests, scenarios, STATE_CHANGE_WELLS } from './scenarios.ts';
+import { childrenReader } from './children.ts';
+import { LAB_WORK, labRequests, labWorkRequests, LIMBER_CREATORS, scenarios, STATE_CHANGE_WELLS } from './scenarios.ts';
+import { compareAnswers, compareWrites } from './parity.ts';
 import { seedWork } from './seed-work.ts';
 import { seed, seedSamplesInBulk, stampDestinations, WALK_RECORDS } from './seed.ts';
 
@@ -50,11 +52,13 @@ async function benchScenarios(): Promise<void> {
   const dynamo = await startDynamoLocal();
   const servers: ServerProcess[] = [];
   const clients: HttpClient[] = [];
+  const cleanups: (() => void)[] = [];
   let stopping: Promise<void> | undefined;
   /** Stops the servers and DynamoDB Local (a Java process that would otherwise outlive an interrupted bench). */
   const shutdown = () =>
     (stopping ??= (async () => {
       for (const client of clients) client.close();
+      for (const cleanup of cleanups) cleanup();
       await Promise.all(servers.map((s) => s.stop()));
       await dynamo.stop();
     })());
@@ -90,16 +94,24 @@ async function benchScenarios(): Promise<void> {
         collectionRequests: counts.collection,
         stateChangeRequests: counts.stateChange,
         stateChangeWells: STATE_CHANGE_WELLS,
+        stampCreation: wanted(LIMBER_CREATORS.stamp),
+        tubeCreation: wanted(LIMBER_CREATORS.tubes),
       },
       log,
     );
     const results: ScenarioResult[] = [];
-    const chosen = scenarios(seeded, options.iterations, runId).filter((s) => options.scenarios === undefined || s.name.includes(options.scenarios));
+    const reader = childrenReader(dynamo.endpoint, env.BENCH_SERVICE_TABLE);
+    cleanups.push(reader.close);
+    const chosen = scenarios(seeded, options.iterations, runId, reader.childrenOf).filter(
+      (s) => options.scenarios === undefined || s.name.includes(options.scenarios),
+    );
     for (const scenario of chosen) {
       const difference = scenario.compare ? ((await compareAnswers(sides, scenario)) ?? 'same') : undefined;
       const t0 = performance.now();
       const [service, floor] = await measure(sides, scenario.plan, scenario.send);
-      const result = judge(scenario.name, scenario.target, service, floor, difference);
+      // A write's floor is only a floor if it writes the same items: the last unit each side sent, compared.
+      const writes = scenario.transactions ? ((await compareWrites(sides, scenario.transactions)) ?? 'same') : undefined;
+      const result = judge(scenario.name, scenario.target, service, floor, difference ?? writes);
       results.push(result);
       log(`${scenario.name}: ${service.requests}+${floor.requests} requests in ${((performance.now() - t0) / 1000).toFixed(1)} s — ${result.verdict}`);
     }

@@ -3,6 +3,7 @@ import type { Reply } from './http-client.ts';
 import type { Send, Plan, Side } from './measure.ts';
 import { PRESENTER_INCLUDE } from './floor/plate-page.ts';
 import { WALK_RECORDS, type Seeded } from './seed.ts';
+import type { ChildrenOf } from './children.ts';
 import type { WorkSeeds } from './seed-work.ts';
 
 /** The issue's targets: read ratios at most `max` (p50 and CPU), create throughput at least `min` of the floor's. */
@@ -15,6 +16,8 @@ export interface Scenario {
   send: Send;
   /** Whether the floor's answer is compared with the service's (reads: the same document; writes differ in ids and times). */
   compare: boolean;
+  /** Writes: the transactions of one request (or unit of requests) whose items the floor's must match, by shape (./write-shapes.ts). */
+  transactions?: number;
 }
 
 export const PLATE_INCLUDE = 'wells.aliquots.sample.sample_metadata';
@@ -46,7 +49,7 @@ async function walk(side: Side, path: string): Promise<Reply> {
 }
 
 /** The requests the bench compares, the same request to both sides. */
-export function scenarios(seeded: Seeded, iterations: number, runId: string): Scenario[] {
+export function scenarios(seeded: Seeded, iterations: number, runId: string, childrenOf: ChildrenOf): Scenario[] {
   // Reads: sequential, in 4 rounds per side (ABBA twice). A batch is at least BENCH_ITERATIONS/4 requests
   // and at least READ_MIN_WINDOW_MS long: a cheap GET then gets hundreds of samples, enough for a CPU
   // figure that one garbage collection does not swing. The warm-up is long because V8 keeps optimising the
@@ -124,7 +127,7 @@ export function scenarios(seeded: Seeded, iterations: number, runId: string): Sc
         },
       }),
   }));
-  return [...reads, ...creates, ...labWrites(seeded, iterations), ...labWork(seeded.work, iterations)];
+  return [...reads, ...creates, ...labWrites(seeded, iterations), ...labWork(seeded.work, iterations), ...limberCreators(seeded.work, iterations, childrenOf)];
 }
 
 /** The lab writes' plan: sequential, like the reads, but a fixed number of requests (each stamp needs a fresh destination). */
@@ -248,6 +251,7 @@ function labWork(work: WorkSeeds | undefined, iterations: number): Scenario[] {
             plan: labPlan(iterations),
             target: { kind: 'latency', max: 1.5 } as const,
             compare: false,
+            transactions: 1,
             send: (side: Side, i: number) =>
               side.client.send('POST', '/transfer_request_collections', {
                 data: {
@@ -275,6 +279,87 @@ function labWork(work: WorkSeeds | undefined, iterations: number): Scenario[] {
               side.client.send('POST', '/state_changes', {
                 data: { type: 'state_changes', attributes: { target_uuid: stamped[side.role][i], target_state: 'passed', user_uuid: work.user } },
               }),
+          },
+        ]
+      : []),
+  ];
+}
+
+/** Issue 21's scenarios (item 6), by name: BENCH_ONLY=`Limber creat` picks both. */
+export const LIMBER_CREATORS = {
+  stamp: 'POST plate_creations + transfer_request_collections (96 entries): Limber creates a stamped plate',
+  tubes: 'POST specific_tube_creations (12 tubes) + transfer_request_collections (96 entries): Limber creates MX tubes',
+};
+
+/** Tubes a specific tube creation makes out of the 96-well plate, 8 wells each. */
+export const POOLED_TUBES = 12;
+
+/** Two replies as one: the second's status and text, both times and DynamoDB calls. */
+const both = (first: Reply, second: Reply): Reply => ({ ...second, ms: first.ms + second.ms, calls: first.calls + second.calls });
+
+/**
+ * Limber's creators as its labware creators call them, each a unit of two writes measured as one: the
+ * creation (POST plate_creations or specific_tube_creations, by uuid), then the transfer request collection
+ * into the labware it made. Between the two the bench reads the new labware's uuids from DynamoDB itself
+ * (./children.ts), outside both servers.
+ */
+function limberCreators(work: WorkSeeds | undefined, iterations: number, childrenOf: ChildrenOf): Scenario[] {
+  const collect = (side: Side, entries: Record<string, unknown>[]) =>
+    side.client.send('POST', '/transfer_request_collections', {
+      data: { type: 'transfer_request_collections', attributes: { transfer_requests_attributes: entries, user_uuid: work!.user } },
+    });
+  const created = async (side: Side, type: string, attributes: Record<string, unknown>, relationship: string) => {
+    const reply = await side.client.send('POST', `/${type}`, { data: { type, attributes: { ...attributes, user_uuid: work!.user } } });
+    return { reply, made: reply.status === 201 ? await childrenOf(type, JSON.parse(reply.text).data.id, relationship) : [] };
+  };
+  const stamp = work?.stampCreation;
+  const tubes = work?.tubeCreation;
+  const common = { plan: labPlan(iterations), target: { kind: 'latency', max: 1.5 } as const, compare: false, transactions: 2 };
+  return [
+    ...(stamp
+      ? [
+          {
+            ...common,
+            name: LIMBER_CREATORS.stamp,
+            send: async (side: Side) => {
+              const { reply, made } = await created(side, 'plate_creations', { child_purpose_uuid: stamp.childPurpose, parent_uuid: stamp.parent }, 'child');
+              if (reply.status !== 201) return reply;
+              return both(
+                reply,
+                await collect(
+                  side,
+                  stamp.entries.map((e, slot) => ({ ...e, target_asset: slotUuid(made[0]!, slot + 1) })),
+                ),
+              );
+            },
+          },
+        ]
+      : []),
+    ...(tubes
+      ? [
+          {
+            ...common,
+            name: LIMBER_CREATORS.tubes,
+            send: async (side: Side, i: number) => {
+              const { reply, made } = await created(
+                side,
+                'specific_tube_creations',
+                {
+                  child_purpose_uuids: Array(POOLED_TUBES).fill(tubes.tubePurpose),
+                  parent_uuids: [tubes.parent],
+                  tube_attributes: Array.from({ length: POOLED_TUBES }, (_, t) => ({ name: `bench ${side.role} ${i} pool ${t + 1}` })),
+                },
+                'children',
+              );
+              if (reply.status !== 201) return reply;
+              const perTube = 96 / POOLED_TUBES;
+              const entries = Array.from({ length: 96 }, (_, w) => ({
+                source_asset: slotUuid(tubes.parent, w + 1),
+                target_asset: made[Math.floor(w / perTube)]!,
+                submission: tubes.submission,
+              }));
+              return both(reply, await collect(side, entries));
+            },
           },
         ]
       : []),

@@ -17,6 +17,10 @@ export interface WorkSeeds {
   collection?: { entries: { source_asset: string; outer_request: string }[]; destinations: Record<Role, string[]> };
   /** A plate stamped from a stock plate whose wells have requests (pending transfer requests, pending requests), one per request each side sends. */
   stamped?: Record<Role, string[]>;
+  /** Limber's stamp (issue 21, item 6): a 96-well plate whose wells have requests, the child purpose, each entry's source well and outer request. */
+  stampCreation?: { parent: string; childPurpose: string; entries: { source_asset: string; outer_request: string }[] };
+  /** Limber's MX tubes (issue 21, item 6): a tagged 96-well plate (so 8 samples share a tube), the tubes' purpose, the submission they pool by. */
+  tubeCreation?: { parent: string; tubePurpose: string; submission: string };
 }
 
 /** What to seed: the scenarios chosen, and how many writes each side sends. */
@@ -28,6 +32,9 @@ export interface WorkWanted {
   stateChangeRequests: number;
   /** The wells of the plates a state change passes. */
   stateChangeWells: number;
+  /** Limber's creators: a plate creation and its stamp, a specific tube creation and its pooling. */
+  stampCreation: boolean;
+  tubeCreation: boolean;
 }
 
 /** The filled plates of the main seed, by size: where stock plates get their samples. */
@@ -144,7 +151,7 @@ export async function seedWork(api: Api, filled: FilledPlates, wanted: WorkWante
   const started = performance.now();
   const user = (await api.json('GET', '/users?filter%5Blogin%5D=admin')).data[0].attributes.uuid as string;
   const seeds: WorkSeeds = { user };
-  if (!wanted.page && !wanted.collection && !wanted.stateChange) return seeds;
+  if (!wanted.page && !wanted.collection && !wanted.stateChange && !wanted.stampCreation && !wanted.tubeCreation) return seeds;
 
   if (wanted.page || wanted.collection) {
     const work = await librarySubmission(api);
@@ -182,6 +189,41 @@ export async function seedWork(api: Api, filled: FilledPlates, wanted: WorkWante
       });
     seeds.stamped = { service: await workPlates(), floor: await workPlates() };
   }
-  log(`seeded the lab work (issue 20's scenarios) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  if (wanted.stampCreation || wanted.tubeCreation) await seedCreators(api, filled[96]!, user, wanted, seeds);
+  log(`seeded the lab work (issue 20's and 21's scenarios) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return seeds;
+}
+
+/**
+ * What Limber's creators start from (issue 21, item 6). Every request makes its own labware, so one parent
+ * serves them all: the stamp's a 96-well stock plate with a request out of each well, the pooling's a
+ * stamped copy of the filled plate tagged by a tag layout (8 wells of distinct samples and tags to a tube).
+ */
+async function seedCreators(api: Api, filled: Plate, user: string, wanted: WorkWanted, seeds: WorkSeeds): Promise<void> {
+  const purposes = await purposesOfSize(api, 96, true);
+  const uuidOf = async (path: string) => (await api.json('GET', path)).data.attributes.uuid as string;
+  const childPurpose = await uuidOf(`/plate_purposes/${purposes.work}`);
+  if (wanted.stampCreation) {
+    const work = await librarySubmission(api);
+    const stock = await stampedPlate(api, user, purposes.stock, filled, 96);
+    const requests = await requestsOut(api, work, stock, 96);
+    seeds.stampCreation = {
+      parent: stock.uuid,
+      childPurpose,
+      entries: requests.map((request, i) => ({ source_asset: slotUuid(stock.uuid, i + 1), outer_request: request })),
+    };
+  }
+  if (wanted.tubeCreation) {
+    const tagGroup = (await api.json('GET', '/tag_groups?filter%5Bname%5D=Test%20Tags%20i7')).data[0].attributes.uuid as string;
+    const tubePurpose = (await api.json('GET', '/tube_purposes?filter%5Bname%5D=MX%20Tube')).data[0].attributes.uuid as string;
+    const plate = await stampedPlate(api, user, purposes.work, filled, 96);
+    await api.json('POST', '/tag_layouts', {
+      data: {
+        type: 'tag_layouts',
+        attributes: { plate_uuid: plate.uuid, tag_group_uuid: tagGroup, direction: 'column', walking_by: 'wells of plate', initial_tag: 0, user_uuid: user },
+      },
+    });
+    const submission = await uuidOf(`/submissions/${(await librarySubmission(api)).submission}`);
+    seeds.tubeCreation = { parent: plate.uuid, tubePurpose, submission };
+  }
 }

@@ -1,7 +1,8 @@
 import { encodeUuid } from '#lib/store/uuids.ts';
 import { readCount } from './floor/count.ts';
 import { documentClient, Db, type Item } from './floor/db.ts';
-import { countShardKey, entityMarkers, recordIndexKeys, recordKey, sequenceKey, termKey } from './floor/keys.ts';
+import { nextIds } from './floor/create.ts';
+import { countShardKey, entityMarkers, recordIndexKeys, recordKey, termKey } from './floor/keys.ts';
 import type { HttpClient } from './http-client.ts';
 import type { Role } from './processes.ts';
 import type { WorkSeeds } from './seed-work.ts';
@@ -139,17 +140,7 @@ export async function seedSamplesInBulk(endpoint: string, table: string, templat
   if (!template || !metadataTemplate) throw new Error(`sample ${templateId} or its metadata record is missing`);
   const count = total - (await readCount(db, table, 'samples', 'samples'));
   if (count <= 0) return;
-  const reserve = async (family: string) => {
-    const value = (await db.update({
-      TableName: table,
-      Key: sequenceKey(family),
-      UpdateExpression: 'ADD #v :n',
-      ExpressionAttributeNames: { '#v': 'value' },
-      ExpressionAttributeValues: { ':n': count },
-      ReturnValues: 'UPDATED_NEW',
-    }))!.value as number;
-    return value - count + 1;
-  };
+  const reserve = async (family: string) => (await nextIds(db, table, family, count))[0]!;
   const [firstSample, firstMetadata] = [await reserve('samples'), await reserve('sample_metadata')];
   const now = new Date().toISOString();
   const copy = (item: Item, family: string, id: number, attrs: Item, rels: Item): Item => ({

@@ -2,17 +2,19 @@
  * Child-process entry of a measured server: `service` (the whole local service: the route table through
  * the middy chain, ElectroDB, DynamoDB) or `floor` (./floor/server.ts). It tells its parent its URL once
  * listening, then answers `cpu` with process.cpuUsage() (all threads of this process: JS, GC, SDK I/O)
- * and `stop` by closing. DynamoDB Local runs elsewhere and is shared by both.
+ * and `writes` with the shapes of its last transactions (./write-shapes.ts), and `stop` by closing. DynamoDB Local runs elsewhere and is shared by both.
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { ChildMessage, ParentMessage, ServerEnv } from './processes.ts';
+import { recordWriteShapes } from './write-shapes.ts';
 
 const env = process.env as unknown as ServerEnv;
 const role = process.argv[2];
 const send = (message: ChildMessage) => process.send!(message);
 
 let stop: () => Promise<void>;
+let writes: () => string[][] = () => [];
 // Each role loads only its own code (dynamic imports), so neither heap carries the other's modules.
 if (role === 'service') {
   const { startLocalService } = await import('#lib/local/service.ts');
@@ -20,12 +22,15 @@ if (role === 'service') {
   const service = await startLocalService({ dynamo: { endpoint: env.BENCH_DYNAMODB_ENDPOINT, stop: async () => {} }, tableName: env.BENCH_SERVICE_TABLE });
   // Admin: the lab-work seed registers a plate purpose the reference data lacks (test/bench/seed-work.ts).
   await createApiKey('bench', 'admin', env.BENCH_API_KEY);
+  const { dynamo } = await import('#lib/store/client.ts');
+  writes = recordWriteShapes(dynamo());
   stop = service.stop;
   send({ kind: 'ready', port: Number(new URL(service.url).port) });
 } else if (role === 'floor') {
   const { documentClient } = await import('./floor/db.ts');
   const { createFloorServer } = await import('./floor/server.ts');
   const doc = documentClient(env.BENCH_DYNAMODB_ENDPOINT);
+  writes = recordWriteShapes(doc);
   const server = createFloorServer({ doc, table: env.BENCH_SERVICE_TABLE });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -43,6 +48,8 @@ process.on('message', (message: ParentMessage) => {
   if (message.kind === 'cpu') {
     const { user, system } = process.cpuUsage();
     send({ kind: 'cpu', seq: message.seq, micros: user + system });
+  } else if (message.kind === 'writes') {
+    send({ kind: 'writes', seq: message.seq, transactions: writes() });
   } else if (message.kind === 'stop') {
     void stop().finally(() => process.exit(0));
   }

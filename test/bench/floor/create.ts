@@ -7,18 +7,22 @@ import { metadataResource, sampleResource } from './render.ts';
 
 export const REQUEST_RETENTION_SECONDS = 7 * 24 * 3600;
 
-/** The next id of a family: one atomic `ADD` (never conflicts, never retried). */
-export async function nextId(db: Db, table: string, family: string): Promise<number> {
+/** `count` consecutive ids of a family: one atomic `ADD` (never conflicts, never retried). */
+export async function nextIds(db: Db, table: string, family: string, count: number): Promise<number[]> {
   const out = await db.update({
     TableName: table,
     Key: sequenceKey(family),
-    UpdateExpression: 'ADD #v :one',
+    UpdateExpression: 'ADD #v :n',
     ExpressionAttributeNames: { '#v': 'value' },
-    ExpressionAttributeValues: { ':one': 1 },
+    ExpressionAttributeValues: { ':n': count },
     ReturnValues: 'UPDATED_NEW',
   });
-  return out!.value as number;
+  const last = out!.value as number;
+  return Array.from({ length: count }, (_, i) => last - count + 1 + i);
 }
+
+/** The next id of a family. */
+export const nextId = async (db: Db, table: string, family: string): Promise<number> => (await nextIds(db, table, family, 1))[0]!;
 
 /** A new record item as the service stores it: keys, index keys, ElectroDB markers, a fresh uuid. */
 export function newRecord(now: string, type: string, id: number, attrs: Record<string, unknown>, rels: Record<string, unknown>) {

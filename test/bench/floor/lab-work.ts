@@ -30,7 +30,7 @@ import type { Answer } from './reads.ts';
  */
 
 const ctx = { registry, now: '', baseUrl: '' } as RequestContext;
-const asRecord = (item: Item): StoredRecord => item as unknown as StoredRecord;
+export const asRecord = (item: Item): StoredRecord => item as unknown as StoredRecord;
 const labwareOf = (item: Item): Labware => item.attrs as Labware;
 
 /** The record key a record's uuid names (uuids encode family and id), for the families these writes read. */
@@ -41,7 +41,7 @@ function keyOfUuid(uuid: unknown) {
 }
 
 /** Reads the records the uuids name (one BatchGetItem per 100), by uuid; undefined if any is unknown. */
-async function byUuids(db: Db, table: string, uuids: string[]): Promise<Map<string, Item> | undefined> {
+export async function byUuids(db: Db, table: string, uuids: string[]): Promise<Map<string, Item> | undefined> {
   const keys = uuids.map(keyOfUuid);
   if (keys.some((k) => !k)) return undefined;
   const unique = [...new Map(keys.map((k) => [k!.pk, k!])).values()];
@@ -50,7 +50,7 @@ async function byUuids(db: Db, table: string, uuids: string[]): Promise<Map<stri
   return uuids.every((u) => found.has(u.toLowerCase())) ? found : undefined;
 }
 
-const event = (now: string, base: string, type: string, record: StoredRecord, user: Item) => ({
+export const event = (now: string, base: string, type: string, record: StoredRecord, user: Item) => ({
   id: randomUUID(),
   type,
   occurred_at: now,
@@ -59,7 +59,7 @@ const event = (now: string, base: string, type: string, record: StoredRecord, us
   actor: { api_key: 'bench', user: { type: 'users', id: String(user.id), uuid: user.uuid } },
 });
 
-const changed = (item: Item, now: string, attrs: Attributes, rels: Attributes = {}): Item => ({
+export const changed = (item: Item, now: string, attrs: Attributes, rels: Attributes = {}): Item => ({
   ...item,
   attrs: { ...(item.attrs as Attributes), ...attrs },
   rels: { ...(item.rels as Attributes), ...rels },
@@ -67,7 +67,7 @@ const changed = (item: Item, now: string, attrs: Attributes, rels: Attributes = 
   version: Number(item.version) + 1,
 });
 
-const created = (base: string, record: Item): Answer => {
+export const created = (base: string, record: Item): Answer => {
   const self = `${base}/api/v2/${record.type}/${record.id}`;
   return { status: 201, headers: { Location: self }, body: { data: renderResource({ ...ctx, baseUrl: base }, asRecord(record), new Map()), links: { self } } };
 };
@@ -76,30 +76,58 @@ interface Entry {
   source_asset: string;
   target_asset: string;
   outer_request?: string;
+  submission?: string;
 }
 
+type Ref = { type: string; id: number };
+
+/** A new parent link of a labware (lineage's index entry, lib/resources/lineage.ts), as a transaction's Put. */
+export const parentLinkPut = (table: string, parent: number, child: Item) => {
+  const ref = `${String(child.id).padStart(12, '0')}#labware`;
+  return {
+    Put: {
+      TableName: table,
+      Item: {
+        ...termKey('labware.parents', String(parent), ref),
+        ...entityMarkers('term'),
+        scope: 'labware.parents',
+        value: String(parent),
+        ref,
+        family: 'labware',
+        type: child.type,
+        id: child.id,
+      },
+    },
+  };
+};
+
 /**
- * POST /api/v2/transfer_request_collections, entries `{source_asset, target_asset, outer_request}` of wells
- * of one source plate into one target plate: one BatchGetItem of the plates, the outer requests and the
- * user, the collection's id beside it; the moves planned by the service's planner; one transaction (the
- * target, its new parent link, the collection, two count shards, the request item).
+ * POST /api/v2/transfer_request_collections, entries `{source_asset, target_asset, outer_request |
+ * submission}` of wells of one source plate into the wells of a plate or into tubes (by a tube's uuid):
+ * one BatchGetItem of the labware, the outer requests' books, the submissions and the user, the
+ * collection's id beside it; the moves planned by the service's planner; one transaction (each target, a
+ * parent link where the source is not yet its parent, the collection, two count shards, the request item).
  */
 export async function transferRequestCollection(db: Db, table: string, base: string, body: string | undefined): Promise<Answer> {
   const input = parse(body, 'transfer_request_collections');
   const entries = input?.transfer_requests_attributes as Entry[] | undefined;
-  const slots = entries?.map((e) => [parseSlotUuid(e.source_asset), parseSlotUuid(e.target_asset)] as const);
-  if (!entries || !slots || slots.some(([s, t]) => !s || !t)) return problem(400, 'entries of wells by uuid');
-  const labware = [...new Set(slots.flatMap(([s, t]) => [s!.labwareUuid, t!.labwareUuid]))];
-  if (labware.length !== 2) return problem(400, 'one source plate and one target plate');
+  const slots = entries?.map(
+    (e) => [parseSlotUuid(e.source_asset), parseSlotUuid(e.target_asset) ?? { labwareUuid: e.target_asset.toLowerCase(), slot: 1 }] as const,
+  );
+  if (!entries || !slots || slots.some(([s]) => !s)) return problem(400, 'entries of wells or tubes by uuid');
+  const sources = new Set(slots.map(([s]) => s!.labwareUuid));
+  if (sources.size !== 1) return problem(400, 'one source plate');
+  const targetUuids = [...new Set(slots.map(([, t]) => t.labwareUuid))];
   // A request's uuid is its book's with its place (lib/domain/labware-ids.ts): the books are what is read.
   const books = [...new Set(entries.flatMap((e) => (e.outer_request ? [parseHeldUuid(e.outer_request)?.holderUuid ?? e.outer_request] : [])))];
+  const submissions = [...new Set(entries.flatMap((e) => (e.submission ? [e.submission] : [])))];
   const [found, id] = await Promise.all([
-    byUuids(db, table, [...labware, ...books, String(input!.user_uuid)]),
+    byUuids(db, table, [...sources, ...targetUuids, ...books, ...submissions, String(input!.user_uuid)]),
     nextId(db, table, 'transfer_request_collections'),
   ]);
   if (!found) return problem(404, 'a record named is missing');
-  const source = found.get(slots[0]![0]!.labwareUuid)!;
-  const target = found.get(slots[0]![1]!.labwareUuid)!;
+  const source = found.get([...sources][0]!)!;
+  const targets = targetUuids.map((uuid) => found.get(uuid)!);
   const user = found.get(String(input!.user_uuid).toLowerCase())!;
   const from = labwareOf(source);
   const moves = entries.map((e, i): MaterialMove<number> => {
@@ -108,7 +136,7 @@ export async function transferRequestCollection(db: Db, table: string, base: str
     const held = e.outer_request ? parseHeldUuid(e.outer_request) : undefined;
     const book = held && found.get(held.holderUuid);
     const outer = book && { id: requestId(book.id as number, held.slot - 1), submission: (book.attrs as RequestBook).submission };
-    const submission = outer?.submission;
+    const submission = e.submission ? (found.get(e.submission.toLowerCase())!.id as number) : outer?.submission;
     return {
       source: {
         id: slotId(source.id as number, slot),
@@ -118,45 +146,38 @@ export async function transferRequestCollection(db: Db, table: string, base: str
         outerRequest: outer?.id ?? null,
         volume: null,
       },
-      target: target.id as number,
-      slot: slots[i]![1]!.slot,
+      target: found.get(slots[i]![1].labwareUuid)!.id as number,
+      slot: slots[i]![1].slot,
     };
   });
-  const applied = applyMoves(new Map([[target.id as number, labwareOf(target)]]), moves, (t, s) => `wells ${slotId(t, s)}`);
+  const applied = applyMoves(new Map(targets.map((t) => [t.id as number, labwareOf(t)])), moves, (t, s) => `receptacle ${slotId(t, s)}`);
   if (!applied.ok) return problem(422, applied.problems.map((p) => p.detail).join('; '));
-  const { receptacles, aliquotCount, transferRequestCount = 0 } = applied.value.get(target.id as number)!;
 
   const now = new Date().toISOString();
-  const parents = [...((target.rels as { parents?: { type: string; id: number }[] }).parents ?? []), { type: 'plates', id: source.id as number }];
-  const plate = changed(target, now, { receptacles, aliquotCount, transferRequestCount }, { parents });
-  const made = [];
-  for (let n = (labwareOf(target).transferRequestCount ?? 0) + 1; n <= transferRequestCount; n++)
-    made.push({ type: 'transfer_requests', id: transferRequestId(target.id as number, n) });
-  const record = newRecord(now, 'transfer_request_collections', id, {}, { transfer_requests: made, target_tubes: [], user: { type: 'users', id: user.id } });
+  const made: Ref[] = [];
+  const writes = targets.map((target) => {
+    const { receptacles, aliquotCount, transferRequestCount = 0 } = applied.value.get(target.id as number)!;
+    const before = (target.rels as { parents?: Ref[] }).parents ?? [];
+    const linked = before.some((p) => p.id === source.id);
+    const parents = linked ? before : [...before, { type: 'plates', id: source.id as number }];
+    for (let n = (labwareOf(target).transferRequestCount ?? 0) + 1; n <= transferRequestCount; n++)
+      made.push({ type: 'transfer_requests', id: transferRequestId(target.id as number, n) });
+    return { target, item: changed(target, now, { receptacles, aliquotCount, transferRequestCount }, { parents }), linked };
+  });
+  const tubes = targets.filter((t) => t.type === 'tubes').map((t) => ({ type: 'tubes', id: t.id }));
+  const record = newRecord(now, 'transfer_request_collections', id, {}, { transfer_requests: made, target_tubes: tubes, user: { type: 'users', id: user.id } });
   await db.transact({
     TransactItems: [
-      { Put: { TableName: table, Item: plate } },
-      {
-        Put: {
-          TableName: table,
-          Item: {
-            ...termKey('labware.parents', String(source.id), String(target.id).padStart(12, '0')),
-            ...entityMarkers('term'),
-            scope: 'labware.parents',
-            value: String(source.id),
-            ref: String(target.id).padStart(12, '0'),
-            family: 'labware',
-            type: 'plates',
-            id: target.id,
-          },
-        },
-      },
+      ...writes.flatMap(({ target, item, linked }) => [
+        { Put: { TableName: table, Item: item } },
+        ...(linked ? [] : [parentLinkPut(table, source.id as number, target)]),
+      ]),
       { Put: { TableName: table, Item: record } },
       countUpdate(table, 'transfer_request_collections'),
       countUpdate(table, 'labware'),
       requestPut(table, now, [
         event(now, base, 'transfer_request_collections.created', asRecord(record), user),
-        event(now, base, 'plates.updated', asRecord(plate), user),
+        ...writes.map(({ item }) => event(now, base, `${item.type}.updated`, asRecord(item), user)),
       ]),
     ],
   });

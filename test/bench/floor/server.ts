@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createSample } from './create.ts';
+import { plateCreation, specificTubeCreation } from './creations.ts';
 import { stamp, tagLayout } from './lab.ts';
 import { plateStateChange, transferRequestCollection } from './lab-work.ts';
 import { plateForPresenter, PRESENTER_INCLUDE } from './plate-page.ts';
@@ -69,6 +70,9 @@ async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: 
   if (req.method === 'POST' && type === 'tag_layouts' && rawId === undefined) return tagLayout(db, options.table, base, await readBody(req));
   if (req.method === 'POST' && type === 'transfer_request_collections' && rawId === undefined)
     return transferRequestCollection(db, options.table, base, await readBody(req));
+  if (req.method === 'POST' && type === 'plate_creations' && rawId === undefined) return plateCreation(db, options.table, base, await readBody(req));
+  if (req.method === 'POST' && type === 'specific_tube_creations' && rawId === undefined)
+    return specificTubeCreation(db, options.table, base, await readBody(req));
   if (req.method === 'POST' && type === 'state_changes' && rawId === undefined) return plateStateChange(db, options.table, base, await readBody(req));
   return { status: 404 };
 }
