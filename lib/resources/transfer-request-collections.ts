@@ -130,7 +130,8 @@ export const transferRequestCollections = defineResource({
         pointer('data', 'attributes', FIELD),
         `${FIELD} - has ${entries.length} entries; one collection holds at most ${MAX_TRANSFER_REQUESTS_PER_COLLECTION}`,
       );
-    const read = await readEntries(ctx, entries);
+    // The collection's id is reserved beside the reads, one round trip fewer (a refused collection skips it, contract §1.3).
+    const [read, [id]] = await Promise.all([readEntries(ctx, entries), ctx.uow.allocateIds('transfer_request_collections', 1)]);
     const user = input.relationships.user!;
     const made = await moveMaterial(
       ctx,
@@ -147,6 +148,7 @@ export const transferRequestCollections = defineResource({
     );
     const targets = new Map(read.map(({ target }) => [target.labware.id, target.labware]));
     return ctx.uow.create('transfer_request_collections', {
+      id: id!,
       attrs: {},
       rels: {
         transfer_requests: made,
