@@ -242,7 +242,17 @@ describe('POST /aliquots', () => {
     expect(res.headers.Location).toBe(`${BASE}/aliquots/${aliquot.id}`);
     expect(aliquot.links.self).toBe(`${BASE}/aliquots/${aliquot.id}`);
     expect(aliquot.attributes).toEqual({ tag_oligo: null, tag_index: null, tag2_oligo: null, tag2_index: null, library_type: 'Standard' });
-    expect(Object.keys(aliquot.relationships).sort()).toEqual(['bait_library', 'poly_metadata', 'project', 'receptacle', 'request', 'sample', 'study', 'tag', 'tag2']);
+    expect(Object.keys(aliquot.relationships).sort()).toEqual([
+      'bait_library',
+      'poly_metadata',
+      'project',
+      'receptacle',
+      'request',
+      'sample',
+      'study',
+      'tag',
+      'tag2',
+    ]);
 
     const read = await call('GET', `/api/v2/aliquots/${aliquot.id}`);
     expect(read.status).toBe(200);
