@@ -502,3 +502,53 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
     expect(full.sizes).toEqual([TRANSACTION_ITEM_LIMIT]);
   });
 });
+
+describe('20 at once', () => {
+  const WRITERS = 20;
+
+  it('specific tube creations and rack creations of new tubes from one parent: all 201, every tube and rack its own, the parent finds them all', {
+    timeout: 180_000,
+  }, async () => {
+    const parent = await createPlate();
+    const tubes = await Promise.all(
+      Array.from({ length: WRITERS }, (_, i) =>
+        post('specific_tube_creations', {
+          child_purpose_uuids: [purposes['MX Tube'], purposes['MX Tube']],
+          parent_uuids: [parent.attributes.uuid],
+          tube_attributes: [{ name: `P${i}:1` }, { name: `P${i}:2` }],
+        }),
+      ),
+    );
+    const racks = await Promise.all(
+      Array.from({ length: WRITERS }, (_, i) =>
+        post('specific_tube_rack_creations', { parent_uuids: [parent.attributes.uuid], tube_rack_attributes: [rackOf(`R${i}`, 2)] }),
+      ),
+    );
+    expect([...tubes, ...racks].map((r) => r.status)).toEqual(Array(2 * WRITERS).fill(201));
+    const made = await Promise.all(tubes.map((r) => related('specific_tube_creations', r.body.data.id, 'children')));
+    expect(new Set(made.flat().map((t: any) => t.id)).size).toBe(2 * WRITERS);
+    const rackIds = (await Promise.all(racks.map((r) => related('specific_tube_rack_creations', r.body.data.id, 'children')))).flat().map((r: any) => r.id);
+    expect(new Set(rackIds).size).toBe(WRITERS);
+    expect(idsOf(await related('plates', parent.id, 'children'))).toEqual([...made.flat().map((t: any) => t.id), ...rackIds].sort());
+  });
+
+  it('rack creations racking ONE existing tube: exactly one 201, the others refused (422, or 409 past their retries); the tube is in that rack only', {
+    timeout: 180_000,
+  }, async () => {
+    const parent = await createPlate();
+    const tube = await createTube('MX Tube', { barcode: uniqueName('FX') });
+    const results = await Promise.all(
+      Array.from({ length: WRITERS }, (_, i) => {
+        const rack = rackOf(`ONE${i}`, 1);
+        rack.racked_tubes[0]!.tube_barcode = tube.attributes.labware_barcode.human_barcode;
+        return post('specific_tube_rack_creations', { parent_uuids: [parent.attributes.uuid], tube_rack_attributes: [rack] });
+      }),
+    );
+    const won = results.filter((r) => r.status === 201);
+    expect(won).toHaveLength(1);
+    expect(results.filter((r) => r.status !== 201 && r.status !== 422 && r.status !== 409).map((r) => r.status)).toEqual([]);
+    const [rack] = await related('specific_tube_rack_creations', won[0]!.body.data.id, 'children');
+    expect((await call('GET', `/api/v2/tubes/${tube.id}/tube_rack`)).body.data.id).toBe(rack.id);
+    expect(idsOf(await related('plates', parent.id, 'children'))).toEqual([rack.id]);
+  });
+});

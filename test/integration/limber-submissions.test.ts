@@ -407,3 +407,18 @@ describe('50 at once', () => {
     expect(counts).toEqual(Array(50).fill(8));
   });
 });
+
+describe('20 at once on ONE order', () => {
+  it('20 and_submit submissions of the same order: exactly one 201, the others refused (422, or 409 past their retries); its requests are made once', {
+    timeout: 180_000,
+  }, async () => {
+    const plate = await stockPlate(2);
+    const order = await createOrder(await templateUuid(LIBRARY), wellUuids(plate, 2));
+    const results = await Promise.all(Array.from({ length: 20 }, () => call('POST', '/api/v2/submissions', { body: submissionDoc([order.attributes.uuid]) })));
+    const won = results.filter((r) => r.status === 201);
+    expect(won).toHaveLength(1);
+    expect(results.filter((r) => r.status !== 201 && r.status !== 422 && r.status !== 409).map((r) => r.status)).toEqual([]);
+    expect((await call('GET', `/api/v2/orders/${order.id}/submission`)).body.data.id).toBe(won[0]!.body.data.id);
+    expect(await requestsOfSubmission(won[0]!.body.data.id)).toHaveLength(4);
+  });
+});

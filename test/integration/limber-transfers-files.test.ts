@@ -404,6 +404,29 @@ describe('50 writes at once', () => {
     for (const p of plates) expect((await contentsOf('plates', p.id)).get('A1')?.map((a) => a.sample)).toEqual([samples.get('A1')]);
   });
 
+  // One plate is one record (as the collections' writers into one plate): each commits in turn; on a loaded machine a writer may pass its window (409).
+  it('20 bulk transfers into 20 distinct wells of ONE plate: each 201 or 409, every 201 in its well, nothing lost or mixed', {
+    timeout: BURST_BUDGET_MS + 60_000,
+  }, async () => {
+    const { plate: source, samples } = await filledPlate(20);
+    const destination = await createPlate();
+    const positions = [...samples.keys()];
+    const results = await Promise.all(positions.map((p) => call('POST', BULK, { body: bulk([wt(source, p, destination, p)]) })));
+    expect(results.filter((r) => r.status !== 201 && r.status !== 409).map((r) => r.status)).toEqual([]);
+    const landed = positions.filter((_, i) => results[i]!.status === 201);
+    const held = await contentsOf('plates', destination.id);
+    expect([...held.keys()].sort()).toEqual([...landed].sort());
+    expect(
+      landed.filter(
+        (p) =>
+          held
+            .get(p)!
+            .map((a) => a.sample)
+            .join() !== samples.get(p),
+      ),
+    ).toEqual([]);
+  });
+
   it('50 QC files onto one plate: 50 × 201 (each file is its own record), all listed with the plate', { timeout: BURST_BUDGET_MS + 60_000 }, async () => {
     const plate = await createPlate();
     const results = await Promise.all(
