@@ -83,7 +83,6 @@ async function templateOrder(plate: { attributes: { uuid: string } }, requestOpt
   };
 }
 
-/** Sends a write, with extra headers (an `Idempotency-Key`). */
 /**
  * Attributes a write answers with that a later read renders null: qc_assays' `qc_results`, the upload's
  * account of the results it created, which is not stored on the assay (docs/decisions.md, "Payload 2.0 both
@@ -98,6 +97,7 @@ export function asStored(resource: { type: string; attributes?: Record<string, u
   return { ...resource, attributes: Object.fromEntries(Object.entries(resource.attributes ?? {}).map(([name, value]) => [name, stored(name, value)])) };
 }
 
+/** Sends a write, with extra headers (an `Idempotency-Key`). */
 export const send = (write: Write, headers?: Record<string, string>): Promise<CallResult> =>
   call(write.method, write.path, { body: write.body, ...(write.key ? { key: write.key } : {}), ...(headers ? { headers } : {}) });
 
