@@ -5,7 +5,7 @@ import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, lazySchema, timestamps, toMany, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
 import { labwareAttrs } from '#lib/resources/labware-views.ts';
-import { moveMaterial, submissionId, uuidText, type Named } from '#lib/resources/receptacle-moves.ts';
+import { checkEntryCount, moveMaterial, submissionId, uuidText, type Named } from '#lib/resources/receptacle-moves.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 
 /**
@@ -91,14 +91,9 @@ export const bulkTransfers = defineResource({
 
   create: async (ctx, input) => {
     const entries = input.attributes.well_transfers!;
-    if (entries.length === 0)
-      throw errors.invalidValue(pointer('data', 'attributes', FIELD), `${FIELD} - can't be empty: name at least one source and destination well`);
-    if (entries.length > MAX_WELL_TRANSFERS_PER_BULK_TRANSFER)
-      throw errors.tooLarge(
-        pointer('data', 'attributes', FIELD),
-        `${FIELD} - has ${entries.length} entries; one bulk transfer holds at most ${MAX_WELL_TRANSFERS_PER_BULK_TRANSFER}`,
-      );
-    const read = await readWellTransfers(ctx, entries);
+    checkEntryCount(FIELD, entries.length, MAX_WELL_TRANSFERS_PER_BULK_TRANSFER, { empty: 'source and destination well', holder: 'one bulk transfer' });
+    // The bulk transfer's own id is reserved beside the reads (a refused one skips it, contract §1.3).
+    const [read, [bulkId]] = await Promise.all([readWellTransfers(ctx, entries), ctx.uow.allocateIds('bulk_transfers', 1)]);
 
     // One transfer per (source, destination) pair of plates: its map, source well → destination wells, as the reference records it.
     const pairs = new Map<string, { source: StoredRecord; destination: StoredRecord; map: Record<string, string[]> }>();
@@ -146,6 +141,7 @@ export const bulkTransfers = defineResource({
         rels: { source: refOf(source), destination: refOf(destination), user: refOf(user) },
       });
     return ctx.uow.create('bulk_transfers', {
+      id: bulkId!,
       attrs: {},
       rels: { transfers: transfers.map((t) => ({ type: 'transfers', id: t.id })), user: refOf(user) },
     });

@@ -29,6 +29,15 @@ export const submissionId = lazySchema(() =>
   z.union([z.number().check(z.int(), z.positive()), z.pipe(z.string().check(z.regex(/^\d+$/, 'must be an id')), z.transform(Number))]),
 );
 
+/**
+ * Refuses a list of entries that is empty or longer than one operation takes, at the list's attribute,
+ * before anything is read. `empty` says what an entry names; `holder` what holds at most `max` of them.
+ */
+export function checkEntryCount(field: string, count: number, max: number, wording: { empty: string; holder: string }): void {
+  if (count === 0) throw errors.invalidValue(pointer('data', 'attributes', field), `${field} - can't be empty: name at least one ${wording.empty}`);
+  if (count > max) throw errors.tooLarge(pointer('data', 'attributes', field), `${field} - has ${count} entries; ${wording.holder} holds at most ${max}`);
+}
+
 /** A receptacle an entry names: its labware and slot. */
 export interface Named {
   labware: StoredRecord;

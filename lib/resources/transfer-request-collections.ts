@@ -5,7 +5,7 @@ import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, lazySchema, timestamps, toMany, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
 import { labwareAttrs } from '#lib/resources/labware-views.ts';
-import { moveMaterial, submissionId, uuidText, type Named } from '#lib/resources/receptacle-moves.ts';
+import { checkEntryCount, moveMaterial, submissionId, uuidText, type Named } from '#lib/resources/receptacle-moves.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
 
 /**
@@ -124,12 +124,7 @@ export const transferRequestCollections = defineResource({
 
   create: async (ctx, input) => {
     const entries = input.attributes.transfer_requests_attributes!;
-    if (entries.length === 0) throw errors.invalidValue(pointer('data', 'attributes', FIELD), `${FIELD} - can't be empty: name at least one source and target`);
-    if (entries.length > MAX_TRANSFER_REQUESTS_PER_COLLECTION)
-      throw errors.tooLarge(
-        pointer('data', 'attributes', FIELD),
-        `${FIELD} - has ${entries.length} entries; one collection holds at most ${MAX_TRANSFER_REQUESTS_PER_COLLECTION}`,
-      );
+    checkEntryCount(FIELD, entries.length, MAX_TRANSFER_REQUESTS_PER_COLLECTION, { empty: 'source and target', holder: 'one collection' });
     // The collection's id is reserved beside the reads, one round trip fewer (a refused collection skips it, contract §1.3).
     const [read, [id]] = await Promise.all([readEntries(ctx, entries), ctx.uow.allocateIds('transfer_request_collections', 1)]);
     const user = input.relationships.user!;
