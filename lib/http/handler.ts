@@ -8,6 +8,7 @@ import { mediaTypes } from '#lib/http/middleware/media-types.ts';
 import { preflight } from '#lib/http/middleware/preflight.ts';
 import { requestContext } from '#lib/http/middleware/request-context.ts';
 import { requestLog } from '#lib/http/middleware/request-log.ts';
+import { responseSize } from '#lib/http/middleware/response-size.ts';
 import { route } from '#lib/http/middleware/route.ts';
 import { baseUrl } from '#lib/http/base-url.ts';
 import { toResult, type LtsContext } from '#lib/http/request.ts';
@@ -42,7 +43,8 @@ export type PagesOf = (resources: Registry) => Pages;
  * (`GET /health`, the OpenAPI document and the docs page, answered without a key; the plate map pages at
  * `/labware/{barcode}`, HTML, with their own key check: the header or the key form's cookie),
  * authentication (401), its keyed pages (the `/api/v2` index), routing (404/405/403), media types
- * (415/406) and the body limit (413); then the engine. `onError`: the JSON:API error mapping (503 with
+ * (415/406) and the body limit (413); then the engine. `after`, first: the answer compressed when the client
+ * accepts gzip, and never past Lambda's response limit (400). `onError`: the JSON:API error mapping (503 with
  * Retry-After for capacity faults, a bare 500 for anything unexpected). `after` and `onError`: the request
  * log line and X-DynamoDB-Calls.
  *
@@ -61,6 +63,7 @@ function createChain(resources: Registry, served: readonly string[], pages: Page
     .use(route(resources, served))
     .use(mediaTypes())
     .use(bodyLimit())
+    .use(responseSize())
     .handler(async (_event, context) => {
       const { request, def, target, apiKey, requestId } = context.lts;
       const ctx = newRequestContext(resources, { baseUrl: baseUrl(config().LTS_BASE_URL, request.headers), requestId, apiKey });

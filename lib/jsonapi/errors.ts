@@ -98,6 +98,15 @@ export const errors = {
         : `Content-Type ${contentType === undefined ? 'is missing' : `${show(contentType)} is not supported`}; writes must use application/vnd.api+json`,
       { header: 'Content-Type' },
     ),
+  /** An answer that would be past Lambda's response limit (lib/http/response-size.ts): what the client can ask for instead. */
+  responseTooLarge: (parameter: string, bytes: number, limit: number) =>
+    error(
+      400,
+      'response_too_large',
+      'Response too large',
+      `the response would be ${bytes} bytes, past the ${limit} a response may have; send Accept-Encoding: gzip, or ask for fewer includes, sparse fieldsets or a smaller page[size]`,
+      { parameter },
+    ),
   payloadTooLarge: (limit: number) => error(413, 'payload_too_large', 'Payload too large', `request bodies are limited to ${limit} bytes`),
   conflict: (detail: string, pointer?: string) => error(409, 'conflict', 'Conflict', detail, pointer ? { pointer } : undefined),
   concurrentUpdate: () =>

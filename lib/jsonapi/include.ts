@@ -11,9 +11,10 @@ export type IncludeTree = Map<string, IncludeTree>;
 export const MAX_INCLUDE_DEPTH = 8;
 export const MAX_INCLUDE_PATHS = 20;
 /**
- * Included resources one response may carry. Each renders to about 1 KB, so this keeps a compound
- * document well inside Lambda's 6 MB response (a full 384-well plate with
- * `include=wells.aliquots.sample.sample_metadata` includes 1,536).
+ * Included resources one response may carry: a bound on what a request reads (a full 384-well plate with
+ * `include=wells.aliquots.sample.sample_metadata` includes 1,536). It does not bound the answer's bytes — a
+ * well renders to ~2.9 KB, so 5,000 of them are ~14 MB — which lib/http/response-size.ts keeps within
+ * Lambda's 6 MB response.
  */
 export const MAX_INCLUDED = 5_000;
 

@@ -1,7 +1,8 @@
 import type { Context } from 'aws-lambda';
+import { gunzipSync } from 'node:zlib';
 import { vi } from 'vitest';
 import type { LambdaHandler } from '#lib/http/handler.ts';
-import { eventOf } from '#lib/http/payload-v2.ts';
+import { eventOf, responseOf } from '#lib/http/payload-v2.ts';
 import { handlerForRoute } from '#lib/http/route-handlers.ts';
 import { routeForPath } from '#lib/routes.ts';
 import { authenticateKey, clearApiKeyCache } from '#lib/store/api-keys.ts';
@@ -66,11 +67,19 @@ async function invoke(method: string, pathAndQuery: string, headers: Record<stri
   }
   const event = eventOf({ method, target: pathAndQuery, headers, ...(body !== undefined ? { body: Buffer.from(body) } : {}), sourceIp: '127.0.0.1' });
   const result = await handler(event, {} as Context);
-  return { status: result.statusCode ?? 0, headers: result.headers as Record<string, string>, body: result.body, cookies: result.cookies ?? [] };
+  // As API Gateway sends it (base64 bodies as bytes) and as an HTTP client reads it (gzip undone).
+  const { body: bytes } = responseOf(result);
+  const text = result.headers?.['Content-Encoding'] === 'gzip' ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
+  return {
+    status: result.statusCode ?? 0,
+    headers: result.headers as Record<string, string>,
+    body: result.body === undefined ? undefined : text,
+    cookies: result.cookies ?? [],
+  };
 }
 
 /** The response headers `call`'s callers read, named as the handlers name them. */
-const READ_HEADERS = ['Content-Type', 'X-DynamoDB-Calls', 'Location', 'Retry-After', 'ETag'];
+const READ_HEADERS = ['Content-Type', 'Content-Encoding', 'Vary', 'X-DynamoDB-Calls', 'Location', 'Retry-After', 'ETag'];
 
 /** Sends a request over HTTP to the running service (fetch sets the Host). */
 async function fetchFrom(url: string, method: string, pathAndQuery: string, headers: Record<string, string>, body: string | undefined): Promise<Answer> {

@@ -1,0 +1,147 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import fc from 'fast-check';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { responseSize } from '#lib/http/middleware/response-size.ts';
+import { acceptsGzip, bytesPastLimit, encodeResult, GZIP_MIN_BYTES, LAMBDA_RESPONSE_BYTES, payloadBytes } from '#lib/http/response-size.ts';
+import { JsonApiError } from '#lib/jsonapi/errors.ts';
+
+const JSON_API = 'application/vnd.api+json';
+const result = (body: string | undefined, contentType = JSON_API): APIGatewayProxyStructuredResultV2 => ({
+  statusCode: 200,
+  headers: { 'Content-Type': contentType, 'X-Request-Id': 'r-1' },
+  ...(body === undefined ? {} : { body }),
+});
+/** A JSON:API-like body of about `bytes` bytes: quotes to escape, and text that compresses. */
+const documentOf = (bytes: number) => JSON.stringify({ data: Array.from({ length: Math.ceil(bytes / 40) }, (_, i) => ({ type: 'wells', id: String(i) })) });
+/**
+ * A result whose payload, as Lambda returns it, is exactly `bytes` bytes: a body of plain letters, and the
+ * Vary header a large body leaves with already there.
+ */
+function resultOfPayload(bytes: number): APIGatewayProxyStructuredResultV2 {
+  const of = (body: string) => ({ ...result(body), headers: { ...result(body).headers, Vary: 'Accept-Encoding' } });
+  return of('x'.repeat(bytes - Buffer.byteLength(JSON.stringify(of('')))));
+}
+
+describe('acceptsGzip (RFC 9110 §12.5.3)', () => {
+  it.each([
+    ['gzip, deflate', true],
+    ['gzip;q=1.0,deflate;q=0.6,identity;q=0.3', true], // Ruby's Net::HTTP, under Limber's Faraday
+    ['deflate, GZIP;q=0.5', true],
+    ['x-gzip', true],
+    ['*', true],
+    ['br, *;q=0.1', true],
+    ['gzip;q=0', false],
+    ['*, gzip;q=0', false],
+    ['identity', false],
+    ['deflate, br', false],
+    ['gzip;q=abc', false],
+    ['', false],
+    [undefined, false],
+  ])('%j → %s', (header, accepted) => {
+    expect(acceptsGzip(header)).toBe(accepted);
+  });
+});
+
+describe('encodeResult', () => {
+  const large = documentOf(GZIP_MIN_BYTES * 4);
+
+  it('gzips a large JSON:API body for a client that accepts gzip, base64 as payload 2.0 carries bytes', () => {
+    const encoded = encodeResult(result(large), 'gzip, deflate');
+    expect(encoded.isBase64Encoded).toBe(true);
+    expect(encoded.headers).toMatchObject({ 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding', 'Content-Type': JSON_API, 'X-Request-Id': 'r-1' });
+    expect(gunzipSync(Buffer.from(encoded.body!, 'base64')).toString('utf8')).toBe(large);
+    expect(encoded.body!.length).toBeLessThan(large.length / 4);
+  });
+
+  it('leaves it as it is for a client that does not, saying that it varies', () => {
+    const encoded = encodeResult(result(large), undefined);
+    expect(encoded.body).toBe(large);
+    expect(encoded.isBase64Encoded).toBeUndefined();
+    expect(encoded.headers).toMatchObject({ Vary: 'Accept-Encoding' });
+    expect(encoded.headers).not.toHaveProperty('Content-Encoding');
+  });
+
+  it('leaves small bodies, no body, binary types and bodies already encoded as they are', () => {
+    const small = documentOf(GZIP_MIN_BYTES / 2);
+    const unchanged = [
+      result(small),
+      result(undefined),
+      result(large, 'image/png'),
+      { ...result(Buffer.from(large).toString('base64')), isBase64Encoded: true },
+    ];
+    for (const r of unchanged) expect(encodeResult(r, 'gzip')).toBe(r);
+    const gzipped = { ...result(large), headers: { 'Content-Type': JSON_API, 'content-encoding': 'gzip' } };
+    expect(encodeResult(gzipped, 'gzip')).toBe(gzipped);
+  });
+
+  it('compresses the text types: JSON, HTML, JavaScript, CSS', () => {
+    for (const type of ['application/json', 'text/html; charset=utf-8', 'application/javascript', 'text/css'])
+      expect(encodeResult(result(large, type), 'gzip').headers).toMatchObject({ 'Content-Encoding': 'gzip' });
+  });
+});
+
+describe("payloadBytes and the limit: the result's bytes as Lambda returns it", () => {
+  it('counts exactly what JSON.stringify of the result makes, whatever the body holds', () => {
+    const body = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom('"', '\\', 'a', '\n', 'é', '\u0001', '😀', '\ud800') }));
+    fc.assert(
+      fc.property(fc.option(body, { nil: undefined }), fc.dictionary(fc.string(), fc.string()), (b, headers) => {
+        const r = { statusCode: 200, headers, ...(b === undefined ? {} : { body: b }) };
+        expect(payloadBytes(r)).toBe(Buffer.byteLength(JSON.stringify(r)));
+      }),
+    );
+  });
+
+  it('a payload of exactly the limit fits; one byte more does not', () => {
+    expect(payloadBytes(resultOfPayload(LAMBDA_RESPONSE_BYTES))).toBe(LAMBDA_RESPONSE_BYTES);
+    expect(bytesPastLimit(resultOfPayload(LAMBDA_RESPONSE_BYTES))).toBeUndefined();
+    expect(bytesPastLimit(resultOfPayload(LAMBDA_RESPONSE_BYTES + 1))).toBe(LAMBDA_RESPONSE_BYTES + 1);
+  });
+
+  it("counts a body's escapes: 4 MB of quotes is 8 MB as a payload", () => {
+    const quotes = result('"'.repeat(4 * 1024 * 1024));
+    expect(bytesPastLimit(quotes)).toBe(Buffer.byteLength(JSON.stringify(quotes)));
+  });
+});
+
+describe('the responseSize middleware', () => {
+  /** Runs the middleware's `after` on a response to a request with these headers and query. */
+  function leave(response: APIGatewayProxyStructuredResultV2, headers: Record<string, string>, query = '') {
+    const request = { response, context: { lts: { request: { method: 'GET', path: '/api/v2/plates', query, headers } } } };
+    (responseSize().after as (r: unknown) => void)(request);
+    return request.response;
+  }
+
+  it('answers gzip to a client that accepts it, even past the limit as it is', () => {
+    const big = resultOfPayload(LAMBDA_RESPONSE_BYTES + 1);
+    const sent = leave(big, { 'accept-encoding': 'gzip' });
+    expect(sent.headers).toMatchObject({ 'Content-Encoding': 'gzip' });
+    expect(payloadBytes(sent)).toBeLessThan(LAMBDA_RESPONSE_BYTES / 100);
+  });
+
+  it('refuses with a 400 naming the limit, and include when the request has one, past the limit as it is', () => {
+    const big = resultOfPayload(LAMBDA_RESPONSE_BYTES + 1);
+    for (const [query, parameter] of [
+      ['include=wells&page[size]=8', 'include'],
+      ['page[size]=500', 'page[size]'],
+    ]) {
+      let thrown: unknown;
+      try {
+        leave(big, { 'accept-encoding': 'identity' }, query);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(JsonApiError);
+      const [problem] = (thrown as JsonApiError).errors;
+      expect(problem).toMatchObject({ status: '400', code: 'response_too_large', source: { parameter } });
+      expect(problem!.detail).toContain(String(LAMBDA_RESPONSE_BYTES + 1));
+      expect(problem!.detail).toContain(String(LAMBDA_RESPONSE_BYTES));
+      expect(problem!.detail).toContain('Accept-Encoding: gzip');
+    }
+  });
+
+  it('passes a response of exactly the limit as it is', () => {
+    const edge = resultOfPayload(LAMBDA_RESPONSE_BYTES);
+    expect(leave(edge, {}).body).toBe(edge.body);
+  });
+});
