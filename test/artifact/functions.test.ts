@@ -1,9 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2, DynamoDBRecord } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SWAGGER_UI_FILES } from '#lib/http/docs-assets.ts';
 import { KEY_COOKIE } from '#lib/http/middleware/labware-page.ts';
+import { LAMBDA_RESPONSE_BYTES, payloadBytes } from '#lib/http/response-size.ts';
 import { config } from '#lib/config.ts';
 import { DEAD_LETTER_DETAIL_TYPE, DEAD_LETTER_SOURCE } from '#lib/events/dead-letters.ts';
 import { MAX_POLY_METADATA_PER_WRITE } from '#lib/domain/budgets.ts';
@@ -14,10 +16,11 @@ import { call, doc } from '../support/api.ts';
 import { serviceStack } from '../support/cdk-app.ts';
 import { SynthesizedStack } from '../support/cloudformation.ts';
 import { type Artifacts, buildArtifacts, LambdaContainer, type RecordedCall } from '../support/deployed-functions.ts';
-import { createPlate, uniqueName } from '../support/fixtures.ts';
+import { createPlate, purposeId, uniqueName } from '../support/fixtures.ts';
 import { allows, iamRequests, roleOf, roleStatements } from '../support/iam.ts';
 import { API_HOST, type HttpRequest, httpEvent, lambdaStreamRecords, sqsEvent } from '../support/lambda-events.ts';
 import { assertJsonApiDocument } from '../support/jsonapi-schema.ts';
+import { seedFullPlates, seedSamples } from '../support/seed.ts';
 import { ADMIN_KEY, freshStreamedStore, READ_KEY, WRITE_KEY } from '../support/store.ts';
 import { outboxEvents, scanTable } from '../support/table.ts';
 import { asStored, routeWrites, WRITES, writeOf } from '../support/writes.ts';
@@ -94,8 +97,11 @@ async function request(req: HttpRequest): Promise<HttpResponse> {
   const { event, route } = httpEvent(stack, req);
   const served = logicalIds()[route.functionLogicalId]!;
   const result: APIGatewayProxyStructuredResultV2 = await (await container(served)).invoke(event);
+  // Lambda refuses a larger result (and API Gateway answers 502): no function may return one.
+  expect(payloadBytes(result), `${req.method} ${req.url}`).toBeLessThanOrEqual(LAMBDA_RESPONSE_BYTES);
   const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
-  const text = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64').toString('utf8') : (result.body ?? '');
+  const bytes = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : Buffer.from(result.body ?? '');
+  const text = (headers['content-encoding'] === 'gzip' ? gunzipSync(bytes) : bytes).toString('utf8');
   const jsonApi = headers['content-type']?.startsWith('application/vnd.api+json') && text !== '';
   const body = jsonApi ? JSON.parse(text) : text;
   if (jsonApi) assertJsonApiDocument(body);
@@ -174,6 +180,21 @@ describe('every route function', () => {
     const res = await request(apiRequest('POST', '/api/v2/poly_metadata/bulk_create', WRITE_KEY, { data: metadata }, { 'idempotency-key': randomUUID() }));
     expect(res.status, res.text).toBe(201);
     expect((await scanTable('requestChunk')).length).toBeGreaterThan(chunksBefore);
+  });
+});
+
+describe("answers within Lambda's 6 MB response", () => {
+  it('eight full 384-well plates with their wells (~9 MB of JSON): gzip for a client that accepts it, a 400 naming the limit otherwise', async () => {
+    const [sample] = await seedSamples(1, 'artifact-size');
+    const plates = await seedFullPlates(8, Number(await purposeId('plate_purposes', 'Stock Plate 384')), sample!.id, 'ARTIFACTSIZE');
+    const url = `/api/v2/plates?filter[id]=${plates.map((p) => p.id).join(',')}&include=wells`;
+    const gzipped = await request(apiRequest('GET', url, READ_KEY, undefined, { 'accept-encoding': 'gzip, deflate' }));
+    expect(gzipped.status, gzipped.text.slice(0, 500)).toBe(200);
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(gzipped.body.included).toHaveLength(8 * 384);
+    const plain = await request(apiRequest('GET', url, READ_KEY));
+    expect(plain.status).toBe(400);
+    expect(plain.body.errors[0]).toMatchObject({ code: 'response_too_large', source: { parameter: 'include' } });
   });
 });
 

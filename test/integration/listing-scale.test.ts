@@ -1,12 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { emptyReceptacle } from '#lib/domain/labware.ts';
 import { MAX_FILTER_VALUES, MAX_IN_MEMORY } from '#lib/jsonapi/filters.ts';
 import { MAX_INCLUDED } from '#lib/jsonapi/include.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { call } from '../support/api.ts';
 import { purposeId } from '../support/fixtures.ts';
 import { expectError, idsOf, pathOf } from '../support/responses.ts';
-import { seedRecords } from '../support/seed.ts';
+import { seedFullPlates, seedRecords } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -107,19 +106,7 @@ describe('150 fully filled 384-well plates', () => {
 
   beforeAll(async () => {
     const purpose = Number(await purposeId('plate_purposes', 'Stock Plate 384'));
-    const sample = seeded[0]!.id;
-    const aliquot = (n: number) => ({ n, sample, study: null, tag: null, tag2: null, library_type: null });
-    plates = await seedRecords('plates', 150, (i) => ({
-      attrs: {
-        name: null,
-        barcode: { human_barcode: `SEEDPLATE${i}`, machine_barcode: `SEEDPLATE${i}`, ean13_barcode: null, external: true },
-        state: 'pending',
-        size: 384,
-        receptacles: Array.from({ length: 384 }, (_, slot) => ({ ...emptyReceptacle(), aliquots: [aliquot(slot + 1)] })),
-        aliquotCount: 384,
-      },
-      rels: { purpose: { type: 'plate_purposes', id: purpose }, parents: [], custom_metadatum_collection: null },
-    }));
+    plates = await seedFullPlates(150, purpose, seeded[0]!.id, 'SEEDPLATE');
   });
 
   it('/plates?page[size]=100 returns 100 plates, though they fill many 1 MB Query pages', async () => {

@@ -1,14 +1,13 @@
 import { request as httpRequest } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emptyReceptacle } from '#lib/domain/labware.ts';
 import { LAMBDA_RESPONSE_BYTES } from '#lib/http/response-size.ts';
 import type { LocalService } from '#lib/local/service.ts';
 import { call } from '../support/api.ts';
 import { purposeId } from '../support/fixtures.ts';
 import { http } from '../support/http.ts';
 import { expectError } from '../support/responses.ts';
-import { seedRecords, seedSamples } from '../support/seed.ts';
+import { seedFullPlates, seedSamples } from '../support/seed.ts';
 import { freshHttpService, WRITE_KEY } from '../support/store.ts';
 
 /**
@@ -26,18 +25,7 @@ beforeAll(async () => {
   service = await freshHttpService();
   const purpose = Number(await purposeId('plate_purposes', 'Stock Plate 384'));
   const [sample] = await seedSamples(1, 'size');
-  const aliquot = (n: number) => ({ n, sample: sample!.id, study: null, tag: null, tag2: null, library_type: null });
-  await seedRecords('plates', PLATES, (i) => ({
-    attrs: {
-      name: null,
-      barcode: { human_barcode: `SIZEPLATE${i}`, machine_barcode: `SIZEPLATE${i}`, ean13_barcode: null, external: true },
-      state: 'pending',
-      size: 384,
-      receptacles: Array.from({ length: 384 }, (_, slot) => ({ ...emptyReceptacle(), aliquots: [aliquot(slot + 1)] })),
-      aliquotCount: 384,
-    },
-    rels: { purpose: { type: 'plate_purposes', id: purpose }, parents: [], custom_metadatum_collection: null },
-  }));
+  await seedFullPlates(PLATES, purpose, sample!.id, 'SIZEPLATE');
 });
 
 afterAll(() => service.stop());

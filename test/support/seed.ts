@@ -10,7 +10,7 @@ import { termValue, type RelValue, type StoredRecord } from '#lib/store/records.
 import { reserve } from '#lib/store/sequences.ts';
 import { lookupAttributes } from '#lib/store/write-plan.ts';
 import { encodeUuid } from '#lib/store/uuids.ts';
-import { emptyReceptacles, type Labware } from '#lib/domain/labware.ts';
+import { emptyReceptacle, emptyReceptacles, type Labware } from '#lib/domain/labware.ts';
 import type { BookedRequest } from '#lib/domain/request-books.ts';
 import type { Ref } from '#lib/store/records.ts';
 
@@ -93,6 +93,25 @@ export async function seedSamples(count: number, prefix: string): Promise<Stored
   for (const [i, sample] of samples.entries()) sample.rels.sample_metadata = refOf(metadata[i]!);
   await putRecords([...samples, ...metadata]);
   return samples;
+}
+
+/**
+ * `count` 384-well plates of a purpose, every well holding one aliquot of `sample`, as the service stores
+ * them; each its own external barcode `${prefix}${i}`.
+ */
+export function seedFullPlates(count: number, purpose: number, sample: number, prefix: string): Promise<StoredRecord[]> {
+  const aliquot = (n: number) => ({ n, sample, study: null, tag: null, tag2: null, library_type: null });
+  return seedRecords('plates', count, (i) => ({
+    attrs: {
+      name: null,
+      barcode: { human_barcode: `${prefix}${i}`, machine_barcode: `${prefix}${i}`, ean13_barcode: null, external: true },
+      state: 'pending',
+      size: 384,
+      receptacles: Array.from({ length: 384 }, (_, slot) => ({ ...emptyReceptacle(), aliquots: [aliquot(slot + 1)] })),
+      aliquotCount: 384,
+    },
+    rels: { purpose: { type: 'plate_purposes', id: purpose }, parents: [], custom_metadatum_collection: null },
+  }));
 }
 
 /** `count` empty tubes of a purpose, as the service stores them; each its own barcode, and optionally a name and parents. */
