@@ -53,6 +53,37 @@ export function currentDeadline(): Deadline | undefined {
   return deadlineScope.getStore();
 }
 
+/** `promise`, or DeadlineExceeded as soon as the request being served passes its deadline. */
+export function withinDeadline<T>(promise: Promise<T>): Promise<T> {
+  const deadline = deadlineScope.getStore();
+  if (!deadline) return promise;
+  if (deadline.signal.aborted) return Promise.reject(new DeadlineExceeded(deadline.budgetMs));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new DeadlineExceeded(deadline.budgetMs));
+    deadline.signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => deadline.signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** The call counter of the request being served, if any: to count a call made on its behalf (onBehalfOf). */
+export function currentCallCount(): CallCount | undefined {
+  return callScope.getStore();
+}
+
+/**
+ * Runs `fn`, whose DynamoDB calls serve several requests at once (lib/store/sequences.ts), outside any one
+ * request's scope — no request's deadline aborts them, so one request leaving does not fail the others;
+ * the SDK's timeouts bound them — and counts those calls to every request in `counts`.
+ */
+export async function onBehalfOf<T>(counts: readonly (CallCount | undefined)[], fn: () => Promise<T>): Promise<T> {
+  const made: CallCount = {};
+  try {
+    return await deadlineScope.exit(() => callScope.run(made, fn));
+  } finally {
+    for (const count of new Set(counts)) if (count) for (const [op, n] of Object.entries(made)) count[op] = (count[op] ?? 0) + n;
+  }
+}
+
 /**
  * How long one DynamoDB call may take before it fails: a Lambda must answer (a 503 at worst) well within
  * API Gateway's 29 s, also when DynamoDB is throttling, unreachable or accepts connections but never
