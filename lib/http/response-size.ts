@@ -73,10 +73,15 @@ function occurrences(text: string, char: string): number {
  * no control characters; one with any, or with surrogates, is serialized to be counted).
  */
 export function payloadBytes(result: APIGatewayProxyStructuredResultV2): number {
+  return countPayload(result, result.body === undefined ? 0 : Buffer.byteLength(result.body));
+}
+
+/** payloadBytes, given the body's own byte length (bytesPastLimit has measured it already). */
+function countPayload(result: APIGatewayProxyStructuredResultV2, bodyBytes: number): number {
   const { body } = result;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters JSON.stringify escapes other than quotes and backslashes.
   if (body === undefined || /[\u0000-\u001f\ud800-\udfff]/.test(body)) return Buffer.byteLength(JSON.stringify(result));
-  return Buffer.byteLength(JSON.stringify({ ...result, body: '' })) + Buffer.byteLength(body) + occurrences(body, '"') + occurrences(body, '\\');
+  return Buffer.byteLength(JSON.stringify({ ...result, body: '' })) + bodyBytes + occurrences(body, '"') + occurrences(body, '\\');
 }
 
 /**
@@ -84,7 +89,8 @@ export function payloadBytes(result: APIGatewayProxyStructuredResultV2): number 
  * at most six (`\u0000`), so only a body of more than an eighth of the limit needs counting.
  */
 export function bytesPastLimit(result: APIGatewayProxyStructuredResultV2): number | undefined {
-  if (Buffer.byteLength(result.body ?? '') <= LAMBDA_RESPONSE_BYTES / 8) return undefined;
-  const bytes = payloadBytes(result);
+  const bodyBytes = Buffer.byteLength(result.body ?? '');
+  if (bodyBytes <= LAMBDA_RESPONSE_BYTES / 8) return undefined;
+  const bytes = countPayload(result, bodyBytes);
   return bytes > LAMBDA_RESPONSE_BYTES ? bytes : undefined;
 }

@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '#lib/config.ts';
 import { type CallCount, currentCallCount, dynamo, onBehalfOf, withinDeadline } from '#lib/store/client.ts';
+import { GroupCommit } from '#lib/store/group-commit.ts';
 import { tableDefinition } from '#lib/store/table.ts';
 
 /**
@@ -26,57 +27,38 @@ export interface Reservation {
 }
 
 interface Waiting {
+  table: string;
+  name: string;
   count: number;
   now: string;
   /** The request's call counter: the shared call counts toward each request it serves. */
   calls: CallCount | undefined;
-  resolve: (reservation: Reservation) => void;
-  reject: (error: unknown) => void;
 }
 
-/** Reservations waiting for the next call, by table and sequence; present while a call is under way. */
-const waiting = new Map<string, Waiting[]>();
+/** Reservations of one table's sequence share its calls: one at a time, serving all that waited. */
+const reservations = new GroupCommit<Waiting, Reservation>(async (batch) => {
+  const { table, name } = batch[0]!;
+  const total = batch.reduce((sum, r) => sum + r.count, 0);
+  const now = batch.reduce((latest, r) => (r.now > latest ? r.now : latest), batch[0]!.now);
+  const { first, createdAt } = await onBehalfOf(
+    batch.map((r) => r.calls),
+    () => advance(table, name, total, now),
+  );
+  let next = first;
+  return batch.map((r) => {
+    const range = { first: next, createdAt };
+    next += r.count;
+    return range;
+  });
+});
 
 const key = (name: string) => ({ [tableDefinition.partitionKey]: `$lts#sequence_${name}`, [tableDefinition.sortKey]: '$sequence' });
 
 /** `count` ids of the sequence `name`, created at `now` or later (the time another process has handed out). */
 export function reserve(name: string, count: number, now: string): Promise<Reservation> {
   const table = config().LTS_TABLE_NAME;
-  const queueKey = `${table}/${name}`;
-  const reservation = new Promise<Reservation>((resolve, reject) => {
-    const entry = { count, now, calls: currentCallCount(), resolve, reject };
-    const queue = waiting.get(queueKey);
-    if (queue) queue.push(entry);
-    else {
-      waiting.set(queueKey, [entry]);
-      void drain(queueKey, table, name);
-    }
-  });
   // A request whose deadline passes leaves at once; its ids, if the call still lands, are a gap.
-  return withinDeadline(reservation);
-}
-
-/** Sends the sequence's calls until no reservation waits: each call serves all that waited when it went. */
-async function drain(queueKey: string, table: string, name: string): Promise<void> {
-  for (let batch = waiting.get(queueKey)!; batch.length > 0; batch = waiting.get(queueKey)!) {
-    waiting.set(queueKey, []);
-    const total = batch.reduce((sum, r) => sum + r.count, 0);
-    const now = batch.reduce((latest, r) => (r.now > latest ? r.now : latest), batch[0]!.now);
-    try {
-      const { first, createdAt } = await onBehalfOf(
-        batch.map((r) => r.calls),
-        () => advance(table, name, total, now),
-      );
-      let next = first;
-      for (const r of batch) {
-        r.resolve({ first: next, createdAt });
-        next += r.count;
-      }
-    } catch (error) {
-      for (const r of batch) r.reject(error);
-    }
-  }
-  waiting.delete(queueKey);
+  return withinDeadline(reservations.submit(`${table}/${name}`, { table, name, count, now, calls: currentCallCount() }));
 }
 
 /** Advances the sequence by `count`, setting its time to `now` unless a later one was handed out. */

@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2, DynamoDBRecord } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { serviceStack } from '../support/cdk-app.ts';
 import { SynthesizedStack } from '../support/cloudformation.ts';
 import { type Artifacts, buildArtifacts, LambdaContainer, type RecordedCall } from '../support/deployed-functions.ts';
 import { createPlate, purposeId, uniqueName } from '../support/fixtures.ts';
+import { resultText } from '../support/http.ts';
 import { allows, iamRequests, roleOf, roleStatements } from '../support/iam.ts';
 import { API_HOST, type HttpRequest, httpEvent, lambdaStreamRecords, sqsEvent } from '../support/lambda-events.ts';
 import { assertJsonApiDocument } from '../support/jsonapi-schema.ts';
@@ -100,8 +100,7 @@ async function request(req: HttpRequest): Promise<HttpResponse> {
   // Lambda refuses a larger result (and API Gateway answers 502): no function may return one.
   expect(payloadBytes(result), `${req.method} ${req.url}`).toBeLessThanOrEqual(LAMBDA_RESPONSE_BYTES);
   const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
-  const bytes = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : Buffer.from(result.body ?? '');
-  const text = (headers['content-encoding'] === 'gzip' ? gunzipSync(bytes) : bytes).toString('utf8');
+  const text = resultText(result);
   const jsonApi = headers['content-type']?.startsWith('application/vnd.api+json') && text !== '';
   const body = jsonApi ? JSON.parse(text) : text;
   if (jsonApi) assertJsonApiDocument(body);

@@ -1,13 +1,13 @@
 import type { Context } from 'aws-lambda';
-import { gunzipSync } from 'node:zlib';
 import { vi } from 'vitest';
 import type { LambdaHandler } from '#lib/http/handler.ts';
-import { eventOf, responseOf } from '#lib/http/payload-v2.ts';
+import { eventOf } from '#lib/http/payload-v2.ts';
 import { handlerForRoute } from '#lib/http/route-handlers.ts';
 import { routeForPath } from '#lib/routes.ts';
 import { authenticateKey, clearApiKeyCache } from '#lib/store/api-keys.ts';
 import { assertAttributesMatchSchemas } from './attribute-schemas.ts';
 import { assertJsonApiDocument } from './jsonapi-schema.ts';
+import { resultText } from './http.ts';
 import { WRITE_KEY } from './store.ts';
 
 export interface CallOptions {
@@ -67,13 +67,10 @@ async function invoke(method: string, pathAndQuery: string, headers: Record<stri
   }
   const event = eventOf({ method, target: pathAndQuery, headers, ...(body !== undefined ? { body: Buffer.from(body) } : {}), sourceIp: '127.0.0.1' });
   const result = await handler(event, {} as Context);
-  // As API Gateway sends it (base64 bodies as bytes) and as an HTTP client reads it (gzip undone).
-  const { body: bytes } = responseOf(result);
-  const text = result.headers?.['Content-Encoding'] === 'gzip' ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
   return {
     status: result.statusCode ?? 0,
     headers: result.headers as Record<string, string>,
-    body: result.body === undefined ? undefined : text,
+    body: result.body === undefined ? undefined : resultText(result),
     cookies: result.cookies ?? [],
   };
 }

@@ -1,3 +1,6 @@
+import { gunzipSync } from 'node:zlib';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { responseOf } from '#lib/http/payload-v2.ts';
 import { JSON_API } from '#lib/http/request.ts';
 import { WRITE_KEY } from './store.ts';
 
@@ -43,4 +46,11 @@ export async function http(base: string, method: string, pathAndQuery: string, o
     parsed = undefined;
   }
   return { status: res.status, headers: res.headers, text, body: parsed };
+}
+
+/** A function's result as a client reads it: the bytes API Gateway sends (base64 undone), gzip undone. */
+export function resultText(result: APIGatewayProxyStructuredResultV2): string {
+  const { headers, body } = responseOf(result);
+  const encoding = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-encoding')?.[1];
+  return (encoding === 'gzip' ? gunzipSync(body) : body).toString('utf8');
 }

@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { packPayload, type EventEnvelope } from '#lib/store/request-payload.ts';
+import { GroupCommit } from '#lib/store/group-commit.ts';
 import type { Db } from './db.ts';
 import { COUNT_SHARDS, countShardKey, entityMarkers, recordIndexKeys, recordKey, requestKey, sequenceKey, termKey } from './keys.ts';
 import type { Answer } from './reads.ts';
@@ -9,57 +10,40 @@ export const REQUEST_RETENTION_SECONDS = 7 * 24 * 3600;
 
 interface Waiting {
   db: Db;
+  table: string;
+  family: string;
   count: number;
-  resolve: (first: number) => void;
-  reject: (error: unknown) => void;
 }
-
-/** Reservations waiting for their family's next `ADD`, by table and family; present while one is under way. */
-const waiting = new Map<string, Waiting[]>();
 
 /**
- * `count` consecutive ids of a family: one atomic `ADD` (never conflicts, never retried). One call per
- * family at a time serves every reservation that waited for it, as the service's sequences do
- * (lib/store/sequences.ts), so under concurrency both sides send as few; each request counts the call
+ * One `ADD` per family at a time serves every reservation that waited for it, as the service's sequences
+ * do (lib/store/sequences.ts), so under concurrency both sides send as few; each request counts the call
  * that served it.
  */
-export async function nextIds(db: Db, table: string, family: string, count: number): Promise<number[]> {
-  const key = `${table}/${family}`;
-  const first = await new Promise<number>((resolve, reject) => {
-    const queue = waiting.get(key);
-    if (queue) queue.push({ db, count, resolve, reject });
-    else {
-      waiting.set(key, [{ db, count, resolve, reject }]);
-      void drain(key, table, family);
-    }
+const reservations = new GroupCommit<Waiting, number>(async (batch) => {
+  const { db, table, family } = batch[0]!;
+  const total = batch.reduce((sum, r) => sum + r.count, 0);
+  const out = await db.update({
+    TableName: table,
+    Key: sequenceKey(family),
+    UpdateExpression: 'ADD #v :n',
+    ExpressionAttributeNames: { '#v': 'value' },
+    ExpressionAttributeValues: { ':n': total },
+    ReturnValues: 'UPDATED_NEW',
   });
-  return Array.from({ length: count }, (_, i) => first + i);
-}
+  for (const r of batch.slice(1)) r.db.calls++;
+  let next = (out!.value as number) - total + 1;
+  return batch.map((r) => {
+    const first = next;
+    next += r.count;
+    return first;
+  });
+});
 
-async function drain(key: string, table: string, family: string): Promise<void> {
-  for (let batch = waiting.get(key)!; batch.length > 0; batch = waiting.get(key)!) {
-    waiting.set(key, []);
-    const total = batch.reduce((sum, r) => sum + r.count, 0);
-    try {
-      const out = await batch[0]!.db.update({
-        TableName: table,
-        Key: sequenceKey(family),
-        UpdateExpression: 'ADD #v :n',
-        ExpressionAttributeNames: { '#v': 'value' },
-        ExpressionAttributeValues: { ':n': total },
-        ReturnValues: 'UPDATED_NEW',
-      });
-      for (const r of batch.slice(1)) r.db.calls++;
-      let next = (out!.value as number) - total + 1;
-      for (const r of batch) {
-        r.resolve(next);
-        next += r.count;
-      }
-    } catch (error) {
-      for (const r of batch) r.reject(error);
-    }
-  }
-  waiting.delete(key);
+/** `count` consecutive ids of a family: one atomic `ADD` (never conflicts, never retried), shared as above. */
+export async function nextIds(db: Db, table: string, family: string, count: number): Promise<number[]> {
+  const first = await reservations.submit(`${table}/${family}`, { db, table, family, count });
+  return Array.from({ length: count }, (_, i) => first + i);
 }
 
 /** The next id of a family. */
