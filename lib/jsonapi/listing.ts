@@ -40,12 +40,12 @@ export async function listRecords(ctx: RequestContext, def: ResourceDef, filters
   const types = new Set(ctx.registry.concreteTypes(def.type));
   const plans = (await Promise.all([...filters].map(([name, values]) => planFilter(ctx, def, name, values)))).filter((p) => !p.keepsAll);
   if (plans.length === 0 && [...types].some((t) => ctx.registry.get(t)?.embedded)) return listEmbedded(ctx, def, types, sort, page);
-  const family = ctx.registry.familyOf(def.type);
+  const counter = ctx.registry.counterOf(ctx.registry.familyOf(def.type));
   if (plans.length === 0) {
     const ranges = [...types].map((type): IndexRange => ({ kind: 'type', type }));
     // A polymorphic type counts as the sum of its members: a type added over existing records (purposes) counts them too.
     return rangedPage(ctx, ranges, types, sort, page, async () => {
-      const counts = await readCounts(family);
+      const counts = await readCounts(counter);
       return [...types].reduce((sum, type) => sum + (counts.get(type) ?? 0), 0);
     });
   }
@@ -57,7 +57,7 @@ export async function listRecords(ctx: RequestContext, def: ResourceDef, filters
     const count =
       counted &&
       (async () => {
-        const counts = await readCounts(family);
+        const counts = await readCounts(counter);
         return counted.reduce((sum, key) => sum + (counts.get(key) ?? 0), 0);
       });
     return rangedPage(ctx, plan!.ranges, types, sort, page, count);
@@ -234,7 +234,7 @@ async function listEmbedded(ctx: RequestContext, def: ResourceDef, types: Set<st
       position = positionOf(batch.at(-1)!, byUpdated);
     }
   };
-  const [counts] = await Promise.all([readCounts(ctx.registry.familyOf(parentTypes[0]!)), walk()]);
+  const [counts] = await Promise.all([readCounts(ctx.registry.counterOf(ctx.registry.familyOf(parentTypes[0]!))), walk()]);
   const records = children.slice(skip, skip + page.size);
   const lastRecord = records.at(-1);
   return {

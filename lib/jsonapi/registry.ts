@@ -14,6 +14,8 @@ export class Registry implements RecordModel {
   /** Id families by the code their records' uuids carry (lib/store/uuids.ts). */
   private readonly familiesByCode = new Map<number, string>();
   private readonly referenceFamilies = new Map<string, boolean>();
+  /** Families counted in another family's counter (ResourceDef.countedWith). */
+  private readonly counters = new Map<string, string>();
 
   constructor(defs: readonly ResourceDef[]) {
     // Every type filters by id (contract §6): Limber exports by `filter[id]`.
@@ -25,6 +27,7 @@ export class Registry implements RecordModel {
       this.familiesByCode.set(code, family);
     }
     for (const def of this.defs.values()) {
+      if (def.countedWith) this.counters.set(this.familyOf(def.type), def.countedWith);
       for (const parent of def.embedded?.parentTypes ?? []) this.embedded.set(parent, [...(this.embedded.get(parent) ?? []), def]);
       if (!def.internal) this.served.add(def.type);
       if (!def.embedded) continue;
@@ -75,6 +78,10 @@ export class Registry implements RecordModel {
 
   familyOf(type: string): string {
     return this.defs.get(type)?.family ?? type;
+  }
+
+  counterOf(family: string): string {
+    return this.counters.get(family) ?? family;
   }
 
   /** Whether the items of a family hold reference data only (every type stored in it `referenceData`): records a write may take from the process's cache (lib/store/reference-records.ts). */

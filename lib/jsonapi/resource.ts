@@ -249,6 +249,12 @@ export interface ResourceDef<A extends Attributes = Attributes, R extends Relati
   type: string;
   /** The id sequence (contract §1.3); defaults to the type. */
   family?: string;
+  /**
+   * The family whose counter keeps this type's counts (lib/store/counts.ts), when not its own: a type whose
+   * records are created with another's (a sample's metadata record) then adds to the same count item in
+   * that write, rather than to an item of its own.
+   */
+  countedWith?: string;
   /** Polymorphic types the records also belong to (listed, counted and found under them too). */
   supertypes?: readonly string[];
   /** For a polymorphic type such as `labware`: its concrete member types (may include itself). */

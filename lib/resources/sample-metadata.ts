@@ -1,9 +1,9 @@
 import * as z from '#lib/zod.ts';
 import { refOf } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
-import { attr, lazySchema, defineResource, indexFilters, toOne, type AttributeDef } from '#lib/jsonapi/resource.ts';
+import { attr, lazySchema, defineResource, toOne, type AttributeDef, type FilterDef } from '#lib/jsonapi/resource.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
-import type { StoredRecord } from '#lib/store/records.ts';
+import type { Ref, StoredRecord } from '#lib/store/records.ts';
 
 const GENDERS = ['Male', 'Female', 'Mixed', 'Hermaphrodite', 'Unknown', 'Not Applicable'];
 
@@ -58,16 +58,38 @@ const FIELDS: Record<string, AttributeDef> = {
   volume: attr('RW', text),
 };
 
+const sampleOf = (metadata: StoredRecord) => metadata.rels.sample as Ref | null | undefined;
+
+/**
+ * `filter[sample_id]` follows each sample's own link to its metadata record (one batched read of the
+ * samples, one of their records) rather than an index of metadata by sample: every sample has a metadata
+ * record, so such an index would cost an item in every sample's create for a lookup the link already
+ * answers. A record counts only if it names the sample back (a replaced record no longer does).
+ */
+const bySample: FilterDef = {
+  lookup: async (ctx, values) => {
+    const ids = values.filter((value) => /^[1-9][0-9]{0,14}$/.test(value)).map(Number);
+    const samples = await ctx.loader.load(ids.map((id) => ({ type: 'samples', id })));
+    const links = [...samples.values()].map((sample) => sample.rels.sample_metadata as Ref | null).filter((ref): ref is Ref => !!ref);
+    const records = await ctx.loader.load(links);
+    return [...records.values()]
+      .filter((metadata) => ids.includes(sampleOf(metadata)?.id ?? 0))
+      .map((metadata) => ({ ref: '-', family: metadata.family, type: metadata.type, id: metadata.id }));
+  },
+  matches: (metadata, values) => values.includes(String(sampleOf(metadata)?.id)),
+};
+
 export const holdsData = (metadata: StoredRecord): boolean => Object.keys(FIELDS).some((f) => metadata.attrs[f] !== null && metadata.attrs[f] !== undefined);
 
 export const sampleMetadata = defineResource({
   type: 'sample_metadata',
+  // Created with every sample: its count goes into the same item of that write (lib/store/counts.ts).
+  countedWith: 'samples',
   methods: ['list', 'read', 'create', 'update'],
   attributes: FIELDS,
   // Extension (contract §2): a metadata record may be created for a sample, replacing its empty one.
   relationships: { sample: toOne('samples', 'WO') },
-  indexes: { sample_id: { values: (r) => [(r.rels.sample as { id: number } | null)?.id] } },
-  filters: indexFilters('sample_id'),
+  filters: { sample_id: bySample },
 
   validate: async (ctx, input) => {
     const sample = input.relationships.sample;

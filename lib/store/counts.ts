@@ -7,7 +7,8 @@ import { tableDefinition } from '#lib/store/table.ts';
 import type { RecordModel, StagedChanges } from '#lib/store/write-plan.ts';
 
 /**
- * Record counts (`meta.record_count`) without a shared lock. Each counter (an id family) is split into
+ * Record counts (`meta.record_count`) without a shared lock. Each counter (an id family, or families
+ * counted together: ResourceDef.countedWith) is split into
  * SHARDS items; a write adds its changes to one shard, chosen at random, with a plain `ADD` inside its
  * own transaction — exact, visible at once, and never conditional, so writes of different records never
  * wait on one another. Reading a counter sums its shards with one BatchGetItem.
@@ -61,16 +62,17 @@ export async function readCounts(name: string): Promise<Map<string, number>> {
   return totals;
 }
 
-/** Per counter (id family), how a write's changes change its counted keys (each counter then gets one ADD). */
-export function countDeltas(model: Pick<RecordModel, 'countsOf'>, changes: StagedChanges): Map<string, Map<string, number>> {
+/** Per counter (an id family's, or the one it is counted with), how a write's changes change its counted keys (each counter then gets one ADD). */
+export function countDeltas(model: Pick<RecordModel, 'countsOf' | 'counterOf'>, changes: StagedChanges): Map<string, Map<string, number>> {
   const deltas = new Map<string, Map<string, number>>();
   const add = (record: StoredRecord, sign: number) => {
-    let family = deltas.get(record.family);
-    if (!family) {
-      family = new Map();
-      deltas.set(record.family, family);
+    const name = model.counterOf(record.family);
+    let counter = deltas.get(name);
+    if (!counter) {
+      counter = new Map();
+      deltas.set(name, counter);
     }
-    for (const [key, n] of Object.entries(model.countsOf(record))) family.set(key, (family.get(key) ?? 0) + sign * n);
+    for (const [key, n] of Object.entries(model.countsOf(record))) counter.set(key, (counter.get(key) ?? 0) + sign * n);
   };
   for (const record of changes.created) add(record, 1);
   for (const { before, after } of changes.updated) {
@@ -78,9 +80,9 @@ export function countDeltas(model: Pick<RecordModel, 'countsOf'>, changes: Stage
     add(after, 1);
   }
   for (const record of changes.deleted) add(record, -1);
-  for (const [family, keys] of deltas) {
+  for (const [name, keys] of deltas) {
     for (const [key, n] of keys) if (n === 0) keys.delete(key);
-    if (keys.size === 0) deltas.delete(family);
+    if (keys.size === 0) deltas.delete(name);
   }
   return deltas;
 }

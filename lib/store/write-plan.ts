@@ -29,6 +29,8 @@ export interface TermSpec {
 /** What the unit of work needs to know about types, supplied by the resource registry. */
 export interface RecordModel {
   familyOf(type: string): string;
+  /** The counter (lib/store/counts.ts) that keeps the counts of a family's records. */
+  counterOf(family: string): string;
   /** What a record adds to the counts of its family: its type, its supertypes, records embedded in it. */
   countsOf(record: StoredRecord): Record<string, number>;
   termsOf(record: StoredRecord): TermSpec[];

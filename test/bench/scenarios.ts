@@ -118,6 +118,7 @@ export function scenarios(seeded: Seeded, iterations: number, runId: string, chi
     },
     target: { kind: 'throughput', min: 0.5 },
     compare: false,
+    transactions: 1,
     send: (side, i) =>
       side.client.send('POST', '/samples', {
         data: {

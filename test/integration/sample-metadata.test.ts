@@ -435,6 +435,24 @@ describe('filter[sample_id] and reading', () => {
     expect(none.body.meta.record_count).toBe(0);
   });
 
+  it('follows the sample: an orphan record, an unknown sample or a value that is not an id finds nothing; with filter[id] both must hold', async () => {
+    const orphan = await createMetadata({ cohort: 'unlinked' }, { sample: { data: null } });
+    const sample = await createSample();
+    const own = await metadataOfSample(sample.id);
+    for (const value of ['abc', '0', '-1', '1.5', `${sample.id}x`]) {
+      const res = await call('GET', `/api/v2/sample_metadata?filter[sample_id]=${value}`);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual([]);
+      expect(res.body.meta.record_count).toBe(0);
+    }
+    const mixed = await call('GET', `/api/v2/sample_metadata?filter[sample_id]=abc,${sample.id}`);
+    expect(mixed.body.data.map((m: any) => m.id)).toEqual([own.id]);
+    const both = await call('GET', `/api/v2/sample_metadata?filter[sample_id]=${sample.id}&filter[id]=${own.id},${orphan.id}`);
+    expect(both.body.data.map((m: any) => m.id)).toEqual([own.id]);
+    const neither = await call('GET', `/api/v2/sample_metadata?filter[sample_id]=${sample.id}&filter[id]=${orphan.id}`);
+    expect(neither.body.data).toEqual([]);
+  });
+
   it('rejects unknown filters (400)', async () => {
     for (const filter of ['uuid', 'cohort', 'sample']) {
       const res = await call('GET', `/api/v2/sample_metadata?filter[${filter}]=1`);

@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamo } from '#lib/store/client.ts';
 import { call, doc, idOf } from '../support/api.ts';
 import { createSample, rel, rels, SAMPLE_METADATA_FIELDS, sampleCounts, uniqueName } from '../support/fixtures.ts';
 import { expectError, idsOf } from '../support/responses.ts';
@@ -740,5 +741,41 @@ describe('reading', () => {
     expect(Object.keys(res.body.data.attributes).sort()).toEqual(['name', 'uuid']);
     expect(Object.keys(res.body.data.relationships)).toEqual(['sample_metadata']);
     expect(res.body.included[0].attributes).toEqual({ sample_common_name: null });
+  });
+});
+
+describe('what a create writes', () => {
+  // Only watches: the transactions go to DynamoDB Local unchanged.
+  const WATCH = 'testWatchSampleTransactions';
+  const sent: { Put?: { Item: { pk: string } }; Update?: { Key: { pk: string }; ExpressionAttributeNames: Record<string, string> } }[][] = [];
+  beforeAll(() => {
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand') sent.push((args.input as { TransactItems: (typeof sent)[number] }).TransactItems);
+        return next(args);
+      },
+      { step: 'initialize', name: WATCH },
+    );
+  });
+  afterAll(() => {
+    dynamo().middlewareStack.remove(WATCH);
+  });
+
+  it('one transaction of five items: the sample, its name guard, its metadata record, one count shard for both, the request', async () => {
+    sent.length = 0;
+    const before = await sampleCounts();
+    await createSample();
+    expect(sent).toHaveLength(1);
+    const keys = sent[0]!.map((item) => (item.Put ? `Put ${item.Put.Item.pk}` : `Update ${item.Update!.Key.pk}`).replace(/[0-9]+$|auto:.*$/, '…'));
+    expect(keys.sort()).toEqual([
+      'Put $lts#family_sample_metadata#id_…',
+      'Put $lts#family_samples#id_…',
+      'Put $lts#key_…',
+      expect.stringMatching(/^Put \$lts#scope_samples\.name#value_/),
+      'Update $lts#counts_samples',
+    ]);
+    const counted = Object.values(sent[0]!.find((item) => item.Update)!.Update!.ExpressionAttributeNames).sort();
+    expect(counted).toEqual(['n:sample_metadata', 'n:samples']);
+    expect(await sampleCounts()).toEqual({ samples: before.samples + 1, sample_metadata: before.sample_metadata + 1 });
   });
 });

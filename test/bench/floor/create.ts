@@ -97,7 +97,8 @@ export const problem = (status: number, detail: string): Answer => ({
  * POST /api/v2/samples, the minimum DynamoDB work of a conflict-free create: the two ids (sample,
  * metadata) from atomic counters in parallel, then one transaction of the sample record, its unique-name
  * guard, its metadata record, a count shard (plain ADD) and the request (outbox) item with the events.
- * Items have the same attributes and index keys as the service's, so DynamoDB does the same work per item.
+ * The same items as the service's, with the same attributes and index keys, so DynamoDB does the same work
+ * (the bench compares the two sides' transactions by shape: ../write-shapes.ts).
  */
 export async function createSample(db: Db, table: string, base: string, body: string | undefined): Promise<Answer> {
   let input: { data?: { type?: string; attributes?: { name?: unknown }; relationships?: { studies?: { data?: { type: string; id: string }[] } } } };
