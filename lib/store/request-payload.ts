@@ -53,9 +53,27 @@ export interface ChunkSet {
 /** The attributes a request item stores its payload in; exactly one form is present. */
 export type PayloadAttributes = RequestPayload | { payload: Uint8Array } | { chunks: ChunkSet };
 
+/**
+ * JSON bytes of a value to store, binary values (a compressed payload) counted as their own length. The
+ * replacer looks at the holder's own value: JSON.stringify hands it a Buffer already turned into
+ * `{type, data: [...]}` by Buffer's toJSON, which would count each byte as up to four.
+ */
+export function storedBytes(value: unknown): number {
+  let binary = 0;
+  const json = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
+    const raw = this[key];
+    if (!(raw instanceof Uint8Array)) return v;
+    binary += raw.byteLength;
+    return '';
+  });
+  return Buffer.byteLength(json) + binary;
+}
+
 /** A payload ready to store: the request item's attributes, and the chunk items to write before its transaction. */
 export interface PackedPayload {
   attributes: PayloadAttributes;
+  /** The attributes' `storedBytes`, known from packing them: a large write's events are not serialized again to be measured. */
+  bytes: number;
   chunks: { set: string; n: number; data: Uint8Array }[];
 }
 
@@ -71,18 +89,23 @@ const CHUNK_BYTES = ITEM_SIZE_LIMIT;
 /** Chunk writes (and deletes) one request runs at once. */
 const PARALLEL_CHUNK_WRITES = 4;
 
+/** `{"payload":""}`: what a compressed payload's attribute adds to its bytes. */
+const EMPTY_PAYLOAD_BYTES = storedBytes({ payload: new Uint8Array() });
+
 export function packPayload(payload: RequestPayload): PackedPayload {
   const json = JSON.stringify(payload);
-  if (Buffer.byteLength(json) <= REQUEST_PAYLOAD_INLINE_BYTES) return { attributes: payload, chunks: [] };
+  const bytes = Buffer.byteLength(json);
+  if (bytes <= REQUEST_PAYLOAD_INLINE_BYTES) return { attributes: payload, bytes, chunks: [] };
   const zipped = gzipSync(json);
-  if (zipped.byteLength <= REQUEST_PAYLOAD_INLINE_BYTES) return { attributes: { payload: zipped }, chunks: [] };
+  if (zipped.byteLength <= REQUEST_PAYLOAD_INLINE_BYTES) return { attributes: { payload: zipped }, bytes: EMPTY_PAYLOAD_BYTES + zipped.byteLength, chunks: [] };
   const set = randomUUID();
   const chunks = Array.from({ length: Math.ceil(zipped.byteLength / CHUNK_BYTES) }, (_, n) => ({
     set,
     n,
     data: zipped.subarray(n * CHUNK_BYTES, (n + 1) * CHUNK_BYTES),
   }));
-  return { attributes: { chunks: { set, count: chunks.length } }, chunks };
+  const attributes = { chunks: { set, count: chunks.length } };
+  return { attributes, bytes: storedBytes(attributes), chunks };
 }
 
 /** Writes a payload's chunk items (before the transaction that writes its request item); `ttl` as the request item's. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ITEM_SIZE_LIMIT } from '#lib/domain/budgets.ts';
 import { store } from '#lib/store/entities.ts';
 import { TooLargeError, type ValueOrigin } from '#lib/store/errors.ts';
-import { packPayload, type EventEnvelope, type PackedPayload, type StoredResponse } from '#lib/store/request-payload.ts';
+import { packPayload, storedBytes, type EventEnvelope, type PackedPayload, type StoredResponse } from '#lib/store/request-payload.ts';
 import { padId, termValue, type StoredRecord } from '#lib/store/records.ts';
 import type { TransactItem } from '#lib/store/transaction.ts';
 import { recordPut, requestPut, termPut } from '#lib/store/write-items.ts';
@@ -54,24 +54,14 @@ export interface StagedOp {
   item: TransactItem;
   /** What a ConditionalCheckFailed on this item means: a lost race, or a unique value taken. */
   onReject: 'conflict' | 'idempotency' | TakenValue;
-  /** JSON bytes of a record it puts (measured once; other items are measured whole). */
-  recordSize?: number;
+  /** JSON bytes of the item when already known (a record, measured for its own limit; the request item, from its packed payload); other items are measured whole. */
+  itemSize?: number;
 }
 
 export type TakenValue = ValueOrigin & { value: string };
 
 const termKey = (t: TermSpec) => `${t.scope}\u0000${t.value}\u0000${t.ref ?? '-'}`;
 const itemSize = (record: StoredRecord) => Buffer.byteLength(JSON.stringify(record));
-/** JSON bytes of a transaction item, binary values (a compressed payload) counted as their own length. */
-function transactItemSize(item: TransactItem): number {
-  let binary = 0;
-  const json = JSON.stringify(item, (_, value) => {
-    if (!(value instanceof Uint8Array)) return value;
-    binary += value.byteLength;
-    return '';
-  });
-  return Buffer.byteLength(json) + binary;
-}
 
 /** The changes a unit of work staged. */
 export interface StagedChanges {
@@ -116,16 +106,16 @@ export function planWrite(changes: StagedChanges, model: RecordModel, request: R
     ops.push({
       item: { Put: recordPut({ ...record, ...lookupAttributes(record, model.lookupsOf(record)) }, 'new') },
       onReject: 'conflict',
-      recordSize: measured(record),
+      itemSize: measured(record),
     });
     ops.push(...termOps([], model.termsOf(record), record));
   }
   for (const { before, after } of changes.updated) {
-    const recordSize = measured(after);
+    const itemSize = measured(after);
     ops.push({
       item: { Put: recordPut({ ...after, ...lookupAttributes(after, model.lookupsOf(after)) }, { version: before.version }) },
       onReject: 'conflict',
-      recordSize,
+      itemSize,
     });
     ops.push(...termOps(model.termsOf(before), model.termsOf(after), after));
   }
@@ -145,17 +135,16 @@ export function planWrite(changes: StagedChanges, model: RecordModel, request: R
   const ttl = Math.floor(Date.parse(now) / 1000) + REQUEST_RETENTION_SECONDS;
   const payload = packPayload({ events: request.events, ...(request.idempotency ? { response: request.idempotency.response } : {}) });
   if (ops.length > 0 || request.idempotency) {
-    const item = {
-      key: requestKey,
-      committedAt: now,
-      ttl,
-      ...(request.idempotency ? { requestHash: request.idempotency.requestHash } : {}),
-      ...payload.attributes,
-    };
-    ops.push({ item: { Put: requestPut(item) }, onReject: request.idempotency ? 'idempotency' : 'conflict' });
+    const head = { key: requestKey, committedAt: now, ttl, ...(request.idempotency ? { requestHash: request.idempotency.requestHash } : {}) };
+    ops.push({
+      item: { Put: requestPut({ ...head, ...payload.attributes }) },
+      onReject: request.idempotency ? 'idempotency' : 'conflict',
+      // The payload measured as it was packed, the rest of the item on its own (within a few bytes of the whole).
+      itemSize: storedBytes({ Put: requestPut(head) }) + payload.bytes,
+    });
   }
   // Count shards, added at commit, are a few hundred bytes each: the limit's margin covers them.
-  const bytes = ops.reduce((total, op) => total + (op.recordSize ?? transactItemSize(op.item)), 0);
+  const bytes = ops.reduce((total, op) => total + (op.itemSize ?? storedBytes(op.item)), 0);
   return { items: ops.map((o) => o.item), onReject: ops.map((o) => o.onReject), bytes, payload, requestKey, ttl };
 }
 

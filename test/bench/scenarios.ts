@@ -119,11 +119,12 @@ export function scenarios(seeded: Seeded, iterations: number, runId: string, chi
     target: { kind: 'throughput', min: 0.5 },
     compare: false,
     transactions: 1,
+    // Names differ between the sides by a number only, which the write parity check reads past (./write-shapes.ts).
     send: (side, i) =>
       side.client.send('POST', '/samples', {
         data: {
           type: 'samples',
-          attributes: { name: `bench-${runId}-${side.role}-${concurrency}-${i}` },
+          attributes: { name: `bench-${runId}-${side.role === 'service' ? 1 : 2}-${concurrency}-${i}` },
           relationships: { studies: { data: [{ type: 'studies', id: seeded.study }] } },
         },
       }),
