@@ -80,6 +80,7 @@ export class Registry implements RecordModel {
     return this.defs.get(type)?.family ?? type;
   }
 
+  /** The counter a family's records are counted in (lib/store/counts.ts): its own, or the family its types are `countedWith`. */
   counterOf(family: string): string {
     return this.counters.get(family) ?? family;
   }

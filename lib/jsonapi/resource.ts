@@ -384,11 +384,14 @@ export const indexFilters = (...names: string[]): Record<string, FilterDef> => O
 
 export const lowerCase = (value: string): string => value.toLowerCase();
 
-/** `filter[id]` (every type has it, lib/jsonapi/registry.ts): ids name their records, so any number of them is one batched read. */
 const ID = /^[1-9][0-9]{0,14}$/;
+/** Whether a query value names a record id (a positive integer of at most 15 digits). */
+export const isRecordId = (value: string): boolean => ID.test(value);
+
+/** `filter[id]` (every type has it, lib/jsonapi/registry.ts): ids name their records, so any number of them is one batched read. */
 export const idFilter = (type: string): FilterDef => ({
   check: (name, values) => {
-    const bad = values.find((value) => !ID.test(value));
+    const bad = values.find((value) => !isRecordId(value));
     if (bad !== undefined) throw errors.invalidParameter(`filter[${name}]`, `filter[${name}] - ${show(bad)} is not an id (a positive integer)`);
   },
   lookup: async (ctx, values) => {

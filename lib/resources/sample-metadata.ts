@@ -1,7 +1,7 @@
 import * as z from '#lib/zod.ts';
 import { refOf } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
-import { attr, lazySchema, defineResource, toOne, type AttributeDef, type FilterDef } from '#lib/jsonapi/resource.ts';
+import { attr, isRecordId, lazySchema, defineResource, toOne, type AttributeDef, type FilterDef } from '#lib/jsonapi/resource.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
 
@@ -68,7 +68,7 @@ const sampleOf = (metadata: StoredRecord) => metadata.rels.sample as Ref | null 
  */
 const bySample: FilterDef = {
   lookup: async (ctx, values) => {
-    const ids = values.filter((value) => /^[1-9][0-9]{0,14}$/.test(value)).map(Number);
+    const ids = values.filter(isRecordId).map(Number);
     const samples = await ctx.loader.load(ids.map((id) => ({ type: 'samples', id })));
     const links = [...samples.values()].map((sample) => sample.rels.sample_metadata as Ref | null).filter((ref): ref is Ref => !!ref);
     const records = await ctx.loader.load(links);
