@@ -103,8 +103,7 @@ export async function measure(sides: readonly [Side, Side], plan: Plan, send: Se
   for (const [i, side] of sides.entries()) await runBatch(side, warmup, send, counters[i]!);
   const measured: Batch = { concurrency: plan.concurrency, requests: plan.batch, windowMs: plan.windowMs, minWindowMs: plan.minWindowMs };
   const tallies: Tally[] = sides.map(() => ({ latencies: [], calls: [], requests: 0, ok: 0, failures: {}, wallMs: 0 }));
-  // Each side's heap collected first (not counted): a scenario's CPU is its own garbage's, not the scenarios' before it.
-  const cpuBefore = await Promise.all(sides.map((s) => s.server.cpu(true)));
+  const cpuBefore = await Promise.all(sides.map((s) => s.server.cpu()));
   for (let round = 0; round < plan.rounds; round++) {
     // service-floor, floor-service, service-floor, … (ABBA)
     const order = round % 2 === 0 ? [0, 1] : [1, 0];

@@ -17,8 +17,7 @@ export interface ServerEnv {
   BENCH_API_KEY: string;
 }
 
-/** `cpu` with `settle`: a full garbage collection first (not counted), so what is measured next pays only for its own garbage. */
-export type ParentMessage = { kind: 'cpu'; seq: number; settle?: boolean } | { kind: 'writes'; seq: number } | { kind: 'stop' };
+export type ParentMessage = { kind: 'cpu'; seq: number } | { kind: 'writes'; seq: number } | { kind: 'stop' };
 export type ChildMessage =
   | { kind: 'ready'; port: number }
   | { kind: 'cpu'; seq: number; micros: number }
@@ -28,8 +27,8 @@ export interface ServerProcess {
   role: Role;
   /** Base URL on loopback (127.0.0.1: no name resolution on the measured path). */
   url: string;
-  /** CPU time (user + system, µs) the process has used so far; with `settle`, read after a full garbage collection. */
-  cpu(settle?: boolean): Promise<number>;
+  /** CPU time (user + system, µs) the process has used so far. */
+  cpu(): Promise<number>;
   /** The shapes of the last few TransactWriteItems the process sent, oldest first (./write-shapes.ts). */
   writes(): Promise<string[][]>;
   stop(): Promise<void>;
@@ -39,7 +38,7 @@ export async function startServerProcess(role: Role, env: ServerEnv): Promise<Se
   const child: ChildProcess = fork(new URL('./server-process.ts', import.meta.url), [role], {
     // BENCH_CPU_PROF=dir: each server writes V8 CPU profiles into dir/<role> when it stops (where a ratio's CPU
     // goes): one per thread, the largest the server's own (tsx's loader thread writes a small one).
-    execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/${role}`] : [])],
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/${role}`] : [])],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -63,17 +62,17 @@ export async function startServerProcess(role: Role, env: ServerEnv): Promise<Se
       pending.delete(message.seq);
     }
   });
-  const ask = (kind: 'cpu' | 'writes', settle = false) =>
+  const ask = (kind: 'cpu' | 'writes') =>
     new Promise<ChildMessage>((resolve) => {
       const id = ++seq;
       pending.set(id, resolve);
-      child.send({ kind, seq: id, ...(settle ? { settle } : {}) } satisfies ParentMessage);
+      child.send({ kind, seq: id } satisfies ParentMessage);
     });
 
   return {
     role,
     url: `http://127.0.0.1:${ready}`,
-    cpu: async (settle = false) => ((await ask('cpu', settle)) as { micros: number }).micros,
+    cpu: async () => ((await ask('cpu')) as { micros: number }).micros,
     writes: async () => ((await ask('writes')) as { transactions: string[][] }).transactions,
     async stop() {
       if (child.exitCode !== null) return;

@@ -142,7 +142,7 @@ export function printReport(results: ScenarioResult[], context: string[]): void 
     [
       '',
       'ratios are service ÷ floor, measured in the same run on the same DynamoDB Local, batches interleaved;',
-      'p50 over 2xx replies; CPU = user+system time of the server process per request, from a collected heap; calls = median X-DynamoDB-Calls;',
+      'p50 over 2xx replies; CPU = user+system time of the server process per request; calls = median X-DynamoDB-Calls;',
       'creates/s counts 2xx replies per second of batch wall time. Targets are informational: the bench never fails on a ratio.',
     ].join('\n'),
   );

@@ -1,8 +1,7 @@
 /**
  * Child-process entry of a measured server: `service` (the whole local service: the route table through
  * the middy chain, ElectroDB, DynamoDB) or `floor` (./floor/server.ts). It tells its parent its URL once
- * listening, then answers `cpu` with process.cpuUsage() (all threads of this process: JS, GC, SDK I/O;
- * after a full collection when asked to `settle`)
+ * listening, then answers `cpu` with process.cpuUsage() (all threads of this process: JS, GC, SDK I/O)
  * and `writes` with the shapes of its last transactions (./write-shapes.ts), and `stop` by closing. DynamoDB Local runs elsewhere and is shared by both.
  */
 import { once } from 'node:events';
@@ -47,8 +46,6 @@ if (role === 'service') {
 
 process.on('message', (message: ParentMessage) => {
   if (message.kind === 'cpu') {
-    // Started with --expose-gc (./processes.ts).
-    if (message.settle) (globalThis as { gc?: () => void }).gc?.();
     const { user, system } = process.cpuUsage();
     send({ kind: 'cpu', seq: message.seq, micros: user + system });
   } else if (message.kind === 'writes') {
