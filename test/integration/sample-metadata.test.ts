@@ -252,6 +252,35 @@ describe('concurrent PATCHes', () => {
   });
 });
 
+describe('replacing records concurrently', () => {
+  const replace = (sampleId: string, cohort: string) =>
+    call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', { cohort }, { sample: rel('samples', sampleId) }) });
+
+  it("20 clients each replacing a different sample's record: 20 × 201, counts unchanged, each sample's filter finds its new record", async () => {
+    const samples = await Promise.all(Array.from({ length: 20 }, () => createSample()));
+    const before = await sampleCounts();
+    const results = await Promise.all(samples.map((sample, i) => replace(sample.id, `cohort ${i}`)));
+    expect(results.map((r) => r.status)).toEqual(samples.map(() => 201));
+    expect(await sampleCounts()).toEqual(before);
+    const found = await call('GET', `/api/v2/sample_metadata?filter[sample_id]=${samples.map((s) => s.id).join(',')}&page[size]=50`);
+    expect(found.body.data.map((m: any) => m.id).sort()).toEqual(results.map((r) => r.body.data.id).sort());
+    expect(found.body.meta.record_count).toBe(20);
+  });
+
+  it("10 clients replacing one sample's record: one 201, the others refused; the sample, its filter and the counts agree", async () => {
+    const sample = await createSample();
+    const before = await sampleCounts();
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => replace(sample.id, `racer ${i}`)));
+    const won = results.filter((r) => r.status === 201);
+    expect(won).toHaveLength(1);
+    for (const r of results.filter((r) => r.status !== 201)) expect([409, 422]).toContain(r.status);
+    expect((await metadataOfSample(sample.id)).id).toBe(won[0]!.body.data.id);
+    const found = await call('GET', `/api/v2/sample_metadata?filter[sample_id]=${sample.id}`);
+    expect(found.body.data.map((m: any) => m.id)).toEqual([won[0]!.body.data.id]);
+    expect(await sampleCounts()).toEqual(before);
+  });
+});
+
 describe('gender', () => {
   it.each([
     ['male', 'Male'],
@@ -451,6 +480,22 @@ describe('filter[sample_id] and reading', () => {
     expect(both.body.data.map((m: any) => m.id)).toEqual([own.id]);
     const neither = await call('GET', `/api/v2/sample_metadata?filter[sample_id]=${sample.id}&filter[id]=${orphan.id}`);
     expect(neither.body.data).toEqual([]);
+  });
+
+  it('reads past a BatchGetItem of 100 keys: 120 samples among 500 values find their 120 records; 501 values are a 400 naming the filter', async () => {
+    const samples = await Promise.all(Array.from({ length: 120 }, () => createSample()));
+    const unknown = Array.from({ length: 380 }, (_, i) => String(900_000_000 + i));
+    const values = [...samples.map((sample) => sample.id), ...unknown];
+    const found = await call('GET', `/api/v2/sample_metadata?filter[sample_id]=${values.join(',')}&page[size]=100`);
+    expect(found.status).toBe(200);
+    expect(found.body.meta.record_count).toBe(120);
+    expect(found.body.data).toHaveLength(100);
+    const rest = await call('GET', `/api/v2/sample_metadata?filter[sample_id]=${values.join(',')}&page[size]=100&page[number]=2`);
+    const ids = [...found.body.data, ...rest.body.data].map((m: any) => m.id);
+    expect(new Set(ids).size).toBe(120);
+    const tooMany = await call('GET', `/api/v2/sample_metadata?filter[sample_id]=${[...values, '900000999'].join(',')}`);
+    expectError(tooMany, 400, undefined);
+    expect(tooMany.body.errors[0].source).toEqual({ parameter: 'filter[sample_id]' });
   });
 
   it('rejects unknown filters (400)', async () => {
