@@ -61,7 +61,7 @@ export interface StagedOp {
 export type TakenValue = ValueOrigin & { value: string };
 
 const termKey = (t: TermSpec) => `${t.scope}\u0000${t.value}\u0000${t.ref ?? '-'}`;
-const itemSize = (record: StoredRecord) => Buffer.byteLength(JSON.stringify(record));
+const recordBytes = (record: StoredRecord) => Buffer.byteLength(JSON.stringify(record));
 
 /** The changes a unit of work staged. */
 export interface StagedChanges {
@@ -94,7 +94,7 @@ export interface WritePlan {
 export function planWrite(changes: StagedChanges, model: RecordModel, request: RequestItemContent, now: string): WritePlan {
   const ops: StagedOp[] = [];
   const measured = (record: StoredRecord) => {
-    const size = itemSize(record);
+    const size = recordBytes(record);
     if (size > ITEM_SIZE_LIMIT) {
       throw new TooLargeError(`${record.type} ${record.id} would be ${size} bytes; a record may be at most ${ITEM_SIZE_LIMIT} bytes (a DynamoDB item)`);
     }
@@ -111,11 +111,11 @@ export function planWrite(changes: StagedChanges, model: RecordModel, request: R
     ops.push(...termOps([], model.termsOf(record), record));
   }
   for (const { before, after } of changes.updated) {
-    const itemSize = measured(after);
+    const size = measured(after);
     ops.push({
       item: { Put: recordPut({ ...after, ...lookupAttributes(after, model.lookupsOf(after)) }, { version: before.version }) },
       onReject: 'conflict',
-      itemSize,
+      itemSize: size,
     });
     ops.push(...termOps(model.termsOf(before), model.termsOf(after), after));
   }
