@@ -132,8 +132,17 @@ export function scenarios(seeded: Seeded, iterations: number, runId: string, chi
   return [...reads, ...creates, ...labWrites(seeded, iterations), ...labWork(seeded.work, iterations), ...limberCreators(seeded.work, iterations, childrenOf)];
 }
 
+/**
+ * Warm-up writes each side sends before a lab write's measured ones: enough for V8 to have optimized both
+ * sides' code for that write, whatever ran before it in the process. With 4, the ratio measured the JIT's
+ * state rather than the code: the MX tubes' CPU was 1.14× the floor's alone and 1.83× at the end of a whole
+ * run (the floor's code warm from earlier scenarios, the service's path for those tubes not); with 16 alone
+ * 1.03×, with 48 0.98× (docs/decisions.md, "Lab writes measured warm").
+ */
+const LAB_WARMUP = 32;
+
 /** The lab writes' plan: sequential, like the reads, but a fixed number of requests (each stamp needs a fresh destination). */
-const labPlan = (iterations: number): Plan => ({ concurrency: 1, batch: Math.max(1, Math.ceil(iterations / 4)), rounds: 4, warmup: 4 });
+const labPlan = (iterations: number): Plan => ({ concurrency: 1, batch: Math.max(1, Math.ceil(iterations / 4)), rounds: 4, warmup: LAB_WARMUP });
 
 /** Requests each side sends in one lab write scenario (the seed makes a destination plate for each). */
 export const labRequests = (iterations: number): number => {
@@ -202,8 +211,12 @@ export const LAB_WORK = {
 /** The wells of the plate each state change passes: the largest plate, whose requests move in one transaction (request books). */
 export const STATE_CHANGE_WELLS = 384;
 
-/** A state change each needs a stamped plate of its own (with its own requests): fewer than the other lab writes, each costly to seed. */
-const stateChangePlan: Plan = { concurrency: 1, batch: 3, rounds: 4, warmup: 2 };
+/**
+ * A state change each needs a stamped plate of its own (with its own requests): fewer than the other lab
+ * writes, each costly to seed (most of the bench's seeding time). Each passes 384 wells: six warm-ups pass
+ * 2,304, about as many wells as the other lab writes' 32 warm-ups of 96 move (3,072).
+ */
+const stateChangePlan: Plan = { concurrency: 1, batch: 3, rounds: 4, warmup: 6 };
 
 /** Requests each side sends in the lab work write scenarios (the seed makes fresh labware for each). */
 export const labWorkRequests = (iterations: number) => ({
