@@ -7,11 +7,14 @@ function positiveInteger(name: string, fallback: number): number {
   return n;
 }
 
-/** BENCH_ONLY: `cold` for the cold starts alone, any other text for the scenarios whose name contains it. */
-function only(): { coldOnly: boolean; scenarios?: string } {
+/**
+ * BENCH_ONLY: `cold` for the cold starts alone, any other text for the scenarios whose name contains it —
+ * or any of several texts separated by `|` (`384 filled|MX tubes`: a scenario after the reads it follows).
+ */
+function only(): { coldOnly: boolean; scenarios?: string[] } {
   const raw = process.env.BENCH_ONLY;
   if (raw === undefined || raw === '') return { coldOnly: false };
-  return raw === 'cold' ? { coldOnly: true } : { coldOnly: false, scenarios: raw };
+  return raw === 'cold' ? { coldOnly: true } : { coldOnly: false, scenarios: raw.split('|').filter((text) => text !== '') };
 }
 
 const chosen = only();
@@ -31,6 +34,8 @@ export const options = {
    * writes), and no cold starts: for measuring one change quickly. Such a partial run is printed, never published.
    */
   scenarios: chosen.scenarios,
+  /** Whether a scenario of this name runs: every one, unless BENCH_ONLY names some. */
+  runs: (name: string): boolean => chosen.scenarios === undefined || chosen.scenarios.some((text) => name.includes(text)),
   /** Where to write the results as JSON, if anywhere. */
   jsonPath: process.env.BENCH_JSON || undefined,
   /** Where the published results go (committed: the README's Performance section shows them). */

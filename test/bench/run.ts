@@ -10,7 +10,7 @@
  * BENCH_ITERATIONS (default 24): measured requests per side per read scenario, at least (create windows scale with it).
  * BENCH_COLD_RUNS (default 7): loads of each function's bundle in the cold-start measurement (./cold/).
  * BENCH_ONLY=cold: the cold starts alone; they replace the published ones, the scenarios' results stay.
- * BENCH_ONLY=text: only the scenarios whose name contains it, no cold starts, nothing published (e.g. `POST`: the writes).
+ * BENCH_ONLY=text: only the scenarios whose name contains it (or any of several texts separated by `|`), no cold starts, nothing published (e.g. `POST`: the writes).
  * BENCH_CPU_PROF=dir: each server process writes V8 CPU profiles into dir/service and dir/floor (the largest is its own thread's).
  * BENCH_JSON=path: also write the results as JSON there. BENCH_OUT (default `bench`): where the published
  * results go (results.json, results.md, ratios.svg; see ./publish.ts).
@@ -80,7 +80,7 @@ async function benchScenarios(): Promise<void> {
 
     const seeded = await seed(sides[0].client, runId, log, stampDestinations(labRequests(options.iterations)));
     await seedSamplesInBulk(dynamo.endpoint, env.BENCH_SERVICE_TABLE, seeded.sampleId, WALK_RECORDS, log);
-    const wanted = (name: string) => options.scenarios === undefined || name.includes(options.scenarios);
+    const wanted = options.runs;
     const plate96 = (await sides[0].client.json('GET', `/plates/${seeded.plate96Id}`)).data.attributes.uuid as string;
     const filled = { 384: { id: Number(seeded.plateId), uuid: seeded.lab.plate }, 96: { id: Number(seeded.plate96Id), uuid: plate96 } };
     const counts = labWorkRequests(options.iterations);
@@ -102,9 +102,7 @@ async function benchScenarios(): Promise<void> {
     const results: ScenarioResult[] = [];
     const reader = childrenReader(dynamo.endpoint, env.BENCH_SERVICE_TABLE);
     cleanups.push(reader.close);
-    const chosen = scenarios(seeded, options.iterations, runId, reader.childrenOf).filter(
-      (s) => options.scenarios === undefined || s.name.includes(options.scenarios),
-    );
+    const chosen = scenarios(seeded, options.iterations, runId, reader.childrenOf).filter((s) => options.runs(s.name));
     for (const scenario of chosen) {
       const difference = scenario.compare ? ((await compareAnswers(sides, scenario)) ?? 'same') : undefined;
       const t0 = performance.now();
