@@ -134,10 +134,9 @@ export function scenarios(seeded: Seeded, iterations: number, runId: string, chi
 
 /**
  * Warm-up writes each side sends before a lab write's measured ones: enough for V8 to have optimized both
- * sides' code for that write, whatever ran before it in the process. With 4, the ratio measured the JIT's
- * state rather than the code: the MX tubes' CPU was 1.14× the floor's alone and 1.83× at the end of a whole
- * run (the floor's code warm from earlier scenarios, the service's path for those tubes not); with 16 alone
- * 1.03×, with 48 0.98× (docs/decisions.md, "Lab writes measured warm").
+ * sides' code for that write. With 4, a scenario run alone measured mostly the JIT's state: the MX tubes'
+ * CPU was 1.14× the floor's with 4 warm-ups, 1.03× with 16, 0.98× with 48. At the end of a whole run the
+ * ratio still differs (docs/decisions.md, "Lab writes measured warm").
  */
 const LAB_WARMUP = 32;
 
