@@ -39,8 +39,10 @@ export function familyCode(family: string): number {
  * (test/unit/uuids.test.ts holds uuids made before).
  */
 const HALF_DIGITS = (ID_DIGITS + CODE_DIGITS) / 2;
-/** Bits of the id in the low half, below the family code's 16. */
-const ID_BITS_LOW = 4 * HALF_DIGITS - 4 * CODE_DIGITS;
+/** The family code's range: it is the low 16 bits of the payload. */
+const CODE_RANGE = 16 ** CODE_DIGITS;
+/** The range of the id's bits in the low half, above the code (12 bits); the rest of the id is the high half. */
+const LOW_ID_RANGE = 16 ** HALF_DIGITS / CODE_RANGE;
 
 /** The mask derived from the random digits: the first 14 hex digits of their SHA-256, as two halves. */
 function mask(random: string): [high: number, low: number] {
@@ -71,8 +73,8 @@ export function encodeUuid(family: string, id: number, random: string = randomDi
   if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ENCODED_ID) throw new RangeError(`id ${id} cannot be encoded in a uuid`);
   // (id << 16 | code), split at bit 28: the id's high bits, then its low 12 bits above the code.
   const [maskHigh, maskLow] = mask(random);
-  const high = Math.floor(id / 2 ** ID_BITS_LOW) ^ maskHigh;
-  const low = (((id % 2 ** ID_BITS_LOW) * 2 ** (4 * CODE_DIGITS)) | familyCode(family)) ^ maskLow;
+  const high = Math.floor(id / LOW_ID_RANGE) ^ maskHigh;
+  const low = ((id % LOW_ID_RANGE) * CODE_RANGE + familyCode(family)) ^ maskLow;
   const p = hexHalf(high) + hexHalf(low);
   const variant = (8 + (parseInt(random.slice(-1), 16) & 3)).toString(16);
   const hex = `${random}4${p.slice(0, 3)}${variant}${p.slice(3)}0000`;
@@ -89,8 +91,8 @@ function decodeOnce(uuid: string): DecodedUuid | undefined {
   const [maskHigh, maskLow] = mask(match[1]! + match[2]!);
   const high = parseInt(payload.slice(0, HALF_DIGITS), 16) ^ maskHigh;
   const low = parseInt(payload.slice(HALF_DIGITS), 16) ^ maskLow;
-  const id = high * 2 ** ID_BITS_LOW + Math.floor(low / 2 ** (4 * CODE_DIGITS));
-  return id >= 1 ? Object.freeze({ code: low & 0xffff, id }) : undefined;
+  const id = high * LOW_ID_RANGE + Math.floor(low / CODE_RANGE);
+  return id >= 1 ? Object.freeze({ code: low % CODE_RANGE, id }) : undefined;
 }
 
 /**

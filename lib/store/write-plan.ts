@@ -111,11 +111,10 @@ export function planWrite(changes: StagedChanges, model: RecordModel, request: R
     ops.push(...termOps([], model.termsOf(record), record));
   }
   for (const { before, after } of changes.updated) {
-    const size = measured(after);
     ops.push({
       item: { Put: recordPut({ ...after, ...lookupAttributes(after, model.lookupsOf(after)) }, { version: before.version }) },
       onReject: 'conflict',
-      itemSize: size,
+      itemSize: measured(after),
     });
     ops.push(...termOps(model.termsOf(before), model.termsOf(after), after));
   }
