@@ -34,6 +34,8 @@ export function newRequestContext(registry: Registry, about: Pick<RequestContext
 
 export const refKey = (ref: Ref): string => `${ref.type}:${ref.id}`;
 export const refOf = (record: StoredRecord): Ref => ({ type: record.type, id: record.id });
+/** Loader.byUuids: a record of any type the API serves (a uuid filter, a collection's entries naming wells, tubes or requests). */
+export const ANY_SERVED_TYPE = 'any served type';
 
 /**
  * Loads records for one request: batched, de-duplicated and cached, so a record read twice costs one
@@ -146,17 +148,19 @@ export class Loader {
   }
 
   /**
-   * The records with these uuids (in order; undefined where there is none of the given types). A uuid
-   * names its record's key (lib/store/uuids.ts), so this is one consistent batched read, never an index
-   * that may lag a write; the record must carry exactly that uuid.
+   * The records with these uuids (in order; undefined where there is none of the given types, or of any
+   * type the API serves with ANY_SERVED_TYPE). A uuid names its record's key (lib/store/uuids.ts), so this
+   * is one consistent batched read, never an index that may lag a write; the record must carry exactly that uuid.
    */
-  async byUuids(uuids: readonly string[], types: readonly string[]): Promise<(StoredRecord | undefined)[]> {
+  async byUuids(uuids: readonly string[], types: readonly string[] | typeof ANY_SERVED_TYPE): Promise<(StoredRecord | undefined)[]> {
     const keys = uuids.map((uuid) => this.uuidKey(uuid));
     await this.fetch(keys.filter((k) => k !== undefined));
+    // Any served type is one set lookup a record, not a walk of every type's members (a 96-entry collection names ~200 uuids).
+    const wanted = types === ANY_SERVED_TYPE ? (type: string) => this.registry.serves(type) : (type: string) => this.registry.satisfies(type, types);
     return keys.map((key) => {
       const stored = key && this.stored(key.family, key.id);
       const record = stored && key.held ? (stored.uuid === key.held.holderUuid ? this.heldAt(stored, key.held.slot) : undefined) : stored;
-      return record && record.uuid === key!.uuid && this.registry.satisfies(record.type, types) ? record : undefined;
+      return record && record.uuid === key!.uuid && wanted(record.type) ? record : undefined;
     });
   }
 }

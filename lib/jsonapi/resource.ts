@@ -1,6 +1,6 @@
 import * as z from '#lib/zod.ts';
 import type { JsonApiError } from '#lib/jsonapi/errors.ts';
-import type { RequestContext, WriteContext } from '#lib/jsonapi/context.ts';
+import { ANY_SERVED_TYPE, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, show } from '#lib/jsonapi/errors.ts';
 import type { RelValue, StoredRecord, TermHit } from '#lib/store/records.ts';
 
@@ -404,8 +404,9 @@ export const idFilter = (type: string): FilterDef => ({
 /** `filter[uuid]`: a uuid names its record (lib/store/uuids.ts), so any number of them is one batched read. */
 export const uuidFilter: FilterDef = {
   lookup: async (ctx, values) => {
-    const types = [...ctx.registry.types];
-    return (await ctx.loader.byUuids(values, types)).filter((r) => r !== undefined).map((r) => ({ ref: '-', family: r.family, type: r.type, id: r.id }));
+    return (await ctx.loader.byUuids(values, ANY_SERVED_TYPE))
+      .filter((r) => r !== undefined)
+      .map((r) => ({ ref: '-', family: r.family, type: r.type, id: r.id }));
   },
   matches: (record, values) => values.some((v) => v.toLowerCase() === record.uuid),
 };

@@ -1,7 +1,7 @@
 import * as z from '#lib/zod.ts';
 import { bulkTransferItems, MAX_WELL_TRANSFERS_PER_BULK_TRANSFER } from '#lib/domain/budgets.ts';
 import { layoutForSize, positionAt, positionIndex } from '#lib/domain/geometry.ts';
-import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import { ANY_SERVED_TYPE, refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, lazySchema, timestamps, toMany, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
 import { labwareAttrs } from '#lib/resources/labware-views.ts';
@@ -37,7 +37,7 @@ async function readWellTransfers(ctx: WriteContext, entries: readonly WellTransf
   const uuids = entries.flatMap((e) => [e.source_uuid.toLowerCase(), e.destination_uuid.toLowerCase()]);
   const submissionRefs = entries.flatMap((e) => (e.submission_id ? [{ type: 'submissions', id: e.submission_id }] : []));
   await ctx.loader.prefetch(submissionRefs, uuids);
-  const found = new Map((await ctx.loader.byUuids(uuids, [...ctx.registry.types])).flatMap((r) => (r ? [[r.uuid, r] as const] : [])));
+  const found = new Map((await ctx.loader.byUuids(uuids, ANY_SERVED_TYPE)).flatMap((r) => (r ? [[r.uuid, r] as const] : [])));
   const submissions = await ctx.loader.load(submissionRefs);
   const problems: JsonApiError[] = [];
   const well = (i: number, end: 'source' | 'destination', uuid: string, name: string): Named | undefined => {

@@ -1,7 +1,7 @@
 import * as z from '#lib/zod.ts';
 import { MAX_TRANSFER_REQUESTS_PER_COLLECTION, transferRequestCollectionItems } from '#lib/domain/budgets.ts';
 import { parseSlotUuid } from '#lib/domain/labware-ids.ts';
-import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import { ANY_SERVED_TYPE, refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, lazySchema, timestamps, toMany, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
 import { labwareAttrs } from '#lib/resources/labware-views.ts';
@@ -52,7 +52,7 @@ async function readEntries(ctx: WriteContext, entries: readonly Entry[]) {
   const uuids = entries.flatMap((e) => [labwareUuid(e.source_asset), labwareUuid(e.target_asset), e.outer_request ?? '', e.submission ?? '']).filter(Boolean);
   const submissionIds = entries.flatMap((e) => (e.submission_id ? [{ type: 'submissions', id: e.submission_id }] : []));
   await ctx.loader.prefetch(submissionIds, uuids);
-  const found = new Map((await ctx.loader.byUuids(uuids, [...ctx.registry.types])).flatMap((r) => (r ? [[r.uuid, r] as const] : [])));
+  const found = new Map((await ctx.loader.byUuids(uuids, ANY_SERVED_TYPE)).flatMap((r) => (r ? [[r.uuid, r] as const] : [])));
   const problems: JsonApiError[] = [];
   const notFound = (i: number, field: string, what: string, uuid: unknown) =>
     problems.push(
