@@ -11,13 +11,15 @@ import {
   type TransactWriteCommandInput,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { SDK_LOGGER_MIDDLEWARE } from '#lib/store/client.ts';
 import type { Key } from './keys.ts';
 
 export type Item = Record<string, unknown>;
 
-/** The raw document client, configured as the service's (lib/store/client.ts) minus the call-counting middleware. */
+/** The raw document client, configured as the service's (lib/store/client.ts) minus the call-counting and deadline middleware. */
 export function documentClient(endpoint: string): DynamoDBDocumentClient {
   const base = new DynamoDBClient({ endpoint, region: 'eu-west-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 3 });
+  base.middlewareStack.remove(SDK_LOGGER_MIDDLEWARE);
   return DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } });
 }
 
