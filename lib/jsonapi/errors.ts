@@ -43,7 +43,10 @@ function error(status: number, code: string, title: string, detail: string, sour
 }
 
 /** An RFC 6901 JSON pointer: `~` and `/` inside a segment are escaped as `~0` and `~1`. */
-export const pointer = (...segments: (string | number)[]): string => segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+export const pointer = (...segments: (string | number)[]): string => segments.map((s) => `/${escapeSegment(String(s))}`).join('');
+
+const escapeSegment = (segment: string): string =>
+  segment.includes('~') || segment.includes('/') ? segment.replace(/~/g, '~0').replace(/\//g, '~1') : segment;
 
 /**
  * Renders a value for a detail message: strings quoted, everything else as JSON, long values cut. A value

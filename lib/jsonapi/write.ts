@@ -21,22 +21,39 @@ export const MAX_NESTING_DEPTH = 16;
  * no depth of nesting (a 1 MiB body holds half a million levels) can overflow the call stack.
  */
 function shapeProblem(value: unknown, path: string, maxString: number): { path: string; kind: 'long' | 'deep' } | undefined {
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path, depth: 0 }];
+  const stack: Visit[] = [{ value, depth: 0 }];
   while (stack.length > 0) {
     const item = stack.pop()!;
     if (typeof item.value === 'string') {
-      if (item.value.length > maxString) return { path: item.path, kind: 'long' };
+      if (item.value.length > maxString) return { path: path + visitPath(item), kind: 'long' };
       continue;
     }
     if (typeof item.value !== 'object' || item.value === null) continue;
     const depth = item.depth + 1;
-    if (depth > MAX_NESTING_DEPTH) return { path: item.path, kind: 'deep' };
-    const entries = Array.isArray(item.value) ? item.value.map((v, i) => [i, v] as const) : Object.entries(item.value);
+    if (depth > MAX_NESTING_DEPTH) return { path: path + visitPath(item), kind: 'deep' };
     // Pushed in reverse so the first offending member is the first one reported.
-    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], path: item.path + pointer(entries[i]![0]), depth });
+    if (Array.isArray(item.value)) for (let i = item.value.length - 1; i >= 0; i--) stack.push({ value: item.value[i], depth, key: i, parent: item });
+    else {
+      const entries = Object.entries(item.value);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], depth, key: entries[i]![0], parent: item });
+    }
   }
   return undefined;
 }
+
+/** A member shapeProblem walks, and where it sits: the pointer is spelled out only for the member at fault (most values have none). */
+interface Visit {
+  value: unknown;
+  depth: number;
+  key?: string | number;
+  parent?: Visit;
+}
+
+const visitPath = (visit: Visit): string => {
+  const keys: (string | number)[] = [];
+  for (let at: Visit | undefined = visit; at?.parent; at = at.parent) keys.push(at.key!);
+  return pointer(...keys.reverse());
+};
 
 /** Checks attribute values against their schemas (422s, one per problem); returns the parsed values. */
 export function validateValues(def: ResourceDef, parsed: ParsedWrite): Record<string, unknown> {

@@ -360,6 +360,12 @@ describe('validateValues', () => {
     expect(error.errors[0]!.source).toEqual({ pointer: '/data/attributes/site_sample_id/a~0b~1c' });
   });
 
+  it('points at the first over-long string however deep, through array indexes and object keys', () => {
+    const long = 'x'.repeat(MAX_STRING_LENGTH + 1);
+    const error = thrown(() => values(samples, { site_sample_id: { a: ['short', { 'b/': [1, long] }, long], z: long } }));
+    expect(error.errors[0]!.source).toEqual({ pointer: '/data/attributes/site_sample_id/a/1/b~1/1' });
+  });
+
   it('normalises sample_metadata values', () => {
     expect(values(sampleMetadata, { gender: ' female ', cohort: '  ', date_of_sample_collection: '2024-05-01' })).toEqual({
       gender: 'Female',
