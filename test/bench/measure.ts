@@ -95,14 +95,16 @@ async function runBatch(side: Side, batch: Batch, send: Send, counter: { next: n
  * alternating service and floor (and which goes first) so a slower or busier moment of the machine is
  * shared. CPU is read from both processes once before and once after the measured rounds, so work a
  * server defers (garbage collection after a batch) is still billed to it; a server waiting for its turn
- * is idle and costs next to nothing.
+ * is idle and costs next to nothing. With `profileFile`, each server writes a CPU profile of the measured rounds there.
  */
-export async function measure(sides: readonly [Side, Side], plan: Plan, send: Send): Promise<[SideResult, SideResult]> {
+export async function measure(sides: readonly [Side, Side], plan: Plan, send: Send, profileFile?: (role: Role) => string): Promise<[SideResult, SideResult]> {
   const counters = sides.map(() => ({ next: 0 }));
   const warmup: Batch = { concurrency: plan.concurrency, requests: plan.warmup, windowMs: plan.warmupWindowMs };
   for (const [i, side] of sides.entries()) await runBatch(side, warmup, send, counters[i]!);
   const measured: Batch = { concurrency: plan.concurrency, requests: plan.batch, windowMs: plan.windowMs, minWindowMs: plan.minWindowMs };
   const tallies: Tally[] = sides.map(() => ({ latencies: [], calls: [], requests: 0, ok: 0, failures: {}, wallMs: 0 }));
+  // Profiles (BENCH_CPU_PROF) cover the measured rounds and nothing else; their sampling costs both sides alike.
+  if (profileFile) await Promise.all(sides.map((s) => s.server.profile()));
   const cpuBefore = await Promise.all(sides.map((s) => s.server.cpu()));
   for (let round = 0; round < plan.rounds; round++) {
     // service-floor, floor-service, service-floor, … (ABBA)
@@ -110,6 +112,7 @@ export async function measure(sides: readonly [Side, Side], plan: Plan, send: Se
     for (const i of order) await runBatch(sides[i]!, measured, send, counters[i]!, tallies[i]!);
   }
   const cpuAfter = await Promise.all(sides.map((s) => s.server.cpu()));
+  if (profileFile) await Promise.all(sides.map((s) => s.server.profile(profileFile(s.role))));
   return sides.map((side, i): SideResult => {
     const t = tallies[i]!;
     return {

@@ -38,6 +38,8 @@ export const options = {
   runs: (name: string): boolean => chosen.scenarios === undefined || chosen.scenarios.some((text) => name.includes(text)),
   /** Where to write the results as JSON, if anywhere. */
   jsonPath: process.env.BENCH_JSON || undefined,
+  /** BENCH_CPU_PROF=dir: a CPU profile of each scenario's measured rounds per side (./server-process.ts). */
+  cpuProfileDir: process.env.BENCH_CPU_PROF || undefined,
   /** Where the published results go (committed: the README's Performance section shows them). */
   outDir: process.env.BENCH_OUT || 'bench',
 };

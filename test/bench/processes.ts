@@ -17,11 +17,12 @@ export interface ServerEnv {
   BENCH_API_KEY: string;
 }
 
-export type ParentMessage = { kind: 'cpu'; seq: number } | { kind: 'writes'; seq: number } | { kind: 'stop' };
+export type ParentMessage = { kind: 'cpu'; seq: number } | { kind: 'writes'; seq: number } | { kind: 'profile'; seq: number; file?: string } | { kind: 'stop' };
 export type ChildMessage =
   | { kind: 'ready'; port: number }
   | { kind: 'cpu'; seq: number; micros: number }
-  | { kind: 'writes'; seq: number; transactions: string[][] };
+  | { kind: 'writes'; seq: number; transactions: string[][] }
+  | { kind: 'profile'; seq: number };
 
 export interface ServerProcess {
   role: Role;
@@ -31,14 +32,14 @@ export interface ServerProcess {
   cpu(): Promise<number>;
   /** The shapes of the last few TransactWriteItems the process sent, oldest first (./write-shapes.ts). */
   writes(): Promise<string[][]>;
+  /** Starts a V8 CPU profile of the server's thread; `file` given, stops it and writes it there (BENCH_CPU_PROF). */
+  profile(file?: string): Promise<void>;
   stop(): Promise<void>;
 }
 
 export async function startServerProcess(role: Role, env: ServerEnv): Promise<ServerProcess> {
   const child: ChildProcess = fork(new URL('./server-process.ts', import.meta.url), [role], {
-    // BENCH_CPU_PROF=dir: each server writes V8 CPU profiles into dir/<role> when it stops (where a ratio's CPU
-    // goes): one per thread, the largest the server's own (tsx's loader thread writes a small one).
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/${role}`] : [])],
+    execArgv: ['--import', 'tsx'],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -57,16 +58,16 @@ export async function startServerProcess(role: Role, env: ServerEnv): Promise<Se
   let seq = 0;
   const pending = new Map<number, (answer: ChildMessage) => void>();
   child.on('message', (message: ChildMessage) => {
-    if (message.kind === 'cpu' || message.kind === 'writes') {
+    if (message.kind === 'cpu' || message.kind === 'writes' || message.kind === 'profile') {
       pending.get(message.seq)?.(message);
       pending.delete(message.seq);
     }
   });
-  const ask = (kind: 'cpu' | 'writes') =>
+  const ask = (kind: 'cpu' | 'writes' | 'profile', file?: string) =>
     new Promise<ChildMessage>((resolve) => {
       const id = ++seq;
       pending.set(id, resolve);
-      child.send({ kind, seq: id } satisfies ParentMessage);
+      child.send({ kind, seq: id, ...(file ? { file } : {}) } as ParentMessage);
     });
 
   return {
@@ -74,6 +75,7 @@ export async function startServerProcess(role: Role, env: ServerEnv): Promise<Se
     url: `http://127.0.0.1:${ready}`,
     cpu: async () => ((await ask('cpu')) as { micros: number }).micros,
     writes: async () => ((await ask('writes')) as { transactions: string[][] }).transactions,
+    profile: async (file?: string) => void (await ask('profile', file)),
     async stop() {
       if (child.exitCode !== null) return;
       child.send({ kind: 'stop' } satisfies ParentMessage);

@@ -11,7 +11,7 @@
  * BENCH_COLD_RUNS (default 7): loads of each function's bundle in the cold-start measurement (./cold/).
  * BENCH_ONLY=cold: the cold starts alone; they replace the published ones, the scenarios' results stay.
  * BENCH_ONLY=text: only the scenarios whose name contains it (or any of several texts separated by `|`), no cold starts, nothing published (e.g. `POST`: the writes).
- * BENCH_CPU_PROF=dir: each server process writes V8 CPU profiles into dir/service and dir/floor (the largest is its own thread's).
+ * BENCH_CPU_PROF=dir: each server writes a V8 CPU profile of each scenario's measured rounds, dir/<service|floor>/<scenario>.cpuprofile (where a ratio's CPU goes).
  * BENCH_JSON=path: also write the results as JSON there. BENCH_OUT (default `bench`): where the published
  * results go (results.json, results.md, ratios.svg; see ./publish.ts).
  */
@@ -21,7 +21,7 @@ import { measureColdStarts } from './cold/measure-cold.ts';
 import { HttpClient } from './http-client.ts';
 import { measure, type Side } from './measure.ts';
 import { options } from './options.ts';
-import { startServerProcess, type ServerEnv, type ServerProcess } from './processes.ts';
+import { startServerProcess, type Role, type ServerEnv, type ServerProcess } from './processes.ts';
 import { publish, publishColdStarts } from './publish.ts';
 import { judge, printColdStarts, printReport, writeJson, type ScenarioResult } from './report.ts';
 import { childrenReader } from './children.ts';
@@ -34,6 +34,9 @@ const API_KEY = 'bench-key-0123456789abcdef';
 const runId = Date.now().toString(36);
 const log = (line: string) => console.log(`[bench] ${line}`);
 const started = performance.now();
+/** Where each side's profile of a scenario goes, when BENCH_CPU_PROF asks for them: a file name from the scenario's. */
+const profileFile = (scenario: string) =>
+  options.cpuProfileDir ? (role: Role) => `${options.cpuProfileDir}/${role}/${scenario.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 80)}.cpuprofile` : undefined;
 
 // Cold starts first, while nothing else of the bench runs (no DynamoDB Local, no servers).
 const coldStarts = options.scenarios === undefined ? await measureColdStarts(options.coldRuns, log) : undefined;
@@ -106,7 +109,7 @@ async function benchScenarios(): Promise<void> {
     for (const scenario of chosen) {
       const difference = scenario.compare ? ((await compareAnswers(sides, scenario)) ?? 'same') : undefined;
       const t0 = performance.now();
-      const [service, floor] = await measure(sides, scenario.plan, scenario.send);
+      const [service, floor] = await measure(sides, scenario.plan, scenario.send, profileFile(scenario.name));
       // A write's floor is only a floor if it writes the same items: the last unit each side sent, compared.
       const writes = scenario.transactions ? ((await compareWrites(sides, scenario.transactions)) ?? 'same') : undefined;
       const result = judge(scenario.name, scenario.target, service, floor, difference ?? writes);

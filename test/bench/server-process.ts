@@ -2,9 +2,14 @@
  * Child-process entry of a measured server: `service` (the whole local service: the route table through
  * the middy chain, ElectroDB, DynamoDB) or `floor` (./floor/server.ts). It tells its parent its URL once
  * listening, then answers `cpu` with process.cpuUsage() (all threads of this process: JS, GC, SDK I/O)
- * and `writes` with the shapes of its last transactions (./write-shapes.ts), and `stop` by closing. DynamoDB Local runs elsewhere and is shared by both.
+ * and `writes` with the shapes of its last transactions (./write-shapes.ts), `profile` by starting a V8 CPU
+ * profile of its own thread or, given a file, writing the one under way there (BENCH_CPU_PROF: a profile of
+ * exactly a scenario's measured rounds), and `stop` by closing. DynamoDB Local runs elsewhere and is shared by both.
  */
 import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { dirname } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { ChildMessage, ParentMessage, ServerEnv } from './processes.ts';
 import { recordWriteShapes } from './write-shapes.ts';
@@ -44,8 +49,27 @@ if (role === 'service') {
   throw new Error(`unknown role ${role}`);
 }
 
+/** Sampling every 100 µs: a 96-entry write is ~30 ms, so a scenario's rounds give a few thousand samples a side. */
+const PROFILE_INTERVAL_US = 100;
+let inspector: Session | undefined;
+
+async function profile(file: string | undefined): Promise<void> {
+  if (!inspector) {
+    inspector = new Session();
+    inspector.connect();
+    await inspector.post('Profiler.enable');
+    await inspector.post('Profiler.setSamplingInterval', { interval: PROFILE_INTERVAL_US });
+  }
+  if (!file) return void (await inspector.post('Profiler.start'));
+  const { profile } = await inspector.post('Profiler.stop');
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(profile));
+}
+
 process.on('message', (message: ParentMessage) => {
-  if (message.kind === 'cpu') {
+  if (message.kind === 'profile') {
+    void profile(message.file).then(() => send({ kind: 'profile', seq: message.seq }));
+  } else if (message.kind === 'cpu') {
     const { user, system } = process.cpuUsage();
     send({ kind: 'cpu', seq: message.seq, micros: user + system });
   } else if (message.kind === 'writes') {
