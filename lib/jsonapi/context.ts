@@ -127,12 +127,10 @@ export class Loader {
     return family ? { uuid, family, id: decoded!.id, ...(held ? { held } : {}) } : undefined;
   }
 
-  /** The record a held uuid names in its holder, if the holder's types place records by slot (EmbeddedDef.idAtSlot). */
+  /** The record a held uuid names in its holder, if the holder's types place records by slot (EmbeddedDef.atSlot): that one alone, not all the holder holds. */
   private heldAt(holder: StoredRecord, slot: number): StoredRecord | undefined {
-    const views = this.embeddedIn(holder);
     for (const def of this.registry.embeddedIn(holder.type)) {
-      const id = def.embedded!.idAtSlot?.(holder.id, slot);
-      const view = id === undefined ? undefined : views.get(recordKey(this.registry.familyOf(def.type), id));
+      const view = def.embedded!.atSlot?.(holder, slot);
       if (view) return view;
     }
     return undefined;

@@ -145,10 +145,11 @@ export interface EmbeddedDef {
   count: (parent: StoredRecord) => number;
   /**
    * For records whose uuid is their parent's with a slot in its last four hex digits (lib/domain/labware-ids.ts,
-   * `slotUuid`): the id of the record at a slot of a parent. A uuid then finds its record with one read of
-   * the parent wherever uuids are resolved (`filter[uuid]`, `*_uuid` attributes: Loader.byUuids).
+   * `slotUuid`): the record at a slot of a parent, built alone (a request book holds thousands of requests;
+   * a uuid names one). A uuid then finds its record with one read of the parent wherever uuids are resolved
+   * (`filter[uuid]`, `*_uuid` attributes: Loader.byUuids).
    */
-  idAtSlot?: (parentId: number, slot: number) => number;
+  atSlot?: (parent: StoredRecord, slot: number) => StoredRecord | undefined;
 }
 
 export type FilterDef =

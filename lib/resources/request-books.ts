@@ -59,6 +59,11 @@ function requestView(book: StoredRecord, n: number, request: BookedRequest): Sto
 }
 
 export const requestViews = (book: StoredRecord): StoredRecord[] => bookAttrs(book).requests.map((request, n) => requestView(book, n, request));
+/** The request at a slot of a book (its uuid's last digits: slot n + 1 is the book's nth request), if the book has one there. */
+export function requestAtSlot(book: StoredRecord, slot: number): StoredRecord | undefined {
+  const request = bookAttrs(book).requests[slot - 1];
+  return request && requestView(book, slot - 1, request);
+}
 export const requestCount = (book: StoredRecord): number => bookAttrs(book).requests.length;
 
 export const requestBooks = defineResource({

@@ -1,13 +1,13 @@
 import * as z from '#lib/zod.ts';
 import { initialRequestState, REQUEST_PRIORITIES, requestLinkProblems, requestStateChange } from '#lib/domain/requests.ts';
-import { bookOfRequest, requestId } from '#lib/domain/labware-ids.ts';
+import { bookOfRequest } from '#lib/domain/labware-ids.ts';
 import { refOf } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import { unrecorded } from '#lib/resources/unrecorded.ts';
 import { aggregateIndex, attr, defineResource, reverse, timestamps, toOne, uuidAttribute, uuidFilter, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { accepted, attributeAt, problemErrors, relationshipAt } from '#lib/resources/problems.ts';
 import { text } from '#lib/resources/reference.ts';
-import { appendRequest, booked, changeRequests, requestCount, requestViews } from '#lib/resources/request-books.ts';
+import { appendRequest, booked, changeRequests, requestAtSlot, requestCount, requestViews } from '#lib/resources/request-books.ts';
 import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**
@@ -78,7 +78,7 @@ export const requests = defineResource({
     parentId: bookOfRequest,
     extract: requestViews,
     count: requestCount,
-    idAtSlot: (book, slot) => requestId(book, slot - 1),
+    atSlot: requestAtSlot,
   },
   // Wells (and tube receptacles) read their requests per plate; submissions theirs. Carried by the books: one entry per book and labware (or submission).
   indexes: { asset: aggregateIndex('asset'), submission: aggregateIndex('submission') },

@@ -121,8 +121,11 @@ describe('the requests a book renders', () => {
           expect(requests.parentId(view.id)).toBe(id);
           const held = parseHeldUuid(view.uuid)!;
           expect(held.holderUuid).toBe(book.uuid);
-          expect(requests.idAtSlot!(id, held.slot)).toBe(view.id);
+          expect(requests.atSlot!(book, held.slot)).toEqual(view);
         });
+        // Slots past the book's requests, and slot 0 (no request's), hold nothing.
+        expect(requests.atSlot!(book, count + 1)).toBeUndefined();
+        expect(requests.atSlot!(book, 0)).toBeUndefined();
       }),
     );
   });
