@@ -168,6 +168,13 @@ function positionKey(range: IndexRange, byUpdated: boolean, after: ListPosition,
 }
 
 /**
+ * The most entries one Query call is asked for. DynamoDB's `Limit` is a 32-bit integer (a bare
+ * `page[number]` past 2^31 entries would ask for more and be refused), and a call returns at most 1 MB
+ * whatever it asks, so asking one call for more gains nothing; `count` reads on to the entries wanted.
+ */
+export const MAX_QUERY_LIMIT = 10_000;
+
+/**
  * Up to `limit` entries of a range after (or, descending, before) a position. DynamoDB returns at most
  * 1 MB per Query call; this keeps reading until it has `limit` entries or the range ends, so a page is
  * never short because of item sizes or depth.
@@ -184,7 +191,7 @@ export async function readRange(
     // return `limit` of them; `limit` asks each Query for no more than that, and `count` still reads on when
     // a page comes back short.
     count: options.limit,
-    limit: options.limit,
+    limit: Math.min(options.limit, MAX_QUERY_LIMIT),
     order: options.descending ? ('desc' as const) : ('asc' as const),
     attributes: term ? ['ref', 'family', 'type', 'id'] : byUpdated ? ['family', 'id', 'type', 'updatedAt'] : ['family', 'id', 'type'],
     // Term entries live in the table itself, so they can be read consistently; GSIs cannot.

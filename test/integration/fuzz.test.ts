@@ -132,6 +132,13 @@ describe('GET /api/v2/samples with random query strings', () => {
     );
   });
 
+  it('a bare page number past 2^31 entries of a filtered listing (found by the property above) → 200, empty', async () => {
+    // (21,474,837 − 1) × 100 + 100 entries wanted: past DynamoDB's 32-bit Limit, which refused the Query (a 503).
+    const res = await call('GET', '/api/v2/samples?filter[site_sample_id]=00000000-0000-1000-8000-000000000000&page[number]=21474837');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual([]);
+  });
+
   it('never answers 500 for arbitrary query strings', async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 40 })), async (query) => {
