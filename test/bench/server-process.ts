@@ -53,7 +53,7 @@ if (role === 'service') {
 const PROFILE_INTERVAL_US = 100;
 let inspector: Session | undefined;
 
-async function profile(file: string | undefined): Promise<void> {
+async function profileStep(file: string | undefined): Promise<void> {
   if (!inspector) {
     inspector = new Session();
     inspector.connect();
@@ -61,14 +61,14 @@ async function profile(file: string | undefined): Promise<void> {
     await inspector.post('Profiler.setSamplingInterval', { interval: PROFILE_INTERVAL_US });
   }
   if (!file) return void (await inspector.post('Profiler.start'));
-  const { profile } = await inspector.post('Profiler.stop');
+  const { profile: taken } = await inspector.post('Profiler.stop');
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify(profile));
+  writeFileSync(file, JSON.stringify(taken));
 }
 
 process.on('message', (message: ParentMessage) => {
   if (message.kind === 'profile') {
-    void profile(message.file).then(() => send({ kind: 'profile', seq: message.seq }));
+    void profileStep(message.file).then(() => send({ kind: 'profile', seq: message.seq }));
   } else if (message.kind === 'cpu') {
     const { user, system } = process.cpuUsage();
     send({ kind: 'cpu', seq: message.seq, micros: user + system });
