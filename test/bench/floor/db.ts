@@ -83,3 +83,16 @@ export class Db {
     await this.doc.send(new TransactWriteCommand(input));
   }
 }
+
+/** The refs an index entry scope holds under one value (one consistent Query, entries only). */
+export async function termsUnder(db: Db, table: string, scope: string, value: string): Promise<{ type: string; id: number }[]> {
+  const items = await db.query({
+    TableName: table,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': `$lts#scope_${scope}#value_${value}` },
+    ProjectionExpression: '#t, #i',
+    ExpressionAttributeNames: { '#t': 'type', '#i': 'id' },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({ type: item.type as string, id: item.id as number })).sort((a, b) => a.id - b.id);
+}

@@ -3,28 +3,31 @@ import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
 import { bookOfRequest, parseHeldUuid, parseSlotUuid, placeInBook, requestId, slotId, transferRequestId } from '#lib/domain/labware-ids.ts';
 import { labwareState, type Labware } from '#lib/domain/labware.ts';
 import type { RequestState } from '#lib/domain/machines.ts';
-import { applyMoves, type MaterialMove } from '#lib/domain/material-moves.ts';
+import { applyMoves, outerRequestOf, type MaterialMove, type OpenRequest } from '#lib/domain/material-moves.ts';
+import { isOpenRequest } from '#lib/domain/requests.ts';
 import { poolOf } from '#lib/domain/receptacles.ts';
 import { changeBooked, type BookedRequest, type RequestBook } from '#lib/domain/request-books.ts';
 import { changeState, outerRequestsOf, stateChangerOf, type RequestFacts } from '#lib/domain/state-changers.ts';
 import type { RequestContext } from '#lib/jsonapi/context.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
 import { registry } from '#lib/resources/index.ts';
+import { destinyOf } from '#lib/resources/pools.ts';
 import { requestBooks, requestViews } from '#lib/resources/request-books.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
 import { newRecord, nextId, problem, requestPut } from './create.ts';
-import type { Db, Item } from './db.ts';
+import { termsUnder, type Db, type Item } from './db.ts';
 import { entityMarkers, recordKey, termKey } from './keys.ts';
 import { countUpdate, parse, type Attributes } from './lab.ts';
 import type { Answer } from './reads.ts';
 
 /**
- * The floor's lab work writes: a transfer request collection (as Limber's stamping creators send it: by
- * uuid, each entry with its outer request) and a state change of a plate (target, state, user by uuid).
- * Each is the least DynamoDB work that writes the items the service writes: one batched read of what the
- * body names (and, for a state change, one more of the purpose and the outer requests), the new record's id
- * beside it, and one transaction. The lab rules are the service's pure functions (lib/domain), the events'
+ * The floor's lab work writes: a transfer request collection (as Limber's creators send it: by uuid, each
+ * entry with its outer request or its submission) and a state change of a plate (target, state, user by
+ * uuid). Each is the least DynamoDB work that writes the items the service writes: one batched read of what
+ * the body names (and, for a state change, one more of the purpose and the outer requests; for entries
+ * naming no outer request, the requests out of the source), the new record's id beside it, and one
+ * transaction. The lab rules are the service's pure functions (lib/domain), the events'
  * data its renderer: what the ratio measures is the request path, the engine and the unit of work.
  * Changed items are put whole without the service's version conditions (nothing else writes them here).
  */
@@ -102,11 +105,34 @@ export const parentLinkPut = (table: string, parent: number, child: Item) => {
 };
 
 /**
+ * The open requests with a submission out of a plate's wells, by well id, in id order: the books its
+ * `requests.asset` entries name (one Query) and, when there are any, the books (one BatchGetItem), as the
+ * service finds them (lib/resources/pools.ts).
+ */
+async function openRequestsOut(db: Db, table: string, plate: number): Promise<Map<number, OpenRequest[]>> {
+  const out = new Map<number, OpenRequest[]>();
+  const books = await termsUnder(db, table, 'requests.asset', registry.aggregateKey({ type: 'plates', id: plate }));
+  if (books.length === 0) return out;
+  for (const book of await db.batchGet(
+    table,
+    books.map((ref) => recordKey(registry.familyOf(ref.type), ref.id)),
+  ))
+    for (const request of registry.recordsOfType(asRecord(book), 'requests')) {
+      const [asset, submission] = [request.rels.asset as Ref | null, request.rels.submission as Ref | null];
+      if (asset && submission && isOpenRequest(request.attrs.state))
+        out.set(asset.id, [...(out.get(asset.id) ?? []), { id: request.id, submission: submission.id }]);
+    }
+  for (const requests of out.values()) requests.sort((a, b) => a.id - b.id);
+  return out;
+}
+
+/**
  * POST /api/v2/transfer_request_collections, entries `{source_asset, target_asset, outer_request |
  * submission}` of wells of one source plate into the wells of a plate or into tubes (by a tube's uuid):
- * one BatchGetItem of the labware, the outer requests' books, the submissions and the user, the
- * collection's id beside it; the moves planned by the service's planner; one transaction (each target, a
- * parent link where the source is not yet its parent, the collection, two count shards, the request item).
+ * one BatchGetItem of the labware, the outer requests' books, the submissions and the user, with the
+ * collection's id and (when an entry names no outer request) the requests out of the source beside it;
+ * the moves planned by the service's planner; one transaction (each target, a parent link where the
+ * source is not yet its parent, the collection, two count shards, the request item).
  */
 export async function transferRequestCollection(db: Db, table: string, base: string, body: string | undefined): Promise<Answer> {
   const input = parse(body, 'transfer_request_collections');
@@ -121,9 +147,12 @@ export async function transferRequestCollection(db: Db, table: string, base: str
   // A request's uuid is its book's with its place (lib/domain/labware-ids.ts): the books are what is read.
   const books = [...new Set(entries.flatMap((e) => (e.outer_request ? [parseHeldUuid(e.outer_request)?.holderUuid ?? e.outer_request] : [])))];
   const submissions = [...new Set(entries.flatMap((e) => (e.submission ? [e.submission] : [])))];
-  const [found, id] = await Promise.all([
+  // An entry naming no outer request takes the open request of its pool out of its source well (contract §6).
+  const sourcePlate = decodeUuid([...sources][0]!)?.id;
+  const [found, id, open] = await Promise.all([
     byUuids(db, table, [...sources, ...targetUuids, ...books, ...submissions, String(input!.user_uuid)]),
     nextId(db, table, 'transfer_request_collections'),
+    sourcePlate !== undefined && entries.some((e) => !e.outer_request) ? openRequestsOut(db, table, sourcePlate) : new Map<number, OpenRequest[]>(),
   ]);
   if (!found) return problem(404, 'a record named is missing');
   const source = found.get([...sources][0]!)!;
@@ -137,13 +166,15 @@ export async function transferRequestCollection(db: Db, table: string, base: str
     const book = held && found.get(held.holderUuid);
     const outer = book && { id: requestId(book.id as number, held.slot - 1), submission: (book.attrs as RequestBook).submission };
     const submission = e.submission ? (found.get(e.submission.toLowerCase())!.id as number) : outer?.submission;
+    const openOut = open.get(slotId(source.id as number, slot)) ?? [];
+    const pool = submission ? poolOf(receptacle, [submission]) : destinyOf(receptacle, openOut).pool;
     return {
       source: {
         id: slotId(source.id as number, slot),
         receptacle,
         tube: false,
-        pool: poolOf(receptacle, submission ? [submission] : []),
-        outerRequest: outer?.id ?? null,
+        pool,
+        outerRequest: outer?.id ?? outerRequestOf(null, pool, openOut),
         volume: null,
       },
       target: found.get(slots[i]![1].labwareUuid)!.id as number,

@@ -6,7 +6,7 @@ import { registry } from '#lib/resources/index.ts';
 import { isSequencingKey } from '#lib/resources/submissions.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
 import { refsOf, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
-import type { Db, Item } from './db.ts';
+import { termsUnder, type Db, type Item } from './db.ts';
 import { recordKey } from './keys.ts';
 import type { Answer } from './reads.ts';
 import { PLATE_PRESENTER_INCLUDES } from '../../support/limber.ts';
@@ -63,19 +63,6 @@ const found = (records: Map<string, StoredRecord>, ref: Ref) => records.get(`${r
 /** The requests the records hold: requests' index entries name the books that hold them (lib/resources/request-books.ts). */
 const requestsIn = (records: readonly (StoredRecord | undefined)[]): StoredRecord[] =>
   records.flatMap((record) => (record ? registry.recordsOfType(record, 'requests') : []));
-
-/** The refs an index entry scope holds under one value (one consistent Query, entries only). */
-async function termsUnder(db: Db, table: string, scope: string, value: string): Promise<Ref[]> {
-  const items = await db.query({
-    TableName: table,
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': `$lts#scope_${scope}#value_${value}` },
-    ProjectionExpression: '#t, #i',
-    ExpressionAttributeNames: { '#t': 'type', '#i': 'id' },
-    ConsistentRead: true,
-  });
-  return items.map((item) => ({ type: item.type as string, id: item.id as number })).sort((a, b) => a.id - b.id);
-}
 
 /** `termsUnder` for many values, a few Queries at once; the result per value. */
 async function termsUnderEach(db: Db, table: string, scope: string, values: readonly string[]): Promise<Map<string, Ref[]>> {
