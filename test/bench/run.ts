@@ -27,6 +27,7 @@ import { judge, printColdStarts, printReport, writeJson, type ScenarioResult } f
 import { childrenReader } from './children.ts';
 import { LAB_WORK, labRequests, labWorkRequests, LIMBER_CREATORS, scenarios, STATE_CHANGE_WELLS } from './scenarios.ts';
 import { compareAnswers, compareWrites } from './parity.ts';
+import { requestBookCopier } from './seed-books.ts';
 import { seedWork } from './seed-work.ts';
 import { seed, seedSamplesInBulk, stampDestinations, WALK_RECORDS } from './seed.ts';
 
@@ -100,6 +101,7 @@ async function benchScenarios(): Promise<void> {
         stampCreation: wanted(LIMBER_CREATORS.stamp),
         tubeCreation: wanted(LIMBER_CREATORS.tubes),
       },
+      requestBookCopier(dynamo.endpoint, env.BENCH_SERVICE_TABLE),
       log,
     );
     const results: ScenarioResult[] = [];

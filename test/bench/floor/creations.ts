@@ -20,7 +20,7 @@ import type { Answer } from './reads.ts';
  */
 
 /** A new record of the service's shape: its uuid encodes family and id; its lookups are the registry's. */
-function newStored(now: string, type: string, id: number, attrs: Attributes, rels: Attributes): Item {
+export function newStored(now: string, type: string, id: number, attrs: Attributes, rels: Attributes): Item {
   const family = registry.familyOf(type);
   const record = { family, id, type, uuid: encodeUuid(family, id), createdAt: now, updatedAt: now, version: 1, attrs, rels } as StoredRecord;
   const pad = (n: number) => String(n).padStart(12, '0');
@@ -95,7 +95,7 @@ function newLabware(
 }
 
 /** The count shard of a family, every key the registry counts for these records added at once. */
-function countsPut(table: string, family: string, records: Item[]) {
+export function countsPut(table: string, family: string, records: Item[]) {
   const deltas = new Map<string, number>();
   for (const record of records) for (const [key, n] of Object.entries(registry.countsOf(asRecord(record)))) deltas.set(key, (deltas.get(key) ?? 0) + n);
   const entries = [...deltas];
