@@ -211,11 +211,12 @@ export const LAB_WORK = {
 export const STATE_CHANGE_WELLS = 384;
 
 /**
- * A state change each needs a stamped plate of its own (with its own requests): fewer than the other lab
- * writes, each costly to seed (most of the bench's seeding time). Each passes 384 wells: six warm-ups pass
- * 2,304, about as many wells as the other lab writes' 32 warm-ups of 96 move (3,072).
+ * A state change each needs a stamped plate of its own (with its own requests), so fewer are measured than
+ * of the other lab writes; since their requests are copied rather than made one by one
+ * (./seed-books.ts), a plate costs ~2 s to seed and they are warmed up as the other lab writes are
+ * (LAB_WARMUP; it was six when a plate took ~18 s).
  */
-const stateChangePlan: Plan = { concurrency: 1, batch: 3, rounds: 4, warmup: 6 };
+const stateChangePlan: Plan = { concurrency: 1, batch: 3, rounds: 4, warmup: LAB_WARMUP };
 
 /** Requests each side sends in the lab work write scenarios (the seed makes fresh labware for each). */
 export const labWorkRequests = (iterations: number) => ({
