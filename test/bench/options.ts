@@ -21,10 +21,11 @@ const chosen = only();
 
 export const options = {
   /**
-   * Measured requests per side in each read scenario, at least (cheap reads run more to fill a minimum
-   * time); create batches send for BENCH_ITERATIONS × 80 ms.
+   * Measured requests per side in each read scenario and lab write, at least (cheap reads run more to fill
+   * a minimum time); create batches send for BENCH_ITERATIONS × 80 ms. 48: with 24 the lab writes' CPU
+   * ratios moved by ±0.3–0.4 between whole runs (docs/decisions.md, "The bench's state change plates").
    */
-  iterations: positiveInteger('BENCH_ITERATIONS', 24),
+  iterations: positiveInteger('BENCH_ITERATIONS', 48),
   /** Loads of each function's bundle (and of the minimal handler, every few functions) in the cold-start measurement. */
   coldRuns: positiveInteger('BENCH_COLD_RUNS', 7),
   /** BENCH_ONLY=cold: only the cold starts (no DynamoDB Local, no servers); the published scenario results stay as they were. */

@@ -7,7 +7,7 @@
  * per request and, for creates, creates per second — absolute times on a shared machine mean little, the
  * ratios are what to compare across runs. The issue's targets are marked PASS/FAIL for information only.
  *
- * BENCH_ITERATIONS (default 24): measured requests per side per read scenario, at least (create windows scale with it).
+ * BENCH_ITERATIONS (default 48): measured requests per side per read scenario, at least (create windows scale with it).
  * BENCH_COLD_RUNS (default 7): loads of each function's bundle in the cold-start measurement (./cold/).
  * BENCH_ONLY=cold: the cold starts alone; they replace the published ones, the scenarios' results stay.
  * BENCH_ONLY=text: only the scenarios whose name contains it (or any of several texts separated by `|`), no cold starts, nothing published (e.g. `POST`: the writes).

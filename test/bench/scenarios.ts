@@ -24,7 +24,7 @@ export const PLATE_INCLUDE = 'wells.aliquots.sample.sample_metadata';
 export const CREATE_CONCURRENCY = [1, 10, 50] as const;
 const READ_MIN_WINDOW_MS = 750;
 const READ_WARMUP_MS = 1_500;
-/** A create batch sends for BENCH_ITERATIONS × this (1.9 s by default). */
+/** A create batch sends for BENCH_ITERATIONS × this (3.8 s by default). */
 const CREATE_WINDOW_MS_PER_ITERATION = 80;
 
 const WALK_PAGE_SIZE = 100;
