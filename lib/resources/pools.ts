@@ -44,15 +44,13 @@ export async function openRequestsOut(ctx: RequestContext, receptacles: readonly
   const reverse = ctx.registry.require('receptacles').relationships.requests_as_source!.reverse!;
   const requestsOut = await resolveReverse(ctx, 'requests_as_source', reverse, receptacles);
   const requests = await ctx.loader.load([...requestsOut.values()].flatMap(refsOf));
-  return new Map(
-    receptacles.map((slot) => [
-      slot,
-      refsOf(requestsOut.get(slot))
-        .map((ref) => requests.get(refKey(ref)))
-        .filter((request): request is StoredRecord => !!request && isOpenRequest(request.attrs.state) && !!request.rels.submission)
-        .map((request) => ({ id: request.id, submission: (request.rels.submission as Ref).id })),
-    ]),
-  );
+  return new Map(receptacles.map((slot) => [slot, refsOf(requestsOut.get(slot)).flatMap((ref) => openRequestOf(requests.get(refKey(ref))) ?? [])]));
+}
+
+/** A request as a pool's open request: open and of a submission; undefined otherwise. */
+export function openRequestOf(request: StoredRecord | undefined): OpenRequest | undefined {
+  const submission = request?.rels.submission as Ref | null | undefined;
+  return request && submission && isOpenRequest(request.attrs.state) ? { id: request.id, submission: submission.id } : undefined;
 }
 
 /** The pools alone (destiniesOf). */

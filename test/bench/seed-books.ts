@@ -48,11 +48,13 @@ function termItems(record: StoredRecord): Item[] {
 }
 
 /**
- * A copier of request books in one table: it copies the book that holds `requestUuid` for another plate,
- * submission and order, and answers the copy's requests' uuids by slot (index 0 is slot 1), as
- * `POST /requests` in slot order would have made them.
+ * Copies the book that holds `requestUuid` for another plate, submission and order; answers the copy's
+ * requests' uuids by slot (index 0 is slot 1), as `POST /requests` in slot order would have made them.
  */
-export function requestBookCopier(endpoint: string, table: string): (requestUuid: string, to: BookCopy) => Promise<string[]> {
+export type CopyBook = (requestUuid: string, to: BookCopy) => Promise<string[]>;
+
+/** A CopyBook of one table, its reads and writes through one client. */
+export function requestBookCopier(endpoint: string, table: string): CopyBook {
   const db = new Db(documentClient(endpoint));
   return (requestUuid, to) => copyBook(db, table, requestUuid, to);
 }

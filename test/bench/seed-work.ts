@@ -1,6 +1,6 @@
 import { slotId, slotUuid } from '#lib/domain/labware-ids.ts';
 import type { HttpClient } from './http-client.ts';
-import type { BookCopy } from './seed-books.ts';
+import type { CopyBook } from './seed-books.ts';
 import type { Role } from './processes.ts';
 
 /**
@@ -149,9 +149,6 @@ async function registerPurpose(api: Api, size: number): Promise<string> {
   const attributes = { name: `Bench Work ${size}`, size, stock_plate: false, input_plate: false, asset_shape: 'Standard' };
   return (await api.json('POST', '/plate_purposes', { data: { type: 'plate_purposes', attributes } })).data.id as string;
 }
-
-/** Copies a plate's request book for another plate, submission and order (./seed-books.ts); the copy's request uuids by slot. */
-export type CopyBook = (requestUuid: string, to: BookCopy) => Promise<string[]>;
 
 export async function seedWork(api: Api, filled: FilledPlates, wanted: WorkWanted, copyBook: CopyBook, log: (line: string) => void): Promise<WorkSeeds> {
   const started = performance.now();

@@ -4,14 +4,13 @@ import { bookOfRequest, parseHeldUuid, parseSlotUuid, placeInBook, requestId, sl
 import { labwareState, type Labware } from '#lib/domain/labware.ts';
 import type { RequestState } from '#lib/domain/machines.ts';
 import { applyMoves, outerRequestOf, type MaterialMove, type OpenRequest } from '#lib/domain/material-moves.ts';
-import { isOpenRequest } from '#lib/domain/requests.ts';
 import { poolOf } from '#lib/domain/receptacles.ts';
 import { changeBooked, type BookedRequest, type RequestBook } from '#lib/domain/request-books.ts';
 import { changeState, outerRequestsOf, stateChangerOf, type RequestFacts } from '#lib/domain/state-changers.ts';
 import type { RequestContext } from '#lib/jsonapi/context.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
 import { registry } from '#lib/resources/index.ts';
-import { destinyOf } from '#lib/resources/pools.ts';
+import { destinyOf, openRequestOf } from '#lib/resources/pools.ts';
 import { requestBooks, requestViews } from '#lib/resources/request-books.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
@@ -118,9 +117,8 @@ async function openRequestsOut(db: Db, table: string, plate: number): Promise<Ma
     books.map((ref) => recordKey(registry.familyOf(ref.type), ref.id)),
   ))
     for (const request of registry.recordsOfType(asRecord(book), 'requests')) {
-      const [asset, submission] = [request.rels.asset as Ref | null, request.rels.submission as Ref | null];
-      if (asset && submission && isOpenRequest(request.attrs.state))
-        out.set(asset.id, [...(out.get(asset.id) ?? []), { id: request.id, submission: submission.id }]);
+      const [asset, open] = [request.rels.asset as Ref | null, openRequestOf(request)];
+      if (asset && open) out.set(asset.id, [...(out.get(asset.id) ?? []), open]);
     }
   for (const requests of out.values()) requests.sort((a, b) => a.id - b.id);
   return out;
