@@ -162,7 +162,8 @@ export const stateChanges = defineResource({
     const { target_state: targetState, reason, contents } = input.attributes;
     const accepted = input.attributes.customer_accepts_responsibility;
     const customerAccepts = accepted === true || accepted === 'true' || accepted === '1';
-    const [id] = await ctx.uow.allocateIds('state_changes', 1);
+    // The id and the target's qcable are independent: one round trip for both.
+    const [[id], qcable] = await Promise.all([ctx.uow.allocateIds('state_changes', 1), qcableGoverning(ctx, target)]);
     const change = { id: id!, user: input.relationships.user!.id };
     const record = (previous: string, qcable: StoredRecord | null) =>
       ctx.uow.create('state_changes', {
@@ -177,7 +178,6 @@ export const stateChanges = defineResource({
         rels: { target: refOf(target), user: refOf(input.relationships.user!), qcable: qcable ? refOf(qcable) : null },
       });
 
-    const qcable = await qcableGoverning(ctx, target);
     if (qcable) {
       const step = qcableStateChange(qcable.attrs.state, targetState!);
       if (!step.ok) throw errors.invalidTransition(TARGET_STATE, `target_state - ${step.detail}`);
