@@ -163,6 +163,7 @@ function labWrites(seeded: Seeded, iterations: number): Scenario[] {
       plan,
       target: { kind: 'latency', max: 2 },
       compare: false,
+      transactions: 1,
       send: (side, i) =>
         side.client.send('POST', '/transfers', {
           data: {
@@ -181,6 +182,7 @@ function labWrites(seeded: Seeded, iterations: number): Scenario[] {
       plan,
       target: { kind: 'latency', max: 2 },
       compare: false,
+      transactions: 1,
       send: (side, i) =>
         side.client.send('POST', '/tag_layouts', {
           data: {

@@ -3,6 +3,8 @@
  * They must match what lib/store/entities.ts produces: `$lts#<composite>_<value>` partition keys and
  * `$<entity>_<version>` sort keys, ids zero-padded to 12 digits. If the layout changes, change it here.
  */
+import type { Item } from './db.ts';
+
 export interface Key {
   pk: string;
   sk: string;
@@ -39,3 +41,23 @@ export const sequenceKey = (family: string): Key => ({ pk: `$lts#sequence_${fami
 
 /** ElectroDB's markers, which every item of the service carries (so floor items are the same size). */
 export const entityMarkers = (entity: string) => ({ __edb_e__: entity, __edb_v__: '1' });
+
+/** A new parent link of a labware (lineage's index entry, lib/resources/lineage.ts), as a transaction's Put. */
+export const parentLinkPut = (table: string, parent: number, child: Item) => {
+  const ref = `${pad(child.id as number)}#labware`;
+  return {
+    Put: {
+      TableName: table,
+      Item: {
+        ...termKey('labware.parents', String(parent), ref),
+        ...entityMarkers('term'),
+        scope: 'labware.parents',
+        value: String(parent),
+        ref,
+        family: 'labware',
+        type: child.type,
+        id: child.id,
+      },
+    },
+  };
+};

@@ -10,15 +10,16 @@ import { changeState, outerRequestsOf, stateChangerOf, type RequestFacts } from 
 import type { RequestContext } from '#lib/jsonapi/context.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
 import { registry } from '#lib/resources/index.ts';
-import { destinyOf, openRequestOf } from '#lib/resources/pools.ts';
+import { destinyOf } from '#lib/resources/pools.ts';
 import { requestBooks, requestViews } from '#lib/resources/request-books.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
 import { newRecord, nextId, problem, requestPut } from './create.ts';
 import { termsUnder, type Db, type Item } from './db.ts';
-import { entityMarkers, recordKey, termKey } from './keys.ts';
+import { parentLinkPut, recordKey } from './keys.ts';
 import { countUpdate, parse, type Attributes } from './lab.ts';
 import type { Answer } from './reads.ts';
+import { asRecord, openRequestsOut } from './requests-out.ts';
 
 /**
  * The floor's lab work writes: a transfer request collection (as Limber's creators send it: by uuid, each
@@ -32,7 +33,6 @@ import type { Answer } from './reads.ts';
  */
 
 const ctx = { registry, now: '', baseUrl: '' } as RequestContext;
-export const asRecord = (item: Item): StoredRecord => item as unknown as StoredRecord;
 const labwareOf = (item: Item): Labware => item.attrs as Labware;
 
 /** The record key a record's uuid names (uuids encode family and id), for the families these writes read. */
@@ -82,47 +82,6 @@ interface Entry {
 }
 
 type Ref = { type: string; id: number };
-
-/** A new parent link of a labware (lineage's index entry, lib/resources/lineage.ts), as a transaction's Put. */
-export const parentLinkPut = (table: string, parent: number, child: Item) => {
-  const ref = `${String(child.id).padStart(12, '0')}#labware`;
-  return {
-    Put: {
-      TableName: table,
-      Item: {
-        ...termKey('labware.parents', String(parent), ref),
-        ...entityMarkers('term'),
-        scope: 'labware.parents',
-        value: String(parent),
-        ref,
-        family: 'labware',
-        type: child.type,
-        id: child.id,
-      },
-    },
-  };
-};
-
-/**
- * The open requests with a submission out of a plate's wells, by well id, in id order: the books its
- * `requests.asset` entries name (one Query) and, when there are any, the books (one BatchGetItem), as the
- * service finds them (lib/resources/pools.ts).
- */
-async function openRequestsOut(db: Db, table: string, plate: number): Promise<Map<number, OpenRequest[]>> {
-  const out = new Map<number, OpenRequest[]>();
-  const books = await termsUnder(db, table, 'requests.asset', registry.aggregateKey({ type: 'plates', id: plate }));
-  if (books.length === 0) return out;
-  for (const book of await db.batchGet(
-    table,
-    books.map((ref) => recordKey(registry.familyOf(ref.type), ref.id)),
-  ))
-    for (const request of registry.recordsOfType(asRecord(book), 'requests')) {
-      const [asset, open] = [request.rels.asset as Ref | null, openRequestOf(request)];
-      if (asset && open) out.set(asset.id, [...(out.get(asset.id) ?? []), open]);
-    }
-  for (const requests of out.values()) requests.sort((a, b) => a.id - b.id);
-  return out;
-}
 
 /**
  * POST /api/v2/transfer_request_collections, entries `{source_asset, target_asset, outer_request |
@@ -215,7 +174,7 @@ export async function transferRequestCollection(db: Db, table: string, base: str
 
 /**
  * POST /api/v2/state_changes of a plate (`target_uuid`, `target_state`, `user_uuid`; every well): one
- * BatchGetItem of the plate and the user, the change's id beside it; one of its purpose and the outer
+ * BatchGetItem of the plate and the user, the change's id and the plate's qcable (one Query) beside it; one of its purpose and the outer
  * requests its wells carry; the change planned by the service's state changer; one transaction (the plate,
  * each book of requests moved, the change, its count shard, the request item).
  */
@@ -223,11 +182,19 @@ export async function plateStateChange(db: Db, table: string, base: string, body
   const input = parse(body, 'state_changes');
   if (typeof input?.target_uuid !== 'string' || typeof input.user_uuid !== 'string' || typeof input.target_state !== 'string')
     return problem(400, 'target_uuid, user_uuid and target_state');
-  const [found, id] = await Promise.all([byUuids(db, table, [input.target_uuid, input.user_uuid]), nextId(db, table, 'state_changes')]);
+  // A labware with a qcable changes by the qcable's machine (lib/resources/qcables.ts): the service looks
+  // for one on every state change, and so does the floor, beside its batched read.
+  const targetId = decodeUuid(input.target_uuid)?.id;
+  const [found, id, qcables] = await Promise.all([
+    byUuids(db, table, [input.target_uuid, input.user_uuid]),
+    nextId(db, table, 'state_changes'),
+    targetId === undefined ? [] : termsUnder(db, table, 'qcables.labware', String(targetId)),
+  ]);
   if (!found) return problem(404, 'a record named is missing');
   const target = found.get(input.target_uuid.toLowerCase())!;
   const user = found.get(input.user_uuid.toLowerCase())!;
   if (target.type !== 'plates') return problem(422, 'plates only');
+  if (qcables.length > 0) return problem(422, 'plates without a qcable only');
   const attrs = labwareOf(target);
   const layout = layoutForSize(attrs.receptacles.length)!;
   const targets = attrs.receptacles.map((receptacle, i) => ({ id: slotId(target.id as number, i + 1), name: `well ${positionAt(layout, i)}`, receptacle }));

@@ -1,12 +1,15 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { layoutForSize, positionIndex } from '#lib/domain/geometry.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
-import type { Labware, Receptacle, Tag } from '#lib/domain/labware.ts';
+import type { Labware, Tag } from '#lib/domain/labware.ts';
+import { applyMoves, type MaterialMove, type OpenRequest } from '#lib/domain/material-moves.ts';
+import { destinyOf } from '#lib/resources/pools.ts';
 import { decodeUuid, familyCode } from '#lib/store/uuids.ts';
 import { newRecord, nextId, problem, requestPut } from './create.ts';
 import type { Db, Item } from './db.ts';
-import { COUNT_SHARDS, countShardKey, entityMarkers, recordKey, termKey } from './keys.ts';
+import { COUNT_SHARDS, countShardKey, parentLinkPut, recordKey } from './keys.ts';
 import type { Answer } from './reads.ts';
+import { openRequestsOut } from './requests-out.ts';
 
 /**
  * The floor's lab writes: a stamp (POST /transfers with a plate-to-plate template) and a tag layout (POST
@@ -72,7 +75,8 @@ async function commit(
     id: number;
     attrs: Attributes;
     rels: Attributes;
-    terms: { scope: string; value: string; ref: string }[];
+    /** Index entries the change adds (a stamp's parent link), as a transaction's Puts. */
+    entries: object[];
     /** Families whose record counts change (the new record's; `labware` when aliquots were added). */
     counted: string[];
   },
@@ -99,12 +103,7 @@ async function commit(
     TransactItems: [
       { Put: { TableName: table, Item: plate } },
       { Put: { TableName: table, Item: record } },
-      ...change.terms.map((term) => ({
-        Put: {
-          TableName: table,
-          Item: { ...termKey(term.scope, term.value, term.ref), ...entityMarkers('term'), ...term, family: 'labware', type: 'plates', id: plate.id },
-        },
-      })),
+      ...change.entries,
       ...change.counted.map((family) => countUpdate(table, family)),
       requestPut(table, now, [event(`${change.type}.created`, record, data), event('plates.updated', plate, plateData)]),
     ],
@@ -112,42 +111,60 @@ async function commit(
   return { status: 201, headers: { Location: data.links.self }, body: { data, links: data.links } };
 }
 
-/** POST /api/v2/transfers by a plate-to-plate template with a map: each good listed well's aliquots copied, with a transfer request. */
+/**
+ * POST /api/v2/transfers by a plate-to-plate template with a map: each good listed well's aliquots copied,
+ * with a transfer request, by the service's planner (lib/domain/material-moves.ts). Each copy carries its
+ * pool and outer request along, from the requests out of the source's wells, looked up beside the batched
+ * read as the service looks them up (lib/resources/pools.ts).
+ */
 export async function stamp(db: Db, table: string, base: string, body: string | undefined): Promise<Answer> {
   const input = parse(body, 'transfers');
   if (!input) return problem(400, 'a transfers document is needed');
-  const found = await load(db, table, [input.transfer_template_uuid, input.source_uuid, input.destination_uuid, input.user_uuid]);
+  const sourceId = typeof input.source_uuid === 'string' ? decodeUuid(input.source_uuid)?.id : undefined;
+  const [found, open] = await Promise.all([
+    load(db, table, [input.transfer_template_uuid, input.source_uuid, input.destination_uuid, input.user_uuid]),
+    sourceId === undefined ? new Map<number, OpenRequest[]>() : openRequestsOut(db, table, sourceId),
+  ]);
   if (!found || found.some((item) => !item)) return problem(404, 'a record named is missing');
   const [template, source, destination, user] = found as Item[];
   const map = (template!.attrs as { transfers: Record<string, string> }).transfers;
   const [from, to] = [labwareOf(source!), labwareOf(destination!)];
   const [fromLayout, toLayout] = [layoutForSize(from.receptacles.length)!, layoutForSize(to.receptacles.length)!];
-  const receptacles = [...to.receptacles];
-  let aliquotCount = to.aliquotCount;
-  let transferRequestCount = to.transferRequestCount ?? 0;
   const used: Record<string, string> = {};
+  const moves: MaterialMove<'destination'>[] = [];
   for (const [sourceWell, destinationWell] of Object.entries(map)) {
-    const slot = positionIndex(fromLayout, sourceWell)!;
-    const well = from.receptacles[slot]!;
+    const slot = positionIndex(fromLayout, sourceWell)! + 1;
+    const well = from.receptacles[slot - 1]!;
     if (well.aliquots.length === 0) continue;
-    const target = positionIndex(toLayout, destinationWell)!;
-    const into: Receptacle = receptacles[target]!;
-    receptacles[target] = {
-      ...into,
-      aliquots: [...into.aliquots, ...well.aliquots.map((a) => ({ ...a, n: ++aliquotCount }))],
-      transfers: [...(into.transfers ?? []), { n: ++transferRequestCount, source: slotId(source!.id as number, slot + 1), state: 'pending' }],
-    };
+    const id = slotId(source!.id as number, slot);
+    const destiny = destinyOf(well, open.get(id) ?? []);
+    moves.push({
+      source: { id, receptacle: well, tube: false, ...destiny, volume: null },
+      target: 'destination',
+      slot: positionIndex(toLayout, destinationWell)! + 1,
+    });
     used[sourceWell] = destinationWell;
   }
+  const applied = applyMoves(new Map([['destination' as const, to]]), moves, (_, slot) => `well ${slot}`);
+  if (!applied.ok) return problem(422, applied.problems.map((p) => p.detail).join('; '));
+  const { receptacles, aliquotCount, transferRequestCount } = applied.value.get('destination')!;
   const id = await nextId(db, table, 'transfers');
   return commit(db, table, base, {
     plate: destination!,
-    plateAttrs: { ...to, receptacles, aliquotCount, transferRequestCount },
+    // Now the user's, and listing the transfer among those into it, as the service records a stamp (lib/resources/transfers.ts).
+    plateAttrs: {
+      ...to,
+      receptacles,
+      aliquotCount,
+      transferRequestCount,
+      transfersAsDestination: [...(to.transfersAsDestination ?? []), id],
+      owner: user!.id as number,
+    },
     type: 'transfers',
     id,
     attrs: { transfer_type: 'Transfer::BetweenPlates', transfers: used },
     rels: { source: { type: 'plates', id: source!.id }, destination: { type: 'plates', id: destination!.id }, user: { type: 'users', id: user!.id } },
-    terms: [{ scope: 'labware.parents', value: String(source!.id), ref: String(destination!.id).padStart(12, '0') }],
+    entries: [parentLinkPut(table, source!.id as number, destination!)],
     counted: ['transfers', 'labware'],
   });
 }
@@ -179,7 +196,7 @@ export async function tagLayout(db: Db, table: string, base: string, body: strin
       tag2_group: null,
       user: { type: 'users', id: user!.id },
     },
-    terms: [],
+    entries: [],
     counted: ['tag_layouts'],
   });
 }

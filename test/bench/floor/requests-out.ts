@@ -1,0 +1,31 @@
+import type { OpenRequest } from '#lib/domain/material-moves.ts';
+import { registry } from '#lib/resources/index.ts';
+import { openRequestOf } from '#lib/resources/pools.ts';
+import type { Ref, StoredRecord } from '#lib/store/records.ts';
+import { termsUnder, type Db, type Item } from './db.ts';
+import { recordKey } from './keys.ts';
+
+/** A stored item as the service's pure functions take it (the floor writes the service's item shapes). */
+export const asRecord = (item: Item): StoredRecord => item as unknown as StoredRecord;
+
+/**
+ * The open requests with a submission out of a plate's wells, by well id, in id order: the books its
+ * `requests.asset` entries name (one Query) and, when there are any, the books (one BatchGetItem), as the
+ * service finds them for a copy's pool and outer request (lib/resources/pools.ts). A stamp and a transfer
+ * request collection look them up; the floor's answer, like the service's, depends on what they find.
+ */
+export async function openRequestsOut(db: Db, table: string, plate: number): Promise<Map<number, OpenRequest[]>> {
+  const out = new Map<number, OpenRequest[]>();
+  const books = await termsUnder(db, table, 'requests.asset', registry.aggregateKey({ type: 'plates', id: plate }));
+  if (books.length === 0) return out;
+  for (const book of await db.batchGet(
+    table,
+    books.map((ref) => recordKey(registry.familyOf(ref.type), ref.id)),
+  ))
+    for (const request of registry.recordsOfType(asRecord(book), 'requests')) {
+      const [asset, open] = [request.rels.asset as Ref | null, openRequestOf(request)];
+      if (asset && open) out.set(asset.id, [...(out.get(asset.id) ?? []), open]);
+    }
+  for (const requests of out.values()) requests.sort((a, b) => a.id - b.id);
+  return out;
+}
