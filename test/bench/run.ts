@@ -21,7 +21,7 @@ import { measureColdStarts } from './cold/measure-cold.ts';
 import { HttpClient } from './http-client.ts';
 import { measure, type Side } from './measure.ts';
 import { options } from './options.ts';
-import { startServerProcess, type Role, type ServerEnv, type ServerProcess } from './processes.ts';
+import { startServerProcess, type Role, type ServerEnv } from './processes.ts';
 import { publish, publishColdStarts } from './publish.ts';
 import { judge, printColdStarts, printReport, writeJson, type ScenarioResult } from './report.ts';
 import { childrenReader } from './children.ts';
@@ -54,32 +54,42 @@ if (options.coldOnly && coldStarts) {
 
 async function benchScenarios(): Promise<void> {
   const dynamo = await startDynamoLocal();
-  const servers: ServerProcess[] = [];
-  const clients: HttpClient[] = [];
+  const env: ServerEnv = { BENCH_DYNAMODB_ENDPOINT: dynamo.endpoint, BENCH_SERVICE_TABLE: 'lts', BENCH_API_KEY: API_KEY };
+  const headers = { 'X-Sequencescape-Client-Id': API_KEY, 'Content-Type': 'application/vnd.api+json', Accept: 'application/vnd.api+json' };
+  let current: Side[] = [];
   const cleanups: (() => void)[] = [];
+  /** Stops the servers of the pair under way, if any, and closes their clients. */
+  const stopPair = async () => {
+    const stopping = current;
+    current = [];
+    for (const side of stopping) side.client.close();
+    await Promise.all(stopping.map((side) => side.server.stop()));
+  };
+  /**
+   * A fresh pair of servers: the service first (on a new table it creates the table, which the floor reads
+   * and writes too), then the floor, each with a client.
+   */
+  const freshPair = async (): Promise<[Side, Side]> => {
+    await stopPair();
+    for (const role of ['service', 'floor'] as const) {
+      const server = await startServerProcess(role, env);
+      current.push({ role: server.role, server, client: new HttpClient(server.url, headers) });
+    }
+    return current as [Side, Side];
+  };
   let stopping: Promise<void> | undefined;
   /** Stops the servers and DynamoDB Local (a Java process that would otherwise outlive an interrupted bench). */
   const shutdown = () =>
     (stopping ??= (async () => {
-      for (const client of clients) client.close();
       for (const cleanup of cleanups) cleanup();
-      await Promise.all(servers.map((s) => s.stop()));
+      await stopPair();
       await dynamo.stop();
     })());
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void shutdown().finally(() => process.exit(130)));
   }
   try {
-    const env: ServerEnv = { BENCH_DYNAMODB_ENDPOINT: dynamo.endpoint, BENCH_SERVICE_TABLE: 'lts', BENCH_API_KEY: API_KEY };
-    // The service first: it creates its table, which the floor reads and writes too.
-    servers.push(await startServerProcess('service', env));
-    servers.push(await startServerProcess('floor', env));
-    const headers = { 'X-Sequencescape-Client-Id': API_KEY, 'Content-Type': 'application/vnd.api+json', Accept: 'application/vnd.api+json' };
-    const sides = servers.map((server): Side => {
-      const client = new HttpClient(server.url, headers);
-      clients.push(client);
-      return { role: server.role, server, client };
-    }) as [Side, Side];
+    let sides = await freshPair();
     log(`DynamoDB Local at ${dynamo.endpoint}; service at ${sides[0].server.url}; floor at ${sides[1].server.url}`);
 
     const seeded = await seed(sides[0].client, runId, log, stampDestinations(labRequests(options.iterations)));
@@ -109,6 +119,10 @@ async function benchScenarios(): Promise<void> {
     cleanups.push(reader.close);
     const chosen = scenarios(seeded, options.iterations, runId, reader.childrenOf).filter((s) => options.runs(s.name));
     for (const scenario of chosen) {
+      // Each scenario on servers that have served nothing else, as a deployed function serves only its own
+      // route: in one process after the others, a write's CPU moved by up to 0.6× the floor's
+      // (docs/decisions.md, "Each scenario on fresh servers"). Its warm-up batch warms them.
+      sides = await freshPair();
       const difference = scenario.compare ? ((await compareAnswers(sides, scenario)) ?? 'same') : undefined;
       const t0 = performance.now();
       const [service, floor] = await measure(sides, scenario.plan, scenario.send, profileFile(scenario.name));

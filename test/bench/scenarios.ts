@@ -104,8 +104,7 @@ export function scenarios(seeded: Seeded, iterations: number, runId: string, chi
   // Creates: every client sends back to back until the batch's window closes, then the batch waits for the
   // replies in flight; creates/s is 2xx replies ÷ that whole time, ramp-up and tail included on both sides.
   // Two rounds (service-floor, floor-service): a slow service under 50 clients has a tail of seconds.
-  // Only the first (1 client) is warmed up: the floor's create path has not run yet (the service's ran while
-  // seeding); the next ones reuse that warm code, and a warm-up of 50 slow clients would cost many seconds.
+  // Each is warmed up (its servers are fresh: ./run.ts) by at most 30 creates in at most a second.
   const creates: Scenario[] = CREATE_CONCURRENCY.map((concurrency) => ({
     name: `POST /samples × ${concurrency} client${concurrency > 1 ? 's' : ''}`,
     plan: {
@@ -113,7 +112,7 @@ export function scenarios(seeded: Seeded, iterations: number, runId: string, chi
       batch: Infinity,
       windowMs: iterations * CREATE_WINDOW_MS_PER_ITERATION,
       rounds: 2,
-      warmup: concurrency === 1 ? 30 : 0,
+      warmup: 30,
       warmupWindowMs: 1_000,
     },
     target: { kind: 'throughput', min: 0.5 },
@@ -135,8 +134,8 @@ export function scenarios(seeded: Seeded, iterations: number, runId: string, chi
 /**
  * Warm-up writes each side sends before a lab write's measured ones: enough for V8 to have optimized both
  * sides' code for that write. With 4, a scenario run alone measured mostly the JIT's state: the MX tubes'
- * CPU was 1.14× the floor's with 4 warm-ups, 1.03× with 16, 0.98× with 48. At the end of a whole run the
- * ratio still differs (docs/decisions.md, "Lab writes measured warm").
+ * CPU was 1.14× the floor's with 4 warm-ups, 1.03× with 16, 0.98× with 48 (docs/decisions.md, "Lab writes
+ * measured warm"). Each scenario's servers are fresh (./run.ts), so these warm them from cold.
  */
 const LAB_WARMUP = 32;
 
@@ -212,18 +211,13 @@ export const LAB_WORK = {
 /** The wells of the plate each state change passes: the largest plate, whose requests move in one transaction (request books). */
 export const STATE_CHANGE_WELLS = 384;
 
-/**
- * A state change each needs a stamped plate of its own (with its own requests), so fewer are measured than
- * of the other lab writes; since their requests are copied rather than made one by one
- * (./seed-books.ts), a plate costs ~2 s to seed and they are warmed up as the other lab writes are
- * (LAB_WARMUP; it was six when a plate took ~18 s).
- */
-const stateChangePlan: Plan = { concurrency: 1, batch: 3, rounds: 4, warmup: LAB_WARMUP };
-
 /** Requests each side sends in the lab work write scenarios (the seed makes fresh labware for each). */
 export const labWorkRequests = (iterations: number) => ({
   collection: labRequests(iterations),
-  stateChange: stateChangePlan.batch * stateChangePlan.rounds + stateChangePlan.warmup,
+  // Each needs a stamped plate of its own with its requests (copied: ./seed-books.ts), ~1 s to seed. As
+  // many are measured as of the other lab writes: with 12, its CPU ratio ranged over 1.08–1.80× from one
+  // whole run to the next (docs/decisions.md, "Each scenario on fresh servers").
+  stateChange: labRequests(iterations),
 });
 
 /**
@@ -289,7 +283,7 @@ function labWork(work: WorkSeeds | undefined, iterations: number): Scenario[] {
       ? [
           {
             name: LAB_WORK.stateChange(STATE_CHANGE_WELLS),
-            plan: stateChangePlan,
+            plan: labPlan(iterations),
             target: { kind: 'latency', max: 1.5 } as const,
             compare: false,
             send: (side: Side, i: number) =>

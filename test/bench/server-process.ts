@@ -23,10 +23,11 @@ let writes: () => string[][] = () => [];
 // Each role loads only its own code (dynamic imports), so neither heap carries the other's modules.
 if (role === 'service') {
   const { startLocalService } = await import('#lib/local/service.ts');
-  const { createApiKey } = await import('#lib/store/api-keys.ts');
+  const { ensureApiKey } = await import('#lib/store/api-keys.ts');
   const service = await startLocalService({ dynamo: { endpoint: env.BENCH_DYNAMODB_ENDPOINT, stop: async () => {} }, tableName: env.BENCH_SERVICE_TABLE });
   // Admin: the lab-work seed registers a plate purpose the reference data lacks (test/bench/seed-work.ts).
-  await createApiKey('bench', 'admin', env.BENCH_API_KEY);
+  // Ensured, not created: every scenario starts a fresh service on the same table (./run.ts).
+  await ensureApiKey('bench', 'admin', env.BENCH_API_KEY);
   const { dynamo } = await import('#lib/store/client.ts');
   writes = recordWriteShapes(dynamo());
   stop = service.stop;
