@@ -5,8 +5,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#lib/store/client.ts';
 import { documentClient } from '../bench/floor/db.ts';
 import { createFloorServer } from '../bench/floor/server.ts';
-import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
-import { addAliquot, createPlate, createSample, rel } from '../support/fixtures.ts';
+import { call, doc, warmKeyCache } from '../support/api.ts';
+import { addAliquot, createPlate, createSample, rel, submissionWithOrder } from '../support/fixtures.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -52,18 +52,7 @@ async function sourceWithRequest() {
   const plate = await createPlate();
   const wells = (await call('GET', `/api/v2/plates/${plate.id}/wells?page[size]=2`)).body.data;
   for (const well of wells) await addAliquot({ type: 'wells', id: well.id }, (await createSample()).id);
-  const study = await idOf('studies', 'name', 'Study A');
-  const requestType = await idOf('request_types', 'key', 'library_creation');
-  const submission = (await call('POST', '/api/v2/submissions', { body: doc('submissions') })).body.data;
-  const order = (
-    await call('POST', '/api/v2/orders', {
-      body: doc(
-        'orders',
-        {},
-        { submission: rel('submissions', submission.id), study: rel('studies', study), request_types: { data: [{ type: 'request_types', id: requestType }] } },
-      ),
-    })
-  ).body.data;
+  const { submission, order, requestType } = await submissionWithOrder();
   const request = await call('POST', '/api/v2/requests', {
     body: doc(
       'requests',

@@ -5,7 +5,7 @@ import { dynamo } from '#lib/store/client.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
 import { requestBookCopier } from '../bench/seed-books.ts';
 import { call, doc, idOf } from '../support/api.ts';
-import { createPlate, recordCount, rel } from '../support/fixtures.ts';
+import { createPlate, recordCount, rel, submissionWithOrder } from '../support/fixtures.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -25,19 +25,8 @@ beforeAll(async () => {
 
 /** A plate, and a submission with one order of Study A for it, as the bench makes them. */
 async function plateWithSubmission() {
-  const study = await idOf('studies', 'name', 'Study A');
   const plate = await createPlate();
-  const submission = (await call('POST', '/api/v2/submissions', { body: doc('submissions') })).body.data;
-  const order = (
-    await call('POST', '/api/v2/orders', {
-      body: doc(
-        'orders',
-        {},
-        { submission: rel('submissions', submission.id), study: rel('studies', study), request_types: { data: [{ type: 'request_types', id: requestType }] } },
-      ),
-    })
-  ).body.data;
-  return { plate, submission, order };
+  return { plate, ...(await submissionWithOrder()) };
 }
 
 /** A request out of each of the first wells, through the API, in slot order; their uuids. */

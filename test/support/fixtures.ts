@@ -119,6 +119,25 @@ export async function addAliquot(receptacle: Linkage, sample: string, extra: { s
 }
 
 /**
+ * A submission with one order of Study A for library creation, through the API: what requests out of wells
+ * are made in (POST /requests names all three).
+ */
+export async function submissionWithOrder(): Promise<{ submission: any; order: any; requestType: string }> {
+  const study = await idOf('studies', 'name', 'Study A');
+  const requestType = await idOf('request_types', 'key', 'library_creation');
+  const submission = (await call('POST', '/api/v2/submissions', { body: doc('submissions') })).body.data;
+  const order = await call('POST', '/api/v2/orders', {
+    body: doc(
+      'orders',
+      {},
+      { submission: rel('submissions', submission.id), study: rel('studies', study), request_types: { data: [{ type: 'request_types', id: requestType }] } },
+    ),
+  });
+  expect(order.status, JSON.stringify(order.body)).toBe(201);
+  return { submission, order: order.body.data, requestType };
+}
+
+/**
  * Runs `make(0)` … `make(n - 1)`, `size` at a time, and returns the results in order. Creations that
  * advance one counter (labware, samples) collide and retry when run wide, so callers keep `size` small.
  */
