@@ -14,8 +14,9 @@ import { openRequestsOut } from './requests-out.ts';
 /**
  * The floor's lab writes: a stamp (POST /transfers with a plate-to-plate template) and a tag layout (POST
  * /tag_layouts, `column` / `wells of plate`) with the least DynamoDB work that writes the same items as the
- * service: one batched read of what the request names, the new record's id, and one transaction of the
- * changed plate, the new record, its index item, the count shards and the request item with the events.
+ * service: one batched read of what the request names (for a stamp, with the requests out of its source
+ * beside it), the new record's id, and one transaction of the changed plate, the new record, its index
+ * item, the count shards and the request item with the events.
  * The changed plate goes to the floor's own table without the service's version condition (nothing else
  * writes it there), which makes the floor a little lower still.
  */
