@@ -4,11 +4,10 @@ import { registry } from '#lib/resources/index.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { encodeUuid } from '#lib/store/uuids.ts';
 import { nextIds, problem, requestPut } from './create.ts';
-import type { Db, Item } from './db.ts';
+import { asRecord, type Db, type Item } from './db.ts';
 import { COUNT_SHARDS, countShardKey, entityMarkers, parentLinkPut, recordIndexKeys, recordKey, termKey } from './keys.ts';
 import { parse, type Attributes } from './lab.ts';
 import { byUuids, created, event } from './lab-work.ts';
-import { asRecord } from './requests-out.ts';
 import type { Answer } from './reads.ts';
 
 /**

@@ -12,9 +12,13 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { SDK_LOGGER_MIDDLEWARE } from '#lib/store/client.ts';
+import type { StoredRecord } from '#lib/store/records.ts';
 import type { Key } from './keys.ts';
 
 export type Item = Record<string, unknown>;
+
+/** A stored item as the service's pure functions take it (the floor writes the service's item shapes). */
+export const asRecord = (item: Item): StoredRecord => item as unknown as StoredRecord;
 
 /** The raw document client, configured as the service's (lib/store/client.ts) minus the call-counting and deadline middleware. */
 export function documentClient(endpoint: string): DynamoDBDocumentClient {

@@ -15,11 +15,11 @@ import { requestBooks, requestViews } from '#lib/resources/request-books.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
 import { newRecord, nextId, problem, requestPut } from './create.ts';
-import { termsUnder, type Db, type Item } from './db.ts';
+import { asRecord, termsUnder, type Db, type Item } from './db.ts';
 import { parentLinkPut, recordKey } from './keys.ts';
 import { countUpdate, parse, type Attributes } from './lab.ts';
 import type { Answer } from './reads.ts';
-import { asRecord, openRequestsOut } from './requests-out.ts';
+import { openRequestsOut } from './requests-out.ts';
 
 /**
  * The floor's lab work writes: a transfer request collection (as Limber's creators send it: by uuid, each

@@ -1,12 +1,9 @@
 import type { OpenRequest } from '#lib/domain/material-moves.ts';
 import { registry } from '#lib/resources/index.ts';
 import { openRequestOf } from '#lib/resources/pools.ts';
-import type { Ref, StoredRecord } from '#lib/store/records.ts';
-import { termsUnder, type Db, type Item } from './db.ts';
+import type { Ref } from '#lib/store/records.ts';
+import { asRecord, termsUnder, type Db } from './db.ts';
 import { recordKey } from './keys.ts';
-
-/** A stored item as the service's pure functions take it (the floor writes the service's item shapes). */
-export const asRecord = (item: Item): StoredRecord => item as unknown as StoredRecord;
 
 /**
  * The open requests with a submission out of a plate's wells, by well id, in id order: the books its
