@@ -67,7 +67,7 @@ export class Loader {
     if (cached) return cached;
     const views = new Map<string, StoredRecord>();
     for (const def of this.registry.embeddedIn(parent.type)) {
-      for (const view of def.embedded!.extract(parent)) views.set(recordKey(view.family, view.id), view);
+      for (const view of this.registry.viewsOf(def, parent)) views.set(recordKey(view.family, view.id), view);
     }
     if (this.staged?.(parent.family, parent.id) === undefined) this.views.set(parent, views);
     return views;

@@ -224,7 +224,7 @@ async function listEmbedded(ctx: RequestContext, def: ResourceDef, types: Set<st
         const own = ctx.registry
           .embeddedIn(parent.type)
           .filter((d) => types.has(d.type))
-          .flatMap((d) => d.embedded!.extract(parent))
+          .flatMap((d) => ctx.registry.viewsOf(d, parent))
           .sort((a, b) => (a.id - b.id) * (sort.descending ? -1 : 1));
         // Only the last record's own parent was partly returned; other parents (in update-time order) may have any ids.
         const resumed = last && parent.id === parentId(last.id);

@@ -231,7 +231,7 @@ export function recordEvents(
  */
 function writtenRecords(ctx: WriteContext): { record: StoredRecord; action: string }[] {
   const { registry, uow } = ctx;
-  const held = (record: StoredRecord) => registry.embeddedIn(record.type).flatMap((def) => def.embedded!.extract(record));
+  const held = (record: StoredRecord) => registry.embeddedIn(record.type).flatMap((def) => registry.viewsOf(def, record));
   const isInternal = (record: StoredRecord) => registry.require(record.type).internal === true;
   const changed = (before: StoredRecord, after: StoredRecord, event?: string) =>
     event ?? ('state' in after.attrs && before.attrs.state !== after.attrs.state ? 'state_changed' : 'updated');
