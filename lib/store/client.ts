@@ -8,12 +8,22 @@ import { DeadlineExceeded } from '#lib/store/errors.ts';
 /** DynamoDB calls made while serving one request, by operation name (e.g. { GetItem: 1, Query: 2 }). */
 export type CallCount = Record<string, number>;
 
-const callScope = new AsyncLocalStorage<CallCount>();
+/**
+ * What the DynamoDB calls made while serving a request find of it: its call counter and its deadline. One
+ * scope for both: every promise made while an AsyncLocalStorage is in use carries each storage's store
+ * along (Node 20 and 22), and every call reads its scope.
+ */
+interface CallScope {
+  counts?: CallCount;
+  deadline?: Deadline;
+}
+
+const callScope = new AsyncLocalStorage<CallScope>();
 
 /** Runs `fn` with a fresh call counter; every DynamoDB call made inside it is counted there. */
 export function countCalls<T>(fn: () => Promise<T>): { counts: CallCount; result: Promise<T> } {
   const counts: CallCount = {};
-  return { counts, result: callScope.run(counts, fn) };
+  return { counts, result: callScope.run({ ...callScope.getStore(), counts }, fn) };
 }
 
 export function totalCalls(counts: CallCount): number {
@@ -28,8 +38,6 @@ export interface Deadline {
   signal: AbortSignal;
 }
 
-const deadlineScope = new AsyncLocalStorage<Deadline>();
-
 /**
  * Runs `fn` with a deadline `budgetMs` from now: every DynamoDB call made inside it (ElectroDB's and
  * lib-dynamodb's alike: they all go through the shared client's `send`) is aborted when it passes, the
@@ -42,7 +50,7 @@ export async function withDeadline<T>(budgetMs: number, fn: () => Promise<T>): P
   setMaxListeners(0, controller.signal);
   const timer = setTimeout(() => controller.abort(), budgetMs);
   try {
-    return await deadlineScope.run({ at: Date.now() + budgetMs, budgetMs, signal: controller.signal }, fn);
+    return await callScope.run({ ...callScope.getStore(), deadline: { at: Date.now() + budgetMs, budgetMs, signal: controller.signal } }, fn);
   } finally {
     clearTimeout(timer);
   }
@@ -50,12 +58,12 @@ export async function withDeadline<T>(budgetMs: number, fn: () => Promise<T>): P
 
 /** The deadline of the request being served, if it has one (HTTP requests do: lib/http/handler.ts). */
 export function currentDeadline(): Deadline | undefined {
-  return deadlineScope.getStore();
+  return callScope.getStore()?.deadline;
 }
 
 /** `promise`, or DeadlineExceeded as soon as the request being served passes its deadline. */
 export function withinDeadline<T>(promise: Promise<T>): Promise<T> {
-  const deadline = deadlineScope.getStore();
+  const deadline = currentDeadline();
   if (!deadline) return promise;
   if (deadline.signal.aborted) return Promise.reject(new DeadlineExceeded(deadline.budgetMs));
   return new Promise<T>((resolve, reject) => {
@@ -67,7 +75,7 @@ export function withinDeadline<T>(promise: Promise<T>): Promise<T> {
 
 /** The call counter of the request being served, if any: to count a call made on its behalf (onBehalfOf). */
 export function currentCallCount(): CallCount | undefined {
-  return callScope.getStore();
+  return callScope.getStore()?.counts;
 }
 
 /**
@@ -78,7 +86,7 @@ export function currentCallCount(): CallCount | undefined {
 export async function onBehalfOf<T>(counts: readonly (CallCount | undefined)[], fn: () => Promise<T>): Promise<T> {
   const made: CallCount = {};
   try {
-    return await deadlineScope.exit(() => callScope.run(made, fn));
+    return await callScope.run({ counts: made }, fn);
   } finally {
     for (const count of new Set(counts)) if (count) for (const [op, n] of Object.entries(made)) count[op] = (count[op] ?? 0) + n;
   }
@@ -139,21 +147,15 @@ export function dynamo(): DynamoDBDocumentClient {
     // them to the logger, even to its default logger that drops them: ~1 ms of CPU a call with a 96-item
     // transaction. The service gives the SDK no logger (it logs its own failures), so the middleware goes.
     base.middlewareStack.remove(SDK_LOGGER_MIDDLEWARE);
+    // Counts the call in its request's counter; and names an abort, which the SDK reports as a bare
+    // AbortError (its retry pause does not even keep the reason).
     base.middlewareStack.add(
       (next, context) => async (args) => {
-        const counts = callScope.getStore();
+        const { counts, deadline } = callScope.getStore() ?? {};
         if (counts) {
           const op = String(context.commandName ?? 'Unknown').replace(/Command$/, '');
           counts[op] = (counts[op] ?? 0) + 1;
         }
-        return next(args);
-      },
-      { step: 'initialize', name: 'ltsCallCounter' },
-    );
-    // The SDK reports an abort as a bare AbortError (its retry pause does not even keep the reason): name it.
-    base.middlewareStack.add(
-      (next) => async (args) => {
-        const deadline = deadlineScope.getStore();
         if (deadline?.signal.aborted) throw new DeadlineExceeded(deadline.budgetMs);
         try {
           return await next(args);
@@ -162,7 +164,7 @@ export function dynamo(): DynamoDBDocumentClient {
           throw error;
         }
       },
-      { step: 'initialize', name: 'ltsDeadline' },
+      { step: 'initialize', name: 'ltsCallScope' },
     );
     const client = DynamoDBDocumentClient.from(base, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
@@ -171,7 +173,7 @@ export function dynamo(): DynamoDBDocumentClient {
     // undefined abortSignal of its own), so every call is sent with it.
     const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
     client.send = ((command: unknown, options?: { abortSignal?: AbortSignal }) =>
-      send(command, { ...options, abortSignal: options?.abortSignal ?? deadlineScope.getStore()?.signal })) as typeof client.send;
+      send(command, { ...options, abortSignal: options?.abortSignal ?? currentDeadline()?.signal })) as typeof client.send;
     documentClient = client;
   }
   return documentClient;
