@@ -44,7 +44,6 @@ export const ANY_SERVED_TYPE = 'any served type';
  */
 export class Loader {
   private readonly cache = new Map<string, StoredRecord | null>();
-  private readonly views = new WeakMap<StoredRecord, Map<string, StoredRecord>>();
 
   /**
    * `staged`: a write's unit of work, whose changes it sees first. `cachedReferences`: reference records
@@ -59,18 +58,6 @@ export class Loader {
   private stored(family: string, id: number): StoredRecord | null | undefined {
     const staged = this.staged?.(family, id);
     return staged === undefined ? this.cache.get(recordKey(family, id)) : staged;
-  }
-
-  /** The embedded records of a parent by `type:id`; cached for stored parents (staged ones may still change). */
-  private embeddedIn(parent: StoredRecord): Map<string, StoredRecord> {
-    const cached = this.views.get(parent);
-    if (cached) return cached;
-    const views = new Map<string, StoredRecord>();
-    for (const def of this.registry.embeddedIn(parent.type)) {
-      for (const view of this.registry.viewsOf(def, parent)) views.set(recordKey(view.family, view.id), view);
-    }
-    if (this.staged?.(parent.family, parent.id) === undefined) this.views.set(parent, views);
-    return views;
   }
 
   /** Reads the stored items not yet cached or staged (one batched, consistent read); reference records kept by the process count as cached, if allowed. */
@@ -97,12 +84,9 @@ export class Loader {
     const wanted = refs.map((ref) => ({ ref, ...this.registry.storageOf(ref) }));
     await this.fetch(wanted);
     const result = new Map<string, StoredRecord>();
-    // A staged holder's views are not cached (it may still change), but it does not change during one load: extracted once for all its refs.
-    const views = new Map<StoredRecord, Map<string, StoredRecord>>();
-    const viewsOf = (holder: StoredRecord) => views.get(holder) ?? views.set(holder, this.embeddedIn(holder)).get(holder)!;
     for (const { ref, family, id, embedded } of wanted) {
       const holder = this.stored(family, id);
-      const record = holder && embedded ? viewsOf(holder).get(recordKey(this.registry.familyOf(ref.type), ref.id)) : holder;
+      const record = holder && embedded ? this.registry.heldByKey(holder).get(recordKey(this.registry.familyOf(ref.type), ref.id)) : holder;
       if (record && this.registry.satisfies(record.type, [ref.type])) result.set(refKey(ref), record);
     }
     return result;

@@ -9,6 +9,8 @@ interface HeldViews {
   rels: StoredRecord['rels'];
   type: string;
   byType: Map<string, readonly StoredRecord[]>;
+  /** All of them by `family:id` (recordKey), once asked for. */
+  byKey?: ReadonlyMap<string, StoredRecord>;
 }
 
 /** A view shared by every reader of its holder: none may change it. */
@@ -152,17 +154,34 @@ export class Registry implements RecordModel {
    * `update`): those are what is checked. Frozen, as every caller reads the same records.
    */
   viewsOf(def: ResourceDef, record: StoredRecord): readonly StoredRecord[] {
-    let held = this.held.get(record);
-    if (!held || held.attrs !== record.attrs || held.rels !== record.rels || held.type !== record.type) {
-      held = { attrs: record.attrs, rels: record.rels, type: record.type, byType: new Map() };
-      this.held.set(record, held);
-    }
+    const held = this.heldOf(record);
     let views = held.byType.get(def.type);
     if (!views) {
       views = Object.freeze(def.embedded!.extract(record).map(frozen));
       held.byType.set(def.type, views);
     }
     return views;
+  }
+
+  /** A record's embedded records of every type by `family:id` (recordKey): a load's lookup, built once per record as it is, as `viewsOf`. */
+  heldByKey(record: StoredRecord): ReadonlyMap<string, StoredRecord> {
+    const held = this.heldOf(record);
+    held.byKey ??= new Map(
+      this.embeddedIn(record.type)
+        .flatMap((def) => this.viewsOf(def, record))
+        .map((view) => [recordKey(view.family, view.id), view]),
+    );
+    return held.byKey;
+  }
+
+  /** What is cached of a record's embedded records, started afresh when its attrs, rels or type are no longer those they were built from. */
+  private heldOf(record: StoredRecord): HeldViews {
+    let held = this.held.get(record);
+    if (!held || held.attrs !== record.attrs || held.rels !== record.rels || held.type !== record.type) {
+      held = { attrs: record.attrs, rels: record.rels, type: record.type, byType: new Map() };
+      this.held.set(record, held);
+    }
+    return held;
   }
 
   /** The count keys of a type's records under one value of a counted index (lib/store/counts.ts). */

@@ -43,6 +43,15 @@ describe("a record's embedded records (Registry.viewsOf)", () => {
     expect(extract).toHaveBeenCalledTimes(2);
   });
 
+  it('are found by `family:id` through one lookup per record as it is (a load of many wells of one plate)', () => {
+    const record = plate(['pending', 'started']);
+    const byKey = registry.heldByKey(record);
+    expect(registry.heldByKey(record)).toBe(byKey);
+    expect(byKey.get('receptacles:7002')?.attrs.state).toBe('started');
+    Object.assign(record, { attrs: { ...record.attrs, receptacles: [{ state: 'pending' }, { state: 'passed' }].map((r) => ({ ...r, aliquots: [] })) } });
+    expect(registry.heldByKey(record).get('receptacles:7002')?.attrs.state).toBe('passed');
+  });
+
   it('are frozen: no reader can change what the next one reads', () => {
     const [well] = registry.viewsOf(wells, plate(['pending']));
     expect(() => {
