@@ -56,14 +56,15 @@ const TEMPLATE = '/data/attributes/transfer_template_uuid';
 const inputAt: Locate = (path) => (own(transfers.attributes, path[0]!) ? attributeAt : relationshipAt)(path);
 
 /** The shape the planner needs of a labware: plates and tubes only. */
-function shapeOf(record: StoredRecord, name: 'source' | 'destination'): LabwareAt {
+function labwareAt(record: StoredRecord, name: 'source' | 'destination'): LabwareAt {
   if (record.type === 'plates') return { kind: 'plate', size: labwareAttrs(record).receptacles.length };
   if (record.type === 'tubes') return { kind: 'tube', size: 1 };
   throw errors.invalidValue(`/data/relationships/${name}`, `${name} - ${record.type} ${record.id} cannot take part in a transfer; name a plate or a tube`);
 }
 
-/** A labware the transfer writes: its contents as the moves change them, and the wells that went into it. */
-interface Target {
+/** A labware the transfer fills: its contents as the moves change them, and the wells that went into it. */
+interface Filling {
+  /** Absent for a pool tube made by this transfer. */
   record?: StoredRecord;
   contents: Contents;
   wells: string[];
@@ -71,7 +72,12 @@ interface Target {
   label: (slot: number) => string;
 }
 
-const existingTarget = (record: StoredRecord): Target => ({
+/** Which labware a move fills: the destination the client named, or the tube of a pool (by the pool's id). */
+type FillingKey = 'destination' | number;
+
+const fillingKeyOf = (move: Move): FillingKey => ('pool' in move.into ? move.into.pool : 'destination');
+
+const existingFilling = (record: StoredRecord): Filling => ({
   record,
   contents: { receptacles: labwareAttrs(record).receptacles, aliquotCount: labwareAttrs(record).aliquotCount },
   wells: [],
@@ -79,15 +85,15 @@ const existingTarget = (record: StoredRecord): Target => ({
 });
 
 /** The tubes the pools go into: those made for them before (one batched read), else new ones (made at the end). */
-async function poolTubes(ctx: WriteContext, pools: number[]): Promise<Map<number, Target>> {
+async function poolTubes(ctx: WriteContext, pools: number[]): Promise<Map<number, Filling>> {
   const holders = await findHolders(ctx.registry.indexScope(tubes, 'pool_tube'), pools.map(String));
   const found = await ctx.loader.load([...holders.values()].map((hit) => ({ type: hit.type, id: hit.id })));
   return new Map(
     pools.map((pool) => {
       const hit = holders.get(String(pool));
       const tube = hit && found.get(`${hit.type}:${hit.id}`);
-      const made: Target = { contents: { receptacles: emptyReceptacles(1), aliquotCount: 0 }, wells: [], label: () => `the new tube of submission ${pool}` };
-      return [pool, tube ? existingTarget(tube) : made];
+      const made: Filling = { contents: { receptacles: emptyReceptacles(1), aliquotCount: 0 }, wells: [], label: () => `the new tube of submission ${pool}` };
+      return [pool, tube ? existingFilling(tube) : made];
     }),
   );
 }
@@ -151,48 +157,20 @@ export const transfers = defineResource({
       }),
       ctx.uow.allocateIds('transfers', 1),
     ]);
+    const plan = planChecked(read);
+    const fillings = await fill(ctx, read, plan);
     const { type, source, destination } = read;
-    const plan = accepted(planTransfer(read.planInput), inputAt);
-    const sourceReceptacles = labwareAttrs(source).receptacles;
-    const poolIds = [...new Set(plan.moves.flatMap((m) => ('pool' in m.into ? [m.into.pool] : [])))];
-    const sourceName = `${source.type} ${source.id}`;
-    const once = destination
-      ? transferredOnce(
-          type,
-          { name: `${destination.type} ${destination.id}`, receptacles: labwareAttrs(destination).receptacles },
-          { name: sourceName, receptacles: new Set(sourceReceptacles.map((_, i) => slotId(source.id, i + 1))) },
-        )
-      : [];
-    accepted(
-      outcome([...once, ...poolingBudget(poolIds.length, sourceName)], () => undefined),
-      inputAt,
-    );
-
-    const targets = new Map<string, Target>();
-    if (destination && plan.moves.some((m) => 'slot' in m.into)) targets.set('destination', existingTarget(destination));
-    for (const [pool, target] of await poolTubes(ctx, poolIds)) targets.set(`pool:${pool}`, target);
-    const keyOf = (move: Move) => ('pool' in move.into ? `pool:${move.into.pool}` : 'destination');
-    const tube = source.type === 'tubes';
-    const applied = accepted(
-      applyMoves(
-        new Map([...targets].map(([key, target]) => [key, target.contents])),
-        plan.moves.map((move) => ({
-          source: { id: slotId(source.id, move.source), receptacle: sourceReceptacles[move.source - 1]!, tube, ...read.destinies[move.source - 1]! },
-          target: keyOf(move),
-          slot: 'slot' in move.into ? move.into.slot : 1,
-        })),
-        (key, slot) => targets.get(key)!.label(slot),
-      ),
-      inputAt,
-    );
-    for (const [key, contents] of applied) targets.get(key)!.contents = contents;
-    if (read.layout) for (const move of plan.moves) targets.get(keyOf(move))!.wells.push(positionAt(read.layout, move.source - 1)!);
-
-    const destinationKey = poolTubeIsDestination(type) ? `pool:${poolIds[0]}` : 'destination';
-    const written = await writeTargets(ctx, { type, source, targets, transfer: { id: id!, destination: destinationKey, user: input.relationships.user!.id } });
+    // The labware the transfer records as its destination: the one pool tube of a type that says so (when it filled any), else the one named.
+    const destinationKey: FillingKey = (poolTubeIsDestination(type) ? plan.pools[0] : undefined) ?? 'destination';
+    const written = await writeFillings(ctx, {
+      type,
+      source,
+      fillings,
+      transfer: { id: id!, destination: destinationKey, user: input.relationships.user!.id },
+    });
     const recorded = plan.recorded;
     const transferred = Array.isArray(recorded) || recorded === null ? recorded : await withTubeSummaries(ctx, recorded, written);
-    const poolDestination = poolTubeIsDestination(type) ? written.get(destinationKey) : undefined;
+    const poolDestination = destinationKey === 'destination' ? undefined : written.get(destinationKey);
     return ctx.uow.create('transfers', {
       id: id!,
       attrs: { transfer_type: type, transfers: transferred },
@@ -205,6 +183,52 @@ export const transfers = defineResource({
   },
 });
 
+type TransferRead = Awaited<ReturnType<typeof readTransfer>>;
+
+/** The type's plan (its moves and what `transfers` records), and the pools it fills, refused when it breaks a rule of the destination or the pooling budget. */
+function planChecked({ type, source, destination, planInput }: TransferRead) {
+  const plan = accepted(planTransfer(planInput), inputAt);
+  const pools = [...new Set(plan.moves.flatMap((m) => ('pool' in m.into ? [m.into.pool] : [])))];
+  const sourceName = `${source.type} ${source.id}`;
+  const once = destination
+    ? transferredOnce(
+        type,
+        { name: `${destination.type} ${destination.id}`, receptacles: labwareAttrs(destination).receptacles },
+        { name: sourceName, receptacles: new Set(labwareAttrs(source).receptacles.map((_, i) => slotId(source.id, i + 1))) },
+      )
+    : [];
+  accepted(
+    outcome([...once, ...poolingBudget(pools.length, sourceName)], () => undefined),
+    inputAt,
+  );
+  return { ...plan, pools };
+}
+
+/** Every labware the plan fills (the destination, the pools' tubes: read or new), with the plan's moves applied to its contents. */
+async function fill(ctx: WriteContext, read: TransferRead, plan: ReturnType<typeof planChecked>): Promise<Map<FillingKey, Filling>> {
+  const { source, destination } = read;
+  const fillings = new Map<FillingKey, Filling>();
+  if (destination && plan.moves.some((m) => 'slot' in m.into)) fillings.set('destination', existingFilling(destination));
+  for (const [pool, filling] of await poolTubes(ctx, plan.pools)) fillings.set(pool, filling);
+  const sourceReceptacles = labwareAttrs(source).receptacles;
+  const tube = source.type === 'tubes';
+  const applied = accepted(
+    applyMoves(
+      new Map([...fillings].map(([key, filling]) => [key, filling.contents])),
+      plan.moves.map((move) => ({
+        source: { id: slotId(source.id, move.source), receptacle: sourceReceptacles[move.source - 1]!, tube, ...read.destinies[move.source - 1]! },
+        target: fillingKeyOf(move),
+        slot: 'slot' in move.into ? move.into.slot : 1,
+      })),
+      (key, slot) => fillings.get(key)!.label(slot),
+    ),
+    inputAt,
+  );
+  for (const [key, contents] of applied) fillings.get(key)!.contents = contents;
+  if (read.layout) for (const move of plan.moves) fillings.get(fillingKeyOf(move))!.wells.push(positionAt(read.layout, move.source - 1)!);
+  return fillings;
+}
+
 /** What a transfer reads before planning: its template's type, its labware, and where the source's material goes on (its pools and outer requests). */
 async function readTransfer(
   ctx: WriteContext,
@@ -213,8 +237,8 @@ async function readTransfer(
   const template = await ctx.loader.byUuid(templateUuid, ['transfer_templates']);
   if (!template) throw errors.notFound(`transfer_template_uuid - no transfer_templates with uuid ${show(templateUuid)}`, { pointer: TEMPLATE });
   const type = template.attrs.transfer_type as TransferType;
-  const sourceShape = shapeOf(source, 'source');
-  const destinationShape = destination && shapeOf(destination, 'destination');
+  const sourceShape = labwareAt(source, 'source');
+  const destinationShape = destination && labwareAt(destination, 'destination');
   // Every transfer needs them: the by-submission types group by them, and every copy carries its pool along.
   const destinies = await destiniesOf(ctx, source);
   const layout = layoutForSize(sourceShape.size);
@@ -238,35 +262,37 @@ async function readTransfer(
 }
 
 /**
- * Stages each labware the transfer changed or made, now owned by the transfer's user; returns them by target
- * key. A plate that is the transfer's destination (`transfer.destination`, a target key) lists the transfer
- * among those into it.
+ * Stages each labware the transfer filled, read or made, now owned by the transfer's user; returns them by
+ * filling key. A plate that is the transfer's destination (`transfer.destination`) lists the transfer among
+ * those into it.
  */
-async function writeTargets(
+async function writeFillings(
   ctx: WriteContext,
   {
     type,
     source,
-    targets,
+    fillings,
     transfer,
-  }: { type: TransferType; source: StoredRecord; targets: Map<string, Target>; transfer: { id: number; destination: string; user: number } },
-): Promise<Map<string, StoredRecord>> {
+  }: { type: TransferType; source: StoredRecord; fillings: Map<FillingKey, Filling>; transfer: { id: number; destination: FillingKey; user: number } },
+): Promise<Map<FillingKey, StoredRecord>> {
   const { barcode, name: sourceName, receptacles } = labwareAttrs(source);
   const named = { barcode: barcode.human_barcode, size: receptacles.length, name: sourceName };
-  const made = [...targets].filter(([, target]) => !target.record);
+  const made = [...fillings].filter(([, filling]) => !filling.record);
   const [reserved, purpose] = made.length > 0 ? await Promise.all([reserveLabware(ctx, made.length), poolTubePurpose(ctx)]) : [[], undefined];
-  const written = new Map<string, StoredRecord>();
-  for (const [key, target] of targets) {
-    const name = filledName(type, target.wells, named);
-    if (target.record) {
-      const parents = accepted(linkParents(refOf(target.record), parentsOf(target.record), [refOf(source)]), relationshipAt);
+  const written = new Map<FillingKey, StoredRecord>();
+  for (const [key, filling] of fillings) {
+    const name = filledName(type, filling.wells, named);
+    if (filling.record) {
+      const parents = accepted(linkParents(refOf(filling.record), parentsOf(filling.record), [refOf(source)]), relationshipAt);
       // A plate lists the transfers into it (the reference's `transfers_as_destination`, a relationship of plates only).
-      const listed = key === transfer.destination && target.record.type === 'plates' ? (labwareAttrs(target.record).transfersAsDestination ?? []) : undefined;
+      const listed = key === transfer.destination && filling.record.type === 'plates' ? (labwareAttrs(filling.record).transfersAsDestination ?? []) : undefined;
       const into = listed ? { transfersAsDestination: [...listed, transfer.id] } : {};
-      const attrs: Partial<Labware> = { ...target.contents, ...into, owner: transfer.user, ...(name !== undefined ? { name } : {}) };
-      written.set(key, ctx.uow.update(target.record, { attrs: attrs as Record<string, unknown>, rels: { parents } }));
+      const attrs: Partial<Labware> = { ...filling.contents, ...into, owner: transfer.user, ...(name !== undefined ? { name } : {}) };
+      written.set(key, ctx.uow.update(filling.record, { attrs: attrs as Record<string, unknown>, rels: { parents } }));
       continue;
     }
+    // Only a pool's tube is made here: a named destination is always read.
+    if (key === 'destination') throw new RangeError('a transfer makes no destination; it is read');
     const tube = await createLabware(
       ctx,
       'tubes',
@@ -275,10 +301,10 @@ async function writeTargets(
         parents: [refOf(source)],
         name: name ?? null,
         state: 'pending',
-        ...target.contents,
+        ...filling.contents,
         owner: transfer.user,
         rackSlot: null,
-        poolTube: Number(key.slice('pool:'.length)),
+        poolTube: key,
       },
       reserved[made.findIndex(([k]) => k === key)],
     );
@@ -288,12 +314,12 @@ async function writeTargets(
 }
 
 /** `transfers` of the plate-to-tubes types: each well's pool id replaced by the summary of its pool's tube. */
-async function withTubeSummaries(ctx: WriteContext, recorded: Record<string, unknown>, written: Map<string, StoredRecord>) {
+async function withTubeSummaries(ctx: WriteContext, recorded: Record<string, unknown>, written: Map<FillingKey, StoredRecord>) {
   const summaries = new Map<number, z.infer<ReturnType<typeof tubeSummary>>>();
   for (const [key, tube] of written) {
-    if (!key.startsWith('pool:')) continue;
+    if (key === 'destination') continue;
     const purpose = await ctx.loader.one(tube.rels.purpose as Ref);
-    summaries.set(Number(key.slice('pool:'.length)), summarise(tube, String(purpose?.attrs.name ?? '')));
+    summaries.set(key, summarise(tube, String(purpose?.attrs.name ?? '')));
   }
   return Object.fromEntries(Object.entries(recorded).map(([well, value]) => [well, typeof value === 'number' ? summaries.get(value)! : value]));
 }
