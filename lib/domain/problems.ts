@@ -11,39 +11,34 @@ export interface Problem {
   detail: string;
 }
 
-/**
- * Kinds of problem. `over_budget` means an item budget of lib/domain/budgets.ts would be passed;
- * `other_submission` and `not_ordered` are a request's that disagrees with its order; `not_a_plate` and
- * `holds_no_qc_results` a QC result's whose labware cannot hold it where it was asked to go. The transfer
- * planner (lib/domain/transfers.ts) adds: `wrong_labware` (a tube where a plate is needed, or the reverse),
- * `blank` (a required input missing or empty), `abstract_type` and `needs_targets` (transfer types that
- * cannot be used here), `not_a_map`, `not_a_list` and `not_a_position` (a transfer map's shape and
- * names), `not_assignable` (a computed input the client sent), `no_destination_well` (more pools than the
- * destination has wells), `no_pool` (a source without the submission a pooled destination is found by) and
- * `transferred_twice` (a known destination filled from the same source again). Transfer request
- * collections (lib/resources/transfer-request-collections.ts) add `not_a_receptacle` (a uuid of labware that
- * is not a tube, or of another type) and `given_twice` (the same source into the same target twice).
- * The tag layouts (lib/domain/tag-layout.ts) add `dual_not_supported`, `unknown_tag`, `empty_tag_group` and
- * `not_a_count`. The state changers (lib/domain/state-changers.ts) add `not_allowed` (a move the transfer
- * request machine does not allow), `nothing_to_change` and `no_outer_request` (work of a submission whose
- * aliquots name no request). Bait library layouts (lib/domain/bait-layout.ts) add `no_bait_library` (a
- * pooled well whose requests name none, several, or an unknown one).
- */
+/** Kinds of problem, each named where the rules that find it live. */
 export type ProblemCode =
+  // Receptacles (lib/domain/receptacles.ts, tag-layout.ts): two aliquots a receptacle cannot tell apart.
   | 'tag_clash'
   | 'duplicate_aliquot'
+  // An item budget of lib/domain/budgets.ts would be passed.
   | 'over_budget'
+  // A state no machine has (lib/domain/requests.ts, state-changers.ts).
   | 'unknown_state'
+  // Racks and positions (lib/domain/racks.ts, qc-results.ts); `wrong_labware` is also a tube of another purpose than its
+  // rack names.
   | 'not_a_coordinate'
   | 'placed_twice'
   | 'coordinate_twice'
   | 'already_racked'
   | 'does_not_fit'
+  // Lineage (lib/domain/lineage.ts).
   | 'own_parent'
+  // A request that disagrees with its order (lib/domain/requests.ts).
   | 'other_submission'
   | 'not_ordered'
+  // A QC result whose labware cannot hold it where it was asked to go (lib/domain/qc-results.ts).
   | 'not_a_plate'
   | 'holds_no_qc_results'
+  // The transfer planner (lib/domain/transfers.ts): a tube where a plate is needed or the reverse; a required
+  // input missing or empty (also a submission's: lib/domain/submissions.ts); transfer types that cannot be used here; a transfer map's shape and names; a
+  // computed input the client sent; more pools than the destination has wells; a source without the
+  // submission a pooled destination is found by; a known destination filled from the same source again.
   | 'wrong_labware'
   | 'blank'
   | 'abstract_type'
@@ -55,15 +50,21 @@ export type ProblemCode =
   | 'no_destination_well'
   | 'no_pool'
   | 'transferred_twice'
-  | 'not_a_receptacle'
+  // One thing given twice in one request: a barcode (lib/domain/barcode.ts), a source into the same target
+  // (lib/resources/receptacle-moves.ts).
   | 'given_twice'
+  // Tag layouts (lib/domain/tag-layout.ts).
   | 'dual_not_supported'
   | 'unknown_tag'
   | 'empty_tag_group'
   | 'not_a_count'
+  // The state changers (lib/domain/state-changers.ts): a move the transfer request machine does not allow (also
+  // a submission's: lib/domain/submissions.ts);
+  // nothing to change; work of a submission whose aliquots name no request.
   | 'not_allowed'
   | 'nothing_to_change'
   | 'no_outer_request'
+  // Bait library layouts (lib/domain/bait-layout.ts): a pooled well whose requests name none, several, or an unknown one.
   | 'no_bait_library';
 
 /** A rule's answer: the new value, or every problem found (never some of each). */

@@ -5,7 +5,8 @@ import { expect, it } from 'vitest';
 /**
  * Comments and docs point readers at files and at sections of docs/decisions.md; nothing else checks those
  * pointers, and a renamed file or retitled section would leave them pointing nowhere (the 2026-11-27 review
- * found two such). And the lab rules in lib/domain/ are pure: they import only each other and Node's built-ins.
+ * found two such). And the lab rules in lib/domain/ are pure: they import only each other and Node's built-ins;
+ * the kinds of problem they name are those some rule finds.
  */
 
 const SOURCE_ROOTS = ['lib', 'functions', 'infra', 'test'];
@@ -55,4 +56,11 @@ it('keeps lib/domain pure: its modules import only each other and Node built-ins
       .map((spec) => `${file}: ${spec}`),
   );
   expect(outside).toEqual([]);
+});
+
+it('lists only kinds of problem that some rule or resource finds', () => {
+  const codes = [...readFileSync('lib/domain/problems.ts', 'utf8').matchAll(/^\s*\| '([a-z_]+)'/gm)].map((m) => m[1]!);
+  expect(codes.length).toBeGreaterThan(20);
+  const finders = texts.filter(({ file }) => file.startsWith('lib/') && file !== 'lib/domain/problems.ts');
+  expect(codes.filter((code) => !finders.some(({ text }) => text.includes(`code: '${code}'`) || text.includes(`'${code}' as const`)))).toEqual([]);
 });
