@@ -24,6 +24,7 @@ import { createLabware, reserveLabware, tubes } from '#lib/resources/labware.ts'
 import { labwareAttrs, receptacleType } from '#lib/resources/labware-views.ts';
 import { parentsOf } from '#lib/resources/lineage.ts';
 import { destiniesOf } from '#lib/resources/pools.ts';
+import { tubePurposes } from '#lib/resources/purposes.ts';
 import { accepted, attributeAt, relationshipAt, type Locate } from '#lib/resources/problems.ts';
 import { transferMapSchema } from '#lib/resources/reference.ts';
 import { findHolders, findTerms, type Ref, type StoredRecord } from '#lib/store/records.ts';
@@ -99,7 +100,7 @@ async function poolTubes(ctx: WriteContext, pools: number[]): Promise<Map<number
 }
 
 async function poolTubePurpose(ctx: WriteContext): Promise<StoredRecord> {
-  const [hit] = await findTerms('purposes.name', lowerCase(POOL_TUBE_PURPOSE));
+  const [hit] = await findTerms(ctx.registry.indexScope(tubePurposes, 'name'), lowerCase(POOL_TUBE_PURPOSE));
   const purpose = hit && (await ctx.loader.one({ type: hit.type, id: hit.id }));
   if (purpose?.type !== 'tube_purposes')
     throw errors.invalidValue(
