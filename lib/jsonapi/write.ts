@@ -4,7 +4,7 @@ import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import type { ParsedWrite, WriteMode } from '#lib/jsonapi/document.ts';
 import type { ResourceDef, WriteInput } from '#lib/jsonapi/resource.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
-import { recordKey, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { recordKey, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 import { sameJson } from '#lib/store/unit-of-work.ts';
 
 export const MAX_STRING_LENGTH = 4096;
@@ -91,8 +91,11 @@ export function validateValues(def: ResourceDef, parsed: ParsedWrite): Record<st
 }
 
 /**
- * Resolves every reference of a write (relationship linkage, then `*_uuid` attributes for relationships
- * not also sent) to records: 404 for each that does not resolve. Then checks required values (422).
+ * Turns a parsed write into the input a resource's hooks see, checking it in the contract's order (§1.2;
+ * docs/decisions.md, "Request path"): references first (relationship linkage, then `*_uuid` attributes: 404s, or
+ * a 400 for a uuid attribute that is no string), reported on their own, since the checks after them judge the
+ * records the references resolve to; then required values (422 on create) and the definition's own rules
+ * (`validate`, 422), reported together.
  */
 export async function resolveInput(
   ctx: WriteContext,
@@ -102,16 +105,41 @@ export async function resolveInput(
   mode: WriteMode,
   current?: StoredRecord,
 ): Promise<WriteInput> {
-  const problems: JsonApiError[] = [];
   const input: WriteInput = { attributes: {}, relationships: {}, sent: new Set() };
-
-  const refs = Object.values(parsed.links).flatMap((v) => (v === null ? [] : Array.isArray(v) ? v : [v]));
+  const refs = linkedRefs(parsed);
   // Everything the write names, by linkage or by uuid (a transfer's `source_uuid`, `user_uuid`, its template's uuid, …), in one read.
-  const uuids = Object.entries(values).flatMap(([name, value]) => {
+  await ctx.loader.prefetch(refs, namedUuids(def, values));
+
+  const unresolved = await resolveLinkage(ctx, parsed, refs, input);
+  unresolved.push(...(await resolveUuidAttributes(ctx, def, parsed, values, input)));
+  if (unresolved.length > 0) throw JsonApiError.all(unresolved);
+
+  const problems = mode === 'create' ? checkRequired(def, input) : [];
+  if (def.validate) problems.push(...(await def.validate(ctx, input, current)));
+  if (problems.length > 0) throw JsonApiError.all(problems);
+  return input;
+}
+
+/** The records a write's relationship linkage names, in the order sent. */
+function linkedRefs(parsed: ParsedWrite): Ref[] {
+  return Object.values(parsed.links).flatMap((v) => (v === null ? [] : Array.isArray(v) ? v : [v]));
+}
+
+/** The uuids a write's attributes name: `*_uuid(s)` attributes, and those an attribute reads itself (`readsUuid`). */
+function namedUuids(def: ResourceDef, values: Record<string, unknown>): string[] {
+  return Object.entries(values).flatMap(([name, value]) => {
     const attribute = def.attributes[name]!;
     return attribute.uuidOf || attribute.readsUuid ? ([] as unknown[]).concat(value).filter((uuid): uuid is string => typeof uuid === 'string') : [];
   });
-  await ctx.loader.prefetch(refs, uuids);
+}
+
+/**
+ * Sets each relationship sent to the records its linkage names; a 404 for each that names no record. A
+ * to-many relationship keeps the records found, so the other relationships and uuid attributes can still
+ * be checked and every missing reference reported at once.
+ */
+async function resolveLinkage(ctx: WriteContext, parsed: ParsedWrite, refs: Ref[], input: WriteInput): Promise<JsonApiError[]> {
+  const problems: JsonApiError[] = [];
   const loaded = await ctx.loader.load(refs);
   for (const [name, value] of Object.entries(parsed.links)) {
     input.sent.add(name);
@@ -128,7 +156,22 @@ export async function resolveInput(
           ? value.map((r, i) => pick(r, at + pointer(i))).filter((r): r is StoredRecord => !!r)
           : (pick(value, at) ?? null);
   }
+  return problems;
+}
 
+/**
+ * Copies the attribute values into the input and resolves the deprecated `*_uuid(s)` attributes to the
+ * records of their relationship: a 404 for each uuid that names no record, a 400 for a value that is no
+ * uuid string. One pass over the attributes in the order sent, so `input.sent` keeps that order.
+ */
+async function resolveUuidAttributes(
+  ctx: WriteContext,
+  def: ResourceDef,
+  parsed: ParsedWrite,
+  values: Record<string, unknown>,
+  input: WriteInput,
+): Promise<JsonApiError[]> {
+  const problems: JsonApiError[] = [];
   for (const [name, value] of Object.entries(values)) {
     const target = def.attributes[name]!.uuidOf;
     if (!target) {
@@ -155,23 +198,26 @@ export async function resolveInput(
     if (!record) problems.push(notFound(value, `/data/attributes/${name}`));
     else input.relationships[target] = record;
   }
-  if (problems.length > 0) throw JsonApiError.all(problems);
+  return problems;
+}
 
-  if (mode === 'create') {
-    for (const [name, attribute] of Object.entries(def.attributes)) {
-      if (attribute.required && (input.attributes[name] === undefined || input.attributes[name] === null))
-        problems.push(errors.missingRequired(`/data/attributes/${name}`, name));
-    }
-    for (const [name, relationship] of Object.entries(def.relationships)) {
-      const value = input.relationships[name];
-      if (relationship.required && (value === undefined || value === null || (Array.isArray(value) && value.length === 0))) {
-        problems.push(errors.missingRequired(`/data/relationships/${name}`, name));
-      }
+/**
+ * A create must give every required attribute and relationship (422 each, attributes first); an update
+ * changes only what it sends, so the record keeps the values it has.
+ */
+function checkRequired(def: ResourceDef, input: WriteInput): JsonApiError[] {
+  const problems: JsonApiError[] = [];
+  for (const [name, attribute] of Object.entries(def.attributes)) {
+    if (attribute.required && (input.attributes[name] === undefined || input.attributes[name] === null))
+      problems.push(errors.missingRequired(`/data/attributes/${name}`, name));
+  }
+  for (const [name, relationship] of Object.entries(def.relationships)) {
+    const value = input.relationships[name];
+    if (relationship.required && (value === undefined || value === null || (Array.isArray(value) && value.length === 0))) {
+      problems.push(errors.missingRequired(`/data/relationships/${name}`, name));
     }
   }
-  if (def.validate) problems.push(...(await def.validate(ctx, input, current)));
-  if (problems.length > 0) throw JsonApiError.all(problems);
-  return input;
+  return problems;
 }
 
 /** Attributes the default operations store: those sent, minus the ones a resource consumes itself. */
