@@ -349,6 +349,16 @@ export const toMany = (
   access,
   ...options,
 });
+/** A relationship computed from the record alone (no reads). */
+export const computed = (
+  kind: 'one' | 'many',
+  types: string | readonly string[],
+  fn: (record: StoredRecord) => RelValue,
+  access: RelationshipDef['access'] = 'R',
+): RelationshipDef => ({
+  ...(kind === 'one' ? toOne(types, access) : toMany(types, access)),
+  resolve: async (_ctx, records) => new Map(records.map((r) => [r, fn(r)])),
+});
 
 /**
  * A read-only to-many relationship to the records of `type` whose relationship `relationship` points at

@@ -8,21 +8,20 @@ import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError } from '#lib/jsonapi/errors.ts';
 import {
   attr,
+  computed,
   defineResource,
   lowerCase,
   reverse,
   timestamps,
-  toMany,
   toOne,
   uuidAttribute,
   uuidFilter,
   type FilterDef,
   type IndexDef,
-  type RelationshipDef,
   type WriteInput,
   lazySchema,
 } from '#lib/jsonapi/resource.ts';
-import { findHolders, findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { findHolders, findTerms, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { aliquotRefs, labwareAttrs, qcResultRefs, receptacleRefs, renderBarcode, transferRequestRefs } from '#lib/resources/labware-views.ts';
 import { transferRequestsAsSourceRelationship } from '#lib/resources/transfer-requests.ts';
 import { childPlates, childrenOfType, lineageRelationships, parentIndex } from '#lib/resources/lineage.ts';
@@ -34,17 +33,6 @@ import { labwareLifecycleFilters } from '#lib/resources/labware-filters.ts';
 /** What plates, tubes and tube racks share: barcodes, purpose, family links, custom metadata. */
 export const LABWARE_TYPES = ['plates', 'tubes', 'tube_racks'] as const;
 export const MAX_BARCODE_NUMBER = 9_999_999;
-
-/** A relationship computed from the record alone (no reads). */
-export const computed = (
-  kind: 'one' | 'many',
-  types: string | readonly string[],
-  fn: (record: StoredRecord) => RelValue,
-  access: RelationshipDef['access'] = 'R',
-): RelationshipDef => ({
-  ...(kind === 'one' ? toOne(types, access) : toMany(types, access)),
-  resolve: async (_ctx, records) => new Map(records.map((r) => [r, fn(r)])),
-});
 
 export const barcodeIndex: IndexDef = {
   scope: 'barcode',

@@ -1,7 +1,6 @@
 import * as z from '#lib/zod.ts';
 import { QCABLE_STATES } from '#lib/domain/machines.ts';
-import { attr, toMany, toOne } from '#lib/jsonapi/resource.ts';
-import { computed } from '#lib/resources/labware.ts';
+import { attr, computed, toMany, toOne } from '#lib/jsonapi/resource.ts';
 import type { Ref } from '#lib/store/records.ts';
 import { qcablesOfLots } from '#lib/resources/qcables.ts';
 import { referenceResource, text, uniqueIndex } from '#lib/resources/reference.ts';

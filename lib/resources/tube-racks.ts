@@ -6,9 +6,9 @@ import { labwareState, type RackedTube } from '#lib/domain/labware.ts';
 import { placeTubes, planPlacements, rackSlot, rackState, resizeRack } from '#lib/domain/racks.ts';
 import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
-import { attr, lazySchema, defineResource, toOne } from '#lib/jsonapi/resource.ts';
+import { attr, computed, lazySchema, defineResource, toOne } from '#lib/jsonapi/resource.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
-import { computed, createLabware, labwareAttributes, labwareFilters, labwareIndexes, labwareRelationships } from '#lib/resources/labware.ts';
+import { createLabware, labwareAttributes, labwareFilters, labwareIndexes, labwareRelationships } from '#lib/resources/labware.ts';
 import { labwareAttrs, viewOf } from '#lib/resources/labware-views.ts';
 import { accepted, attributeAt, problemErrors } from '#lib/resources/problems.ts';
 
