@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { processMessage } from '#lib/events/inbound.ts';
-import type { ApiResponse } from '#lib/jsonapi/engine.ts';
+import type { ApiResponse } from '#lib/jsonapi/request.ts';
 import { errorResponse } from '#lib/jsonapi/error-response.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import type { MessageContext } from '#lib/jsonapi/message.ts';

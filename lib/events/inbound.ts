@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ApiResponse } from '#lib/jsonapi/engine.ts';
+import type { ApiResponse } from '#lib/jsonapi/request.ts';
 import { serveMessage, type MessageContext } from '#lib/jsonapi/message.ts';
 import { log } from '#lib/log.ts';
 import { IdempotencyRace } from '#lib/store/errors.ts';

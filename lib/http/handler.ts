@@ -11,7 +11,7 @@ import { requestLog } from '#lib/http/middleware/request-log.ts';
 import { responseSize } from '#lib/http/middleware/response-size.ts';
 import { route } from '#lib/http/middleware/route.ts';
 import { baseUrl } from '#lib/http/base-url.ts';
-import { toResult, type LtsContext } from '#lib/http/request.ts';
+import { toResult, type ChainMiddleware, type LtsContext } from '#lib/http/request.ts';
 import { newRequestContext } from '#lib/jsonapi/context.ts';
 import { serve } from '#lib/jsonapi/engine.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
@@ -20,9 +20,6 @@ import { routeNamed } from '#lib/routes.ts';
 import { countCalls, withDeadline } from '#lib/store/client.ts';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
-
-/** A middleware of the chain, as middy takes it. */
-export type ChainMiddleware = middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext>;
 
 /**
  * What a function serves besides `/api/v2/<type>`: the service's root pages (the fallback: `/health`, the

@@ -1,6 +1,7 @@
+import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { ApiKeyIdentity } from '#lib/jsonapi/context.ts';
-import type { ApiRequest, ApiResponse, Target } from '#lib/jsonapi/engine.ts';
+import type { ApiRequest, ApiResponse, Target } from '#lib/jsonapi/request.ts';
 import type { ResourceDef } from '#lib/jsonapi/resource.ts';
 import type { CallCount } from '#lib/store/client.ts';
 
@@ -23,6 +24,9 @@ export interface LtsState {
  * DynamoDB calls of this invocation so far (the handler runs the whole chain inside `countCalls`).
  */
 export type LtsContext = Context & { lts: LtsState; dynamodbCalls: CallCount };
+
+/** A middleware of the chain, as middy takes it. */
+export type ChainMiddleware = middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext>;
 
 export const JSON_API = 'application/vnd.api+json';
 

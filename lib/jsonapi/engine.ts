@@ -8,7 +8,7 @@ import { parseId, parseWriteDocument, type WriteMode } from '#lib/jsonapi/docume
 import { errors } from '#lib/jsonapi/errors.ts';
 import { parseIncludes, resolveIncludes, resolveRelationship, type IncludeTree } from '#lib/jsonapi/include.ts';
 import { parseQuery, type ParsedQuery } from '#lib/jsonapi/query.ts';
-import type { Registry } from '#lib/jsonapi/registry.ts';
+import type { ApiRequest, ApiResponse, Target } from '#lib/jsonapi/request.ts';
 import { own, type ActionDef, type ActionResult, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import { linkage, loadAttributes, renderResource, resourceUrl, type Fieldsets } from '#lib/jsonapi/render.ts';
 import { defaultCreate, defaultUpdate, recordEvents, requestHash, resolveInput, validateValues } from '#lib/jsonapi/write.ts';
@@ -16,65 +16,14 @@ import { refsOf, type StoredRecord } from '#lib/store/records.ts';
 import { currentDeadline } from '#lib/store/client.ts';
 import { ConflictError, IdempotencyRace } from '#lib/store/errors.ts';
 import { readRequest } from '#lib/store/request-payload.ts';
-import type { StoredResponse } from '#lib/store/request-payload.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { IDEMPOTENCY_SECONDS } from '#lib/store/write-plan.ts';
 
-export interface ApiRequest {
-  method: string;
-  /** The path as requested, e.g. /api/v2/samples/1/studies. */
-  path: string;
-  /** The raw query string, without `?`. */
-  query: string;
-  /** Header names lower-cased. */
-  headers: Record<string, string>;
-  body?: string;
-  /**
-   * The Idempotency-Key also replays a PATCH: set for messages (lib/jsonapi/message.ts), which a queue may
-   * deliver twice. Over HTTP the header is ignored on PATCH.
-   */
-  replayPatch?: boolean;
-}
-
-export type ApiResponse = StoredResponse;
-
-/** What a path addresses. Unknown shapes are not targets (404). */
-export interface Target {
-  type: string;
-  id?: string;
-  relationship?: string;
-  /** `/relationships/<name>` rather than the related resource. */
-  linkageOnly?: boolean;
-  /** A custom action the type declares (`/api/v2/<type>/<action>`). */
-  action?: string;
-}
-
-const PREFIX = '/api/v2/';
-
-/** What a path addresses. The second segment is an action when the type declares one of that name, else an id. */
-export function parsePath(path: string, registry: Registry): Target | undefined {
-  if (!path.startsWith(PREFIX)) return undefined;
-  const segments = path.slice(PREFIX.length).replace(/\/$/, '').split('/');
-  if (segments.some((s) => s === '')) return undefined;
-  const [type, id, third, fourth, ...rest] = segments;
-  if (rest.length > 0 || !type) return undefined;
-  if (id !== undefined && third === undefined && own(registry.get(type)?.actions, id)) return { type, action: id };
-  if (third === 'relationships') return fourth ? { type, id: id!, relationship: fourth, linkageOnly: true } : undefined;
-  if (fourth !== undefined) return undefined;
-  return { type, ...(id !== undefined ? { id } : {}), ...(third !== undefined ? { relationship: third } : {}) };
-}
-
-/** Methods a target supports, from the resource's declared methods. */
-export function allowedMethods(def: ResourceDef, target: Target): string[] {
-  if (target.action !== undefined) {
-    const action = own(def.actions, target.action);
-    return action ? [action.method] : [];
-  }
-  const can = (m: ResourceDef['methods'][number]) => def.methods.includes(m);
-  if (target.id === undefined) return [...(can('list') ? ['GET'] : []), ...(can('create') ? ['POST'] : [])];
-  if (target.relationship !== undefined) return can('read') ? ['GET'] : [];
-  return [...(can('read') ? ['GET'] : []), ...(can('update') ? ['PATCH'] : [])];
-}
+/*
+ * The request pipeline: serves one request that authentication and routing have admitted, a read or a write
+ * (or an action) committed as one transaction. The request and response types and the path helpers routing
+ * uses are lib/jsonapi/request.ts.
+ */
 
 const json = (status: number, document: unknown, headers: Record<string, string> = {}): ApiResponse => ({ status, headers, body: JSON.stringify(document) });
 

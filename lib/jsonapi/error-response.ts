@@ -1,4 +1,4 @@
-import type { ApiResponse } from '#lib/jsonapi/engine.ts';
+import type { ApiResponse } from '#lib/jsonapi/request.ts';
 import { internalError, JsonApiError } from '#lib/jsonapi/errors.ts';
 import { storeErrorToJsonApi } from '#lib/jsonapi/store-errors.ts';
 import { log } from '#lib/log.ts';

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import * as z from '#lib/zod.ts';
 import { newRequestContext, type ApiKeyIdentity } from '#lib/jsonapi/context.ts';
-import { MAX_IDEMPOTENCY_KEY_LENGTH, parsePath, serve, type ApiRequest, type ApiResponse } from '#lib/jsonapi/engine.ts';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, serve } from '#lib/jsonapi/engine.ts';
 import { errorResponse } from '#lib/jsonapi/error-response.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { lazySchema } from '#lib/jsonapi/resource.ts';
 import { checkBodySize, routeRequest } from '#lib/jsonapi/request-checks.ts';
+import { parsePath, type ApiRequest, type ApiResponse } from '#lib/jsonapi/request.ts';
 
 /**
  * The engine's entry for writes that arrive as messages rather than HTTP requests (contract §4: the admin

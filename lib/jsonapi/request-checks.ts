@@ -1,7 +1,8 @@
 import { Loader, type ApiKeyIdentity } from '#lib/jsonapi/context.ts';
-import { allowedMethods, loadOwner, type Target } from '#lib/jsonapi/engine.ts';
+import { loadOwner } from '#lib/jsonapi/engine.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
+import { allowedMethods, type Target } from '#lib/jsonapi/request.ts';
 import { own, type ResourceDef } from '#lib/jsonapi/resource.ts';
 
 /**

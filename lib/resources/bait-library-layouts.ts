@@ -51,7 +51,9 @@ async function planBaits(ctx: RequestContext, plate: StoredRecord, locate: Locat
 
 /** The bait libraries of these names, by name (one lookup of the name index each; a plate asks for a few). */
 async function baitLibrariesNamed(ctx: RequestContext, names: string[]): Promise<Map<string, StoredRecord>> {
-  const hits = await Promise.all(names.map(async (name) => [name, (await findTerms(ctx.registry.indexScope(baitLibraries, 'name'), name.toLowerCase()))[0]] as const));
+  const hits = await Promise.all(
+    names.map(async (name) => [name, (await findTerms(ctx.registry.indexScope(baitLibraries, 'name'), name.toLowerCase()))[0]] as const),
+  );
   const found = await ctx.loader.load(hits.flatMap(([, hit]) => (hit ? [{ type: hit.type, id: hit.id }] : [])));
   return new Map(hits.flatMap(([name, hit]) => (hit && found.has(`${hit.type}:${hit.id}`) ? [[name, found.get(`${hit.type}:${hit.id}`)!] as const] : [])));
 }

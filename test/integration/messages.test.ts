@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiKeyIdentity } from '#lib/jsonapi/context.ts';
-import type { ApiResponse } from '#lib/jsonapi/engine.ts';
+import type { ApiResponse } from '#lib/jsonapi/request.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import { serveMessage } from '#lib/jsonapi/message.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';

@@ -1,6 +1,7 @@
 import { newRequestContext } from '#lib/jsonapi/context.ts';
-import { parsePath, serve, type ApiResponse } from '#lib/jsonapi/engine.ts';
+import { serve } from '#lib/jsonapi/engine.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
+import { parsePath, type ApiResponse } from '#lib/jsonapi/request.ts';
 import { registry as serviceRegistry } from '#lib/resources/index.ts';
 import { countCalls, type CallCount } from '#lib/store/client.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedMethods, parsePath } from '#lib/jsonapi/engine.ts';
+import { allowedMethods, parsePath } from '#lib/jsonapi/request.ts';
 import { registry } from '#lib/resources/index.ts';
 import { testCounters, countersRegistry } from '../support/counters-registry.ts';
 

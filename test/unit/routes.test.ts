@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { routePages } from '#lib/http/route-handlers.ts';
-import { allowedMethods } from '#lib/jsonapi/engine.ts';
+import { allowedMethods } from '#lib/jsonapi/request.ts';
 import { registry } from '#lib/resources/index.ts';
 import { entryFile, FALLBACK, LABWARE_PAGE, routeForPath, routes } from '#lib/routes.ts';
 

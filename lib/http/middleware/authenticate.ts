@@ -1,8 +1,6 @@
-import type middy from '@middy/core';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '#lib/config.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
-import type { LtsContext } from '#lib/http/request.ts';
+import type { ChainMiddleware } from '#lib/http/request.ts';
 import { authenticateKey } from '#lib/store/api-keys.ts';
 
 /** `LTS_KEYLESS` (e.g. `GET:labware,POST:qc_assays`) as a set of `METHOD:type`. */
@@ -25,7 +23,7 @@ export function keylessRoutes(setting: string): Set<string> {
  * anything about the route is revealed, except on the routes configured as keyless. Key lookups are cached per
  * process for up to a minute (lib/store/api-keys.ts), so a revocation takes effect within a minute.
  */
-export function authenticate(): middy.MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, LtsContext> {
+export function authenticate(): ChainMiddleware {
   const keyless = keylessRoutes(config().LTS_KEYLESS);
   return {
     before: async ({ context }) => {

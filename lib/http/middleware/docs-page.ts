@@ -1,11 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { SWAGGER_UI_DIR, SWAGGER_UI_PACKAGE } from '#lib/http/docs-assets.ts';
 import { finishResponse } from '#lib/http/middleware/request-log.ts';
-import { toResult, type LtsContext } from '#lib/http/request.ts';
+import { toResult, type ChainMiddleware } from '#lib/http/request.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 
 /**
@@ -72,7 +70,7 @@ const ASSETS: Record<string, Asset> = {
   'swagger-ui.css': { type: 'text/css; charset=utf-8', body: fromDisk('swagger-ui.css') },
 };
 
-export function docsPage(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext> {
+export function docsPage(): ChainMiddleware {
   return {
     before: (request) => {
       const { method, path } = request.context.lts.request;

@@ -1,15 +1,14 @@
-import type middy from '@middy/core';
 import type { Pages } from '#lib/http/handler.ts';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { config } from '#lib/config.ts';
 import { baseUrl } from '#lib/http/base-url.ts';
 import { finishResponse } from '#lib/http/middleware/request-log.ts';
-import type { LtsContext } from '#lib/http/request.ts';
+import type { ChainMiddleware, LtsContext } from '#lib/http/request.ts';
 import { newRequestContext, type ApiKeyIdentity } from '#lib/jsonapi/context.ts';
-import { serve, type ApiRequest, type ApiResponse } from '#lib/jsonapi/engine.ts';
+import { serve } from '#lib/jsonapi/engine.ts';
 import { errorResponse } from '#lib/jsonapi/error-response.ts';
 import { errors, type JsonApiError } from '#lib/jsonapi/errors.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
+import type { ApiRequest, ApiResponse } from '#lib/jsonapi/request.ts';
 import { errorPage, PAGE_HEADERS } from '#lib/pages/html.ts';
 import { LABWARE_MAP_INCLUDE, labwareMapPage, labwareView, type LabwareDocument } from '#lib/pages/labware-map.ts';
 import { authenticateKey } from '#lib/store/api-keys.ts';
@@ -147,7 +146,7 @@ function errorAsPage(error: unknown, lts: LtsContext['lts']): PageResponse {
   };
 }
 
-export function labwarePage(resources: Registry): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext> {
+export function labwarePage(resources: Registry): ChainMiddleware {
   return {
     before: async (request) => {
       const { lts } = request.context;

@@ -1,7 +1,5 @@
-import type middy from '@middy/core';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { errors } from '#lib/jsonapi/errors.ts';
-import { JSON_API, type LtsContext } from '#lib/http/request.ts';
+import { JSON_API, type ChainMiddleware } from '#lib/http/request.ts';
 
 interface MediaType {
   type: string;
@@ -27,7 +25,7 @@ const plainJsonApi = (m: MediaType, ignore: string[] = []) =>
   m.type === JSON_API && [...m.params.keys()].every((k) => k === 'ext' || k === 'profile' || ignore.includes(k));
 
 /** Content negotiation (contract §1.1): 415 for a write in another media type, 406 for an Accept we cannot meet. */
-export function mediaTypes(): middy.MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, LtsContext> {
+export function mediaTypes(): ChainMiddleware {
   return {
     before: async ({ context }) => {
       const { request } = context.lts;

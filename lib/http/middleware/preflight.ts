@@ -1,8 +1,6 @@
-import type middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { finishResponse } from '#lib/http/middleware/request-log.ts';
-import { toResult, type LtsContext } from '#lib/http/request.ts';
-import type { ApiResponse } from '#lib/jsonapi/engine.ts';
+import { toResult, type ChainMiddleware } from '#lib/http/request.ts';
+import type { ApiResponse } from '#lib/jsonapi/request.ts';
 
 const PREFLIGHT: ApiResponse = {
   status: 204,
@@ -18,7 +16,7 @@ const PREFLIGHT: ApiResponse = {
  * authentication, as an early response; it reveals nothing and runs nothing. middy skips `after` on an
  * early response, so the preflight is logged and finished here.
  */
-export function preflight(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext> {
+export function preflight(): ChainMiddleware {
   return {
     before: (request) => {
       if (request.context.lts.request.method !== 'OPTIONS') return undefined;

@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { toApiRequest, type LtsContext } from '#lib/http/request.ts';
-import { parsePath } from '#lib/jsonapi/engine.ts';
+import { toApiRequest, type ChainMiddleware } from '#lib/http/request.ts';
+import { parsePath } from '#lib/jsonapi/request.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 
 /**
  * Runs first: gives the request its id (API Gateway's, else a fresh one), builds the ApiRequest from the
  * event and parses the path, once each, onto `context.lts` for every later middleware and the engine.
  */
-export function requestContext(registry: Registry): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext> {
+export function requestContext(registry: Registry): ChainMiddleware {
   return {
     before: ({ event, context }) => {
       const started = performance.now();

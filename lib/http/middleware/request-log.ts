@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { log } from '#lib/log.ts';
-import type { LtsContext } from '#lib/http/request.ts';
+import type { ChainMiddleware, LtsContext } from '#lib/http/request.ts';
 import { totalCalls } from '#lib/store/client.ts';
 
 type ChainRequest = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext>;
@@ -33,7 +33,7 @@ export function finishResponse(request: ChainRequest, response: APIGatewayProxyS
  * when the handler succeeded, and `onError` (this one after the error mapping) when anything failed.
  * (An early response from `before`, the preflight, skips both; it calls finishResponse itself.)
  */
-export function requestLog(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext> {
+export function requestLog(): ChainMiddleware {
   return {
     after: (request) => {
       finishResponse(request, request.response!);

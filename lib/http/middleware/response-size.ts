@@ -1,6 +1,4 @@
-import type middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { LtsContext } from '#lib/http/request.ts';
+import type { ChainMiddleware } from '#lib/http/request.ts';
 import { bytesPastLimit, encodeResult, LAMBDA_RESPONSE_BYTES } from '#lib/http/response-size.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 
@@ -10,7 +8,7 @@ import { errors } from '#lib/jsonapi/errors.ts';
  * reads can get there: a write answers one record, and records are at most 400 KB; so the refusal never
  * follows a write that was applied.
  */
-export function responseSize(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext> {
+export function responseSize(): ChainMiddleware {
   return {
     after: (request) => {
       const { headers, query } = request.context.lts.request;

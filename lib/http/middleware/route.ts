@@ -1,11 +1,9 @@
-import type middy from '@middy/core';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { LtsContext } from '#lib/http/request.ts';
+import type { ChainMiddleware } from '#lib/http/request.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { routeRequest } from '#lib/jsonapi/request-checks.ts';
 
 /** Routing among the types this function serves: 404, 405 with Allow, 403 (lib/jsonapi/request-checks.ts). */
-export function route(registry: Registry, served: readonly string[]): middy.MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, LtsContext> {
+export function route(registry: Registry, served: readonly string[]): ChainMiddleware {
   return {
     before: async ({ context }) => {
       const { request, target, apiKey } = context.lts;

@@ -1,11 +1,9 @@
-import type middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { config } from '#lib/config.ts';
 import { baseUrl } from '#lib/http/base-url.ts';
 import type { Pages } from '#lib/http/handler.ts';
 import { docsPage } from '#lib/http/middleware/docs-page.ts';
 import { finishResponse } from '#lib/http/middleware/request-log.ts';
-import { toResult, type LtsContext } from '#lib/http/request.ts';
+import { toResult, type ChainMiddleware } from '#lib/http/request.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 
 /**
@@ -16,7 +14,7 @@ import type { Registry } from '#lib/jsonapi/registry.ts';
  */
 const isGet = (method: string) => method === 'GET';
 
-export function health(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext> {
+export function health(): ChainMiddleware {
   return {
     before: (request) => {
       const { method, path } = request.context.lts.request;
@@ -29,7 +27,7 @@ export function health(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGateway
   };
 }
 
-export function serviceIndex(registry: Registry): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext> {
+export function serviceIndex(registry: Registry): ChainMiddleware {
   return {
     before: (request) => {
       const { method, path, headers } = request.context.lts.request;
@@ -50,7 +48,7 @@ export function serviceIndex(registry: Registry): middy.MiddlewareObj<APIGateway
  */
 const descriptions = new Map<string, string>();
 
-export function apiDescription(registry: Registry): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext> {
+export function apiDescription(registry: Registry): ChainMiddleware {
   return {
     before: async (request) => {
       const { method, path, headers } = request.context.lts.request;
