@@ -9,7 +9,7 @@ import { labwareAttrs } from '#lib/resources/labware-views.ts';
 import { poolsOf } from '#lib/resources/pools.ts';
 import { accepted, type Locate } from '#lib/resources/problems.ts';
 import { baitLibraries, text } from '#lib/resources/reference.ts';
-import { findTerms, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { findTerms, linkOf, linkedTo, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Bait library layouts (the reference's BaitLibraryLayout, Limber's baited plate): the bait libraries the
@@ -39,7 +39,7 @@ async function planBaits(ctx: RequestContext, plate: StoredRecord, locate: Locat
         const request = a.request ? requestOf(a.request) : undefined;
         if (!request) return [];
         const bait = (request.attrs.options as Record<string, unknown> | undefined)?.[BAIT_OPTION];
-        return [{ submission: (request.rels.submission as Ref | null)?.id ?? null, bait: typeof bait === 'string' ? bait : null }];
+        return [{ submission: linkOf(request, 'submission')?.id ?? null, bait: typeof bait === 'string' ? bait : null }];
       }),
     }),
   );
@@ -101,7 +101,7 @@ export const baitLibraryLayouts = defineResource({
     user: toOne('users', 'RW', { required: true }),
   },
   // A plate is laid out once (the reference's uniqueness of plate_id), also under concurrency: a guard item per plate.
-  indexes: { plate: { values: (r) => [(r.rels.plate as Ref).id], unique: { field: 'plate', pointer: '/data/relationships/plate' } } },
+  indexes: { plate: { values: (r) => [linkedTo(r, 'plate').id], unique: { field: 'plate', pointer: '/data/relationships/plate' } } },
   filters: { uuid: uuidFilter },
   actions: { preview: { method: 'POST', answer: preview, body: PREVIEW_BODY, answers: { well_layout: attr('R', () => z.record(z.string(), z.string())) } } },
 

@@ -21,7 +21,7 @@ import {
   type WriteInput,
   lazySchema,
 } from '#lib/jsonapi/resource.ts';
-import { findHolders, findTerms, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { findHolders, findTerms, linkOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { aliquotRefs, labwareAttrs, qcResultRefs, receptacleRefs, renderBarcode, transferRequestRefs } from '#lib/resources/labware-views.ts';
 import { transferRequestsAsSourceRelationship } from '#lib/resources/transfer-requests.ts';
 import { childPlates, childrenOfType, lineageRelationships, parentIndex } from '#lib/resources/lineage.ts';
@@ -41,7 +41,7 @@ export const barcodeIndex: IndexDef = {
   values: (r) => [labwareAttrs(r).barcode?.human_barcode],
   normalize: canonicalBarcode,
 };
-export const purposeIndex: IndexDef = { scope: 'purpose', slot: 2, counted: true, values: (r) => [(r.rels.purpose as Ref | null)?.id] };
+export const purposeIndex: IndexDef = { scope: 'purpose', slot: 2, counted: true, values: (r) => [linkOf(r, 'purpose')?.id] };
 /**
  * Every barcode, in any of its forms, belongs to one labware: a guard item per barcode, created with the
  * labware. A barcode the client gave that is taken is a 422; a generated one that is taken (a migrated
@@ -269,7 +269,7 @@ export const tubes = defineResource({
     transfer_requests_as_target: computed('many', 'transfer_requests', (r) => transferRequestRefs(r)),
     transfer_requests_as_source: transferRequestsAsSourceRelationship,
     racked_tube: computed('one', 'racked_tubes', (r) => {
-      const rack = r.rels.tube_rack as Ref | null | undefined;
+      const rack = linkOf(r, 'tube_rack');
       const slot = labwareAttrs(r).rackSlot;
       return rack && slot ? { type: 'racked_tubes', id: slotId(rack.id, slot) } : null;
     }),

@@ -1,7 +1,7 @@
 import * as z from '#lib/zod.ts';
 import { QCABLE_STATES } from '#lib/domain/machines.ts';
 import { attr, computed, toMany, toOne } from '#lib/jsonapi/resource.ts';
-import type { Ref } from '#lib/store/records.ts';
+import { linkOf } from '#lib/store/records.ts';
 import { qcablesOfLots } from '#lib/resources/qcables.ts';
 import { referenceResource, text, uniqueIndex } from '#lib/resources/reference.ts';
 
@@ -31,7 +31,7 @@ export const lots = referenceResource(
       lot_type: toOne('lot_types', 'R', { required: true }),
       // Lots of tag plates name the tag layout template their plates carry; limber includes it by either name.
       template: toOne('tag_layout_templates', 'R'),
-      tag_layout_template: computed('one', 'tag_layout_templates', (lot) => (lot.rels.template as Ref | null | undefined) ?? null),
+      tag_layout_template: computed('one', 'tag_layout_templates', (lot) => linkOf(lot, 'template')),
       qcables: { ...toMany('qcables', 'R'), resolve: qcablesOfLots },
     },
   },

@@ -15,7 +15,7 @@ import { resolveEntries } from '#lib/jsonapi/entries.ts';
 import { errors, JsonApiError, show } from '#lib/jsonapi/errors.ts';
 import { aggregateIndex, attr, timestamps, toOne, uuidAttribute, type IndexDef, type ResourceDef, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { defaultCreate, defaultUpdate, storedAttributes, storedRelationships } from '#lib/jsonapi/write.ts';
-import { findHolders, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { findHolders, linkOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Poly metadata (contract §2, reference-behaviour.md §2.9): a key and a value on one record of a few
@@ -25,7 +25,7 @@ import { findHolders, type Ref, type StoredRecord } from '#lib/store/records.ts'
 const TYPE = 'poly_metadata';
 
 const notBlank = (text: string) => text.trim() !== '';
-const metadatableOf = (record: StoredRecord) => record.rels.metadatable as Ref | null;
+const metadatableOf = (record: StoredRecord) => linkOf(record, 'metadatable');
 const keyOf = (key: unknown, metadatable: Ref): KeyOfRecord => ({ type: metadatable.type, id: metadatable.id, key: String(key) });
 
 /** Three of these cost a transaction item each (the others are lookup slots): lib/domain/budgets.ts, polyMetadataItems. */

@@ -5,7 +5,7 @@ import { poolOf } from '#lib/domain/receptacles.ts';
 import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
 import { labwareAttrs, receptacleRefs } from '#lib/resources/labware-views.ts';
-import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { refsOf, linkOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /** Where a receptacle's material goes on (contract §2, §6): its pool (a submission) and the open request of that pool out of it, if any. */
 export interface Destiny {
@@ -49,7 +49,7 @@ export async function openRequestsOut(ctx: RequestContext, receptacles: readonly
 
 /** A request as a pool's open request: open and of a submission; undefined otherwise. */
 export function openRequestOf(request: StoredRecord | undefined): OpenRequest | undefined {
-  const submission = request?.rels.submission as Ref | null | undefined;
+  const submission = request && linkOf(request, 'submission');
   return request && submission && isOpenRequest(request.attrs.state) ? { id: request.id, submission: submission.id } : undefined;
 }
 

@@ -7,7 +7,7 @@ import { renderResource } from '#lib/jsonapi/render.ts';
 import { attr, defineResource, timestamps, toOne, uuidAttribute, uuidFilter, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { canonicalBarcode } from '#lib/domain/barcode.ts';
 import { labwareBarcodeSchema } from '#lib/resources/labware.ts';
-import { findTerms, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { findTerms, linkOf, linkedTo, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Qcables: labware of a lot that QC must approve before use (interface.md, contract §2). `state` moves
@@ -32,7 +32,7 @@ function namedLabware(input: WriteInput): { labware: StoredRecord | null | undef
   return { labware: input.relationships[name] as StoredRecord | null | undefined, name };
 }
 
-const linkId = (record: StoredRecord, name: string) => (record.rels[name] as Ref | null | undefined)?.id;
+const linkId = (record: StoredRecord, name: string) => linkOf(record, name)?.id;
 
 /** The qcable of a labware, if it has one: the one-per-labware index entry, read consistently. */
 export async function qcableOfLabware(ctx: RequestContext, labware: StoredRecord): Promise<StoredRecord | undefined> {
@@ -49,10 +49,10 @@ export async function qcableOfLabware(ctx: RequestContext, labware: StoredRecord
 export async function qcableGoverning(ctx: RequestContext, labware: StoredRecord): Promise<StoredRecord | undefined> {
   const qcable = await qcableOfLabware(ctx, labware);
   if (!qcable) return undefined;
-  const lot = await ctx.loader.one(qcable.rels.lot as Ref);
-  const lotType = lot && (await ctx.loader.one(lot.rels.lot_type as Ref));
-  const made = lotType?.rels.target_purpose as Ref | null | undefined;
-  return !made || made.id === (labware.rels.purpose as Ref | null | undefined)?.id ? qcable : undefined;
+  const lot = await ctx.loader.one(linkedTo(qcable, 'lot'));
+  const lotType = lot && (await ctx.loader.one(linkedTo(lot, 'lot_type')));
+  const made = lotType && linkOf(lotType, 'target_purpose');
+  return !made || made.id === linkOf(labware, 'purpose')?.id ? qcable : undefined;
 }
 
 /** `lots.qcables`: each lot's qcables in id order, one Query per lot. */
@@ -101,7 +101,7 @@ export const qcables = defineResource({
   create: async (ctx, input) => {
     const labware = namedLabware(input).labware!;
     const lot = input.relationships.lot!;
-    const lotType = await ctx.loader.one(lot.rels.lot_type as Ref);
+    const lotType = await ctx.loader.one(linkedTo(lot, 'lot_type'));
     return ctx.uow.create('qcables', {
       attrs: { state: initialQcableState(lotType?.attrs.qcable_initial_state), labware_barcode: renderedBarcode(ctx, labware) },
       rels: { labware: refOf(labware), lot: refOf(lot) },

@@ -1,7 +1,7 @@
 import { labwareOfSlot, slotId, slotOf } from '#lib/domain/labware-ids.ts';
 import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
 import { toMany, type RelationshipDef } from '#lib/jsonapi/resource.ts';
-import { refsOf, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { refsOf, linkOf, linkedTo, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 import { labwareAttrs, receptacleType } from '#lib/resources/labware-views.ts';
 import { childLinks } from '#lib/resources/lineage.ts';
 
@@ -14,7 +14,7 @@ import { childLinks } from '#lib/resources/lineage.ts';
  */
 
 /** The labware that holds a receptacle (a well's plate, a tube's receptacle's tube). */
-const holderOf = (receptacle: StoredRecord): Ref => (receptacle.rels.plate ?? receptacle.rels.labware) as Ref;
+const holderOf = (receptacle: StoredRecord): Ref => linkOf(receptacle, 'plate') ?? linkedTo(receptacle, 'labware');
 
 /** The source receptacle ids of the transfer requests into a receptacle, read from its labware. */
 const sourcesIn = (labware: StoredRecord | undefined, receptacleId: number): number[] =>

@@ -3,7 +3,7 @@ import { aliquotId, labwareOfAliquot, labwareOfSlot, parseSlotUuid, slotId, slot
 import { RECEPTACLE_STATES } from '#lib/domain/labware.ts';
 import { addAliquot } from '#lib/domain/receptacles.ts';
 import { attr, lazySchema, defineResource, reverse, toMany, toOne, uuidAttribute, type FilterDef } from '#lib/jsonapi/resource.ts';
-import type { Ref, TermHit } from '#lib/store/records.ts';
+import { linkOf, linkedTo, type TermHit } from '#lib/store/records.ts';
 import { aliquotCount, aliquotViews, labwareAttrs, receptacleCount, receptacleType, receptacleViews } from '#lib/resources/labware-views.ts';
 import { accepted, relationshipAt } from '#lib/resources/problems.ts';
 import { transferRequestsAsSourceRelationship } from '#lib/resources/transfer-requests.ts';
@@ -110,7 +110,7 @@ export const aliquots = defineResource({
     const receptacle = input.relationships.receptacle!;
     const sample = input.relationships.sample!;
     const study = input.relationships.study;
-    const labware = (await ctx.loader.one((receptacle.rels.plate ?? receptacle.rels.labware) as Ref))!;
+    const labware = (await ctx.loader.one(linkOf(receptacle, 'plate') ?? linkedTo(receptacle, 'labware')))!;
     const after = accepted(
       addAliquot(
         labwareAttrs(labware),

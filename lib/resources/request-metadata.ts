@@ -5,7 +5,7 @@ import { errors, type JsonApiError } from '#lib/jsonapi/errors.ts';
 import { attr, lazySchema, defineResource, timestamps, toOne, uuidAttribute } from '#lib/jsonapi/resource.ts';
 import { defaultCreate, defaultUpdate } from '#lib/jsonapi/write.ts';
 import { changeRequests } from '#lib/resources/request-books.ts';
-import type { Ref, StoredRecord } from '#lib/store/records.ts';
+import { linkOf, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Request metadata (contract §2, reference-behaviour.md §2.12): pooling figures of a single-cell
@@ -15,7 +15,7 @@ import type { Ref, StoredRecord } from '#lib/store/records.ts';
 const REQUEST = '/data/relationships/request';
 const positiveInteger = lazySchema(() => z.number().check(z.refine((n) => Number.isSafeInteger(n) && n > 0, 'must be a positive integer')));
 
-const requestOf = (metadata: StoredRecord) => metadata.rels.request as Ref | null;
+const requestOf = (metadata: StoredRecord) => linkOf(metadata, 'request');
 
 /** Links a request to its metadata (or to none), with the values it renders as options (a write of its book). */
 const link = (ctx: WriteContext, request: StoredRecord, metadata: StoredRecord | null) =>
@@ -42,7 +42,7 @@ export const requestMetadata = defineResource({
     const problems: JsonApiError[] = [];
     // A missing request on POST is the engine's `required`; PATCH may move the record, never detach it.
     if (current && request === null) problems.push(errors.missingRequired(REQUEST, 'request'));
-    const holder = request?.rels.request_metadata as Ref | null | undefined;
+    const holder = request && linkOf(request, 'request_metadata');
     if (request && holder && holder.id !== current?.id) problems.push(errors.notUnique(REQUEST, 'request', request.id, `request_metadata ${holder.id}`));
     return problems;
   },

@@ -8,7 +8,7 @@ import { aggregateIndex, attr, defineResource, reverse, timestamps, toOne, uuidA
 import { accepted, attributeAt, problemErrors, relationshipAt } from '#lib/resources/problems.ts';
 import { text } from '#lib/resources/reference.ts';
 import { appendRequest, booked, changeRequests, requestAtSlot, requestCount, requestViews } from '#lib/resources/request-books.ts';
-import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { refsOf, linkOf, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Requests (contract §2, reference-behaviour.md §2.11): work asked of a receptacle (`asset`, a well or a
@@ -20,14 +20,13 @@ import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
  * from the winner's state.
  */
 const linked = (input: WriteInput, name: string) => (input.relationships[name] as StoredRecord | null | undefined) ?? undefined;
-const idOf = (value: unknown) => (value as Ref | null | undefined)?.id;
 
 /** The problems of a new request's links: an order of another submission, a request type its order does not ask for. */
 function linkProblems(input: WriteInput) {
   const [order, submission, requestType] = ['order', 'submission', 'request_type'].map((name) => linked(input, name));
   const problems = requestLinkProblems({
     ...(order
-      ? { order: { id: order.id, submission: idOf(order.rels.submission) ?? null, requestTypes: refsOf(order.rels.request_types).map((r) => r.id) } }
+      ? { order: { id: order.id, submission: linkOf(order, 'submission')?.id ?? null, requestTypes: refsOf(order.rels.request_types).map((r) => r.id) } }
       : {}),
     ...(submission ? { submission: submission.id } : {}),
     ...(requestType ? { requestType: requestType.id } : {}),
@@ -91,7 +90,7 @@ export const requests = defineResource({
     const state = accepted(initialRequestState(input.attributes.state as string | null | undefined), attributeAt);
     const { role, priority } = input.attributes;
     // A request of an order is of the order's submission, named or not.
-    const submissionId = submission?.id ?? idOf(order?.rels.submission) ?? null;
+    const submissionId = submission?.id ?? (order && linkOf(order, 'submission'))?.id ?? null;
     return appendRequest(ctx, submissionId, {
       state,
       requestType: linked(input, 'request_type')!.id,

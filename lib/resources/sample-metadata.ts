@@ -3,7 +3,7 @@ import { refOf } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import { attr, isRecordId, lazySchema, defineResource, toOne, type AttributeDef, type FilterDef } from '#lib/jsonapi/resource.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
-import type { Ref, StoredRecord } from '#lib/store/records.ts';
+import { linkOf, refsOf, type StoredRecord } from '#lib/store/records.ts';
 
 const GENDERS = ['Male', 'Female', 'Mixed', 'Hermaphrodite', 'Unknown', 'Not Applicable'];
 
@@ -58,7 +58,7 @@ const FIELDS: Record<string, AttributeDef> = {
   volume: attr('RW', text),
 };
 
-const sampleOf = (metadata: StoredRecord) => metadata.rels.sample as Ref | null | undefined;
+const sampleOf = (metadata: StoredRecord) => linkOf(metadata, 'sample');
 
 /**
  * `filter[sample_id]` follows each sample's own link to its metadata record (one batched read of the
@@ -70,7 +70,7 @@ const bySample: FilterDef = {
   lookup: async (ctx, values) => {
     const ids = values.filter(isRecordId).map(Number);
     const samples = await ctx.loader.load(ids.map((id) => ({ type: 'samples', id })));
-    const links = [...samples.values()].map((sample) => sample.rels.sample_metadata as Ref | null).filter((ref): ref is Ref => !!ref);
+    const links = [...samples.values()].flatMap((sample) => refsOf(sample.rels.sample_metadata));
     const records = await ctx.loader.load(links);
     return [...records.values()]
       .filter((metadata) => ids.includes(sampleOf(metadata)?.id ?? 0))
@@ -94,7 +94,7 @@ export const sampleMetadata = defineResource({
   validate: async (ctx, input) => {
     const sample = input.relationships.sample;
     if (!sample) return [];
-    const currentRef = sample.rels.sample_metadata as { type: string; id: number } | null;
+    const currentRef = linkOf(sample, 'sample_metadata');
     const current = currentRef ? await ctx.loader.one(currentRef) : undefined;
     return current && holdsData(current)
       ? [
@@ -110,7 +110,7 @@ export const sampleMetadata = defineResource({
     const sample = input.relationships.sample;
     const metadata = await defaultCreate(ctx, sampleMetadata, input);
     if (sample) {
-      const previous = sample.rels.sample_metadata as { type: string; id: number } | null;
+      const previous = linkOf(sample, 'sample_metadata');
       const empty = previous ? await ctx.loader.one(previous) : undefined;
       if (empty) ctx.uow.delete(empty);
       ctx.uow.update(sample, { rels: { sample_metadata: refOf(metadata) } });

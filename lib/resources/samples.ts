@@ -3,18 +3,18 @@ import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, type JsonApiError, show } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, indexFilters, lowerCase, reverse, toMany, toOne, uuidAttribute, uuidFilter } from '#lib/jsonapi/resource.ts';
 import { defaultCreate, defaultUpdate } from '#lib/jsonapi/write.ts';
-import type { StoredRecord } from '#lib/store/records.ts';
+import { linkOf, type StoredRecord } from '#lib/store/records.ts';
 
 export const CONTROL_TYPES = ['negative', 'positive', 'pcr negative', 'pcr positive', 'lysate negative'] as const;
 
-const metadataRef = (sample: StoredRecord) => sample.rels.sample_metadata as { type: string; id: number } | null | undefined;
+const metadataRef = (sample: StoredRecord) => linkOf(sample, 'sample_metadata');
 
 /** A metadata record named on a sample must be free: not linked to another sample. */
 function linkProblems(metadata: StoredRecord | null | undefined, sample?: StoredRecord): JsonApiError[] {
   if (metadata === undefined) return [];
   const pointer = '/data/relationships/sample_metadata';
   if (metadata === null) return [errors.invalidValue(pointer, 'sample_metadata - a sample always has a metadata record; it cannot be removed')];
-  const owner = metadata.rels.sample as { id: number } | null | undefined;
+  const owner = linkOf(metadata, 'sample');
   if (owner && owner.id !== sample?.id) return [errors.invalidValue(pointer, `sample_metadata - record ${metadata.id} already belongs to sample ${owner.id}`)];
   return [];
 }

@@ -16,7 +16,7 @@ import { labwareAttrs, receptacleRefs, receptacleType } from '#lib/resources/lab
 import { attributeAt, problemErrors } from '#lib/resources/problems.ts';
 import { qcableGoverning } from '#lib/resources/qcables.ts';
 import { changeRequests } from '#lib/resources/request-books.ts';
-import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { refsOf, linkOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * State changes (contract §2, §6; reference-behaviour.md §7.3): a request to move a labware to a target
@@ -101,7 +101,7 @@ async function requestFacts(ctx: WriteContext, targets: readonly TargetedRecepta
   for (const id of ids) {
     const record = loaded.get(refKey({ type: 'requests', id }));
     if (!record) continue;
-    const link = (name: string) => (record.rels[name] as Ref | null | undefined)?.id ?? null;
+    const link = (name: string) => linkOf(record, name)?.id ?? null;
     found.set(id, { record, facts: { id, state: record.attrs.state as RequestState, submission: link('submission'), targetAsset: link('target_asset') } });
   }
   return found;
@@ -188,7 +188,7 @@ export const stateChanges = defineResource({
 
     const slots = targetedSlots(target, contents);
     // Racks may have no purpose (contract §2): their changer is the rack's whatever it is.
-    const purposeRef = target.rels.purpose as Ref | null | undefined;
+    const purposeRef = linkOf(target, 'purpose');
     const purpose = purposeRef ? await ctx.loader.one(purposeRef) : undefined;
     const changer = stateChangerOf(target.type, purpose?.attrs);
     // A rack's targets are its tubes' receptacles; a plate's its wells; a tube's its one receptacle.

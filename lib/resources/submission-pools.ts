@@ -8,7 +8,7 @@ import { resolveReverse } from '#lib/jsonapi/reverse.ts';
 import { directSubmissions } from '#lib/resources/labware-work.ts';
 import { labwareAttrs, viewOf } from '#lib/resources/labware-views.ts';
 import { unrecorded } from '#lib/resources/unrecorded.ts';
-import { refsOf, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { refsOf, linkedTo, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Submission pools (the reference's SubmissionPool, contract §6): a submission seen from a plate. A pool is
@@ -35,8 +35,8 @@ async function platesOfPools(ctx: RequestContext, pools: StoredRecord[]): Promis
           .map((r) => ({
             id: r.id,
             state: r.attrs.state as RequestState,
-            requestType: (r.rels.request_type as Ref).id,
-            assetLabware: labwareOfSlot((r.rels.asset as Ref).id),
+            requestType: linkedTo(r, 'request_type').id,
+            assetLabware: labwareOfSlot(linkedTo(r, 'asset').id),
           })),
       );
       return [pool, count] as const;

@@ -6,7 +6,7 @@ import { compatibilityProblems, maxSubmissionRequests, planRequests, submissionB
 import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
-import { refsOf, type StoredRecord } from '#lib/store/records.ts';
+import { refsOf, linkOf, type StoredRecord } from '#lib/store/records.ts';
 import { attr, defineResource, reverse, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
 import { assetsOf, chained, optionsOf, requestTypesOf } from '#lib/resources/orders.ts';
@@ -95,7 +95,7 @@ async function readOrders(ctx: WriteContext, uuids: readonly string[]): Promise<
     const order = found[i];
     if (!order) return [errors.notFound(`order_uuids - entry ${i}: no orders with uuid ${show(uuid)}`, { pointer: at(i) })];
     if (found.indexOf(order) !== i) return [errors.invalidValue(at(i), `order_uuids - entry ${i}: order ${uuid} is named twice`)];
-    const submission = order.rels.submission as { id: number } | null | undefined;
+    const submission = linkOf(order, 'submission');
     return submission ? [errors.invalidValue(at(i), `order_uuids - entry ${i}: order ${uuid} is in submission ${submission.id} already`)] : [];
   });
   if (problems.length > 0) throw JsonApiError.all(problems);

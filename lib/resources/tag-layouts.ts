@@ -21,7 +21,7 @@ import { relValue } from '#lib/jsonapi/write.ts';
 import { labwareAttrs } from '#lib/resources/labware-views.ts';
 import { poolsOf } from '#lib/resources/pools.ts';
 import { accepted, attributeAt, relationshipAt, type Locate } from '#lib/resources/problems.ts';
-import type { Ref, StoredRecord } from '#lib/store/records.ts';
+import { linkedTo, refsOf, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Tag layouts (interface.md, contract §2, reference-behaviour.md §4.3): the tags of a group laid out on a
@@ -83,7 +83,7 @@ async function templateScheme(ctx: WriteContext, input: Input, uuid: string): Pr
   }
   const template = await ctx.loader.byUuid(uuid, ['tag_layout_templates']);
   if (!template) throw errors.notFound(`tag_layout_template_uuid - no tag_layout_templates with uuid ${show(uuid)}`, { pointer: TEMPLATE });
-  const groups = await ctx.loader.load([template.rels.tag_group as Ref, ...(template.rels.tag2_group ? [template.rels.tag2_group as Ref] : [])]);
+  const groups = await ctx.loader.load([linkedTo(template, 'tag_group'), ...refsOf(template.rels.tag2_group)]);
   const [tagGroup, tag2Group] = [...groups.values()];
   return {
     direction: template.attrs.direction as TagDirection,

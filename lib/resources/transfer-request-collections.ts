@@ -6,7 +6,7 @@ import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, lazySchema, timestamps, toMany, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
 import { labwareAttrs } from '#lib/resources/labware-views.ts';
 import { checkEntryCount, moveMaterial, submissionId, uuidText, type Named } from '#lib/resources/receptacle-moves.ts';
-import type { Ref, StoredRecord } from '#lib/store/records.ts';
+import { linkOf, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Transfer request collections (contract §6, reference's TransferRequestCollection): material moved
@@ -99,7 +99,7 @@ async function readEntries(ctx: WriteContext, entries: readonly Entry[]) {
         }),
       );
     // An entry's submission: the one named, else its outer request's (the reference's TransferRequest#outer_request=).
-    const named = submission?.id ?? e.submission_id ?? (outerRequest?.rels.submission as Ref | null | undefined)?.id ?? null;
+    const named = submission?.id ?? e.submission_id ?? (outerRequest && linkOf(outerRequest, 'submission'))?.id ?? null;
     return { entry: e, source, target, outerRequest: outerRequest?.id ?? null, submission: named };
   });
   if (problems.length > 0) throw JsonApiError.all(problems);

@@ -7,7 +7,7 @@ import { attr, defineResource, toMany, toOne, uuidAttribute, type RelationshipDe
 import { MAX_REVERSE_RECORDS } from '#lib/jsonapi/reverse.ts';
 import { labwareAttrs, transferRequestCount, transferRequestViews } from '#lib/resources/labware-views.ts';
 import { lineageRelationships } from '#lib/resources/lineage.ts';
-import { refsOf, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { refsOf, linkOf, linkedTo, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Transfer requests (contract §6): material moved from a source receptacle into a target receptacle, and
@@ -36,7 +36,7 @@ export const transferRequests = defineResource({
 /** A receptacle's labware and its own id; a tube stands for its one receptacle. */
 function receptacleOf(record: StoredRecord): { labware: Ref; receptacle: number } {
   if (record.type === 'tubes') return { labware: { type: 'tubes', id: record.id }, receptacle: slotId(record.id, 1) };
-  return { labware: (record.rels.plate ?? record.rels.labware) as Ref, receptacle: record.id };
+  return { labware: linkOf(record, 'plate') ?? linkedTo(record, 'labware'), receptacle: record.id };
 }
 
 /**

@@ -27,7 +27,7 @@ import { destiniesOf } from '#lib/resources/pools.ts';
 import { tubePurposes } from '#lib/resources/purposes.ts';
 import { accepted, attributeAt, relationshipAt, type Locate } from '#lib/resources/problems.ts';
 import { transferMapSchema } from '#lib/resources/reference.ts';
-import { findHolders, findTerms, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { findHolders, findTerms, linkedTo, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Transfers (interface.md, reference-behaviour.md §4.1): material copied from one labware into others,
@@ -319,7 +319,7 @@ async function withTubeSummaries(ctx: WriteContext, recorded: Record<string, unk
   const summaries = new Map<number, z.infer<ReturnType<typeof tubeSummary>>>();
   for (const [key, tube] of written) {
     if (key === 'destination') continue;
-    const purpose = await ctx.loader.one(tube.rels.purpose as Ref);
+    const purpose = await ctx.loader.one(linkedTo(tube, 'purpose'));
     summaries.set(key, summarise(tube, String(purpose?.attrs.name ?? '')));
   }
   return Object.fromEntries(Object.entries(recorded).map(([well, value]) => [well, typeof value === 'number' ? summaries.get(value)! : value]));

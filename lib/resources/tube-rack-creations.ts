@@ -20,7 +20,7 @@ import {
   uuidsOfAttribute,
   type WriteInput,
 } from '#lib/jsonapi/resource.ts';
-import type { Ref, StoredRecord } from '#lib/store/records.ts';
+import { linkOf, type StoredRecord } from '#lib/store/records.ts';
 import { barcodeInput, checkGivenBarcodes, createLabware, emptyTube, reserveLabware } from '#lib/resources/labware.ts';
 import { labwareAttrs } from '#lib/resources/labware-views.ts';
 import { accepted, attributeAt, problemErrors, sentAt } from '#lib/resources/problems.ts';
@@ -128,8 +128,8 @@ async function existingTubes(
               {
                 input,
                 id: tube.id,
-                rack: (tube.rels.tube_rack as Ref | null | undefined)?.id ?? null,
-                purpose: (tube.rels.purpose as Ref | null)?.id ?? null,
+                rack: linkOf(tube, 'tube_rack')?.id ?? null,
+                purpose: linkOf(tube, 'purpose')?.id ?? null,
                 named: purpose.id,
               },
             ]

@@ -7,7 +7,7 @@ import { placeTubes, planPlacements, rackSlot, rackState, resizeRack } from '#li
 import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, computed, lazySchema, defineResource, toOne } from '#lib/jsonapi/resource.ts';
-import type { Ref, StoredRecord } from '#lib/store/records.ts';
+import { linkOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { createLabware, labwareAttributes, labwareFilters, labwareIndexes, labwareRelationships } from '#lib/resources/labware.ts';
 import { labwareAttrs, viewOf } from '#lib/resources/labware-views.ts';
 import { accepted, attributeAt, problemErrors } from '#lib/resources/problems.ts';
@@ -71,7 +71,7 @@ async function placements(
     );
   if (missing.length > 0) throw JsonApiError.all(missing);
   const found = tubes as StoredRecord[];
-  const rackOf = (tube: StoredRecord) => (tube.rels.tube_rack as Ref | null | undefined)?.id ?? null;
+  const rackOf = (tube: StoredRecord) => linkOf(tube, 'tube_rack')?.id ?? null;
   const placed = placeTubes(
     planned,
     found.map((tube) => ({ id: tube.id, uuid: tube.uuid, rack: rackOf(tube) })),

@@ -10,7 +10,7 @@ import { attr, defineResource, timestamps, toMany, toOne, uuidAttribute, uuidFil
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
 import { booked, changeRequests, indexEntriesChanged } from '#lib/resources/request-books.ts';
 import { labwareAttrs, receptacleRefs } from '#lib/resources/labware-views.ts';
-import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { refsOf, linkOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Work completions (contract §6, reference-behaviour.md §7.4): the lab says the work of some submissions is
@@ -51,7 +51,7 @@ async function namedSubmissions(ctx: WriteContext, related: StoredRecord[] | und
   return found as StoredRecord[];
 }
 
-const linkId = (record: StoredRecord, name: string): number | null => (record.rels[name] as Ref | null | undefined)?.id ?? null;
+const linkId = (record: StoredRecord, name: string): number | null => linkOf(record, name)?.id ?? null;
 
 /**
  * The requests of the submissions (one Query each, then one batched read), with what deciding their next

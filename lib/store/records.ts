@@ -17,6 +17,20 @@ export type RelValue = Ref | Ref[] | null;
 /** The refs a relationship value names, whatever its kind. */
 export const refsOf = (value: RelValue | undefined): Ref[] => (value === null || value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
+/** The record a to-one relationship of `record` names, or null (none, or not stored). */
+export function linkOf(record: StoredRecord, name: string): Ref | null {
+  const value = record.rels[name];
+  if (Array.isArray(value)) throw new TypeError(`${record.type}.${name} holds a list: it is no to-one relationship`);
+  return value ?? null;
+}
+
+/** The record a required to-one relationship of `record` names: every stored record has one (its create required it). */
+export function linkedTo(record: StoredRecord, name: string): Ref {
+  const ref = linkOf(record, name);
+  if (!ref) throw new TypeError(`${record.type} ${record.id} names no ${name}, which its type requires`);
+  return ref;
+}
+
 /** One stored resource. `attrs` and `rels` hold what the resource definition says is stored. */
 export interface StoredRecord {
   family: string;
