@@ -244,7 +244,7 @@ function plateLayout(labware: LabwareAt): Layout | undefined {
 }
 
 /** The 1-based slot of a position name as the plate spells it (`A1`, not `a1`), or undefined. */
-function slotOf(layout: Layout | undefined, name: unknown): number | undefined {
+function slotNamed(layout: Layout | undefined, name: unknown): number | undefined {
   if (!layout || typeof name !== 'string') return undefined;
   const index = positionIndex(layout, name);
   return index !== undefined && positionAt(layout, index) === name ? index + 1 : undefined;
@@ -258,7 +258,7 @@ function shown(value: unknown): string {
 
 /** The reference's wording for names that are not positions of a plate: each once, sorted. */
 function invalidPositions(values: readonly unknown[], layout: Layout | undefined, plate: 'source' | 'destination'): Problem[] {
-  const invalid = [...new Set(values.filter((v) => slotOf(layout, v) === undefined).map(shown))].sort();
+  const invalid = [...new Set(values.filter((v) => slotNamed(layout, v) === undefined).map(shown))].sort();
   return invalid.length === 0
     ? []
     : [{ code: 'not_a_position', input: ['transfers'], detail: `${invalid.join(', ')} are not valid positions for the ${plate} plate` }];
@@ -318,7 +318,7 @@ const betweenPlates: Planner = ({ source, destination, transfers }, problems) =>
     const map = transfers as TransferMap;
     const used = source.receptacles.filter((r) => Object.hasOwn(map, r.name) && isGoodSource(r));
     const moves = used.flatMap((r) =>
-      [...new Set(([] as string[]).concat(map[r.name]!))].map((name): Move => ({ source: r.slot, into: { slot: slotOf(destination.layout, name)! } })),
+      [...new Set(([] as string[]).concat(map[r.name]!))].map((name): Move => ({ source: r.slot, into: { slot: slotNamed(destination.layout, name)! } })),
     );
     const names = new Set(used.map((r) => r.name));
     return { moves, recorded: Object.fromEntries(entries.filter(([name]) => names.has(name))) as TransferMap };
