@@ -3,14 +3,15 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 
 /**
- * Comments and docs point readers at files and at sections of docs/decisions.md; nothing else checks those
- * pointers, and a renamed file or retitled section would leave them pointing nowhere (the 2026-11-27 review
- * found two such). And the lab rules in lib/domain/ are pure: they import only each other and Node's built-ins;
+ * Comments and docs point readers at files and at sections of docs/decisions.md and docs/measurements.md;
+ * nothing else checks those pointers, and a renamed file or retitled section would leave them pointing nowhere
+ * (the 2026-11-27 review found two such). Each section of docs/measurements.md holds the measurements behind
+ * the decision of the same title. And the lab rules in lib/domain/ are pure: they import only each other and Node's built-ins;
  * the kinds of problem they name are those some rule finds.
  */
 
 const SOURCE_ROOTS = ['lib', 'functions', 'infra', 'test'];
-const DOCS = ['README.md', 'docs/architecture.md', 'docs/decisions.md', 'docs/events.md'];
+const DOCS = ['README.md', 'docs/architecture.md', 'docs/decisions.md', 'docs/events.md', 'docs/measurements.md'];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -38,14 +39,36 @@ it('names only files that exist', () => {
 /** A title as cited, with a comment's or paragraph's line breaks (and their `*` or `//`) made spaces again. */
 const unwrap = (title: string) => title.replace(/\s*\n\s*(?:\*|\/\/)?\s*/g, ' ');
 
-it('cites only sections of docs/decisions.md that exist', () => {
-  const titles = [...readFileSync('docs/decisions.md', 'utf8').matchAll(/^## (.+)$/gm)].map((m) => m[1]!);
+/** The `## ` titles of a doc. */
+const titlesOf = (doc: string) => [...readFileSync(doc, 'utf8').matchAll(/^## (.+)$/gm)].map((m) => m[1]!);
+
+/** Every `<name>.md, "Title"` citation in code and docs whose title starts no `## ` title of docs/<name>.md. */
+function unknownCitations(name: string) {
+  const titles = titlesOf(`docs/${name}.md`);
   const cited = texts.flatMap(({ file, text }) =>
-    [...text.matchAll(/decisions\.md[,:]?\s*\(?(?:section\s+)?"([^"]+)"/g)].map((m) => ({ file, title: unwrap(m[1]!) })),
+    [...text.matchAll(new RegExp(`${name}\\.md[,:]?\\s*\\(?(?:section\\s+)?"([^"]+)"`, 'g'))].map((m) => ({ file, title: unwrap(m[1]!) })),
   );
-  expect(cited.length).toBeGreaterThan(5);
   // A citation may name a section by the start of its title.
-  expect(cited.filter(({ title }) => !titles.some((t) => t.startsWith(title))).map(({ file, title }) => `${file}: "${title}"`)).toEqual([]);
+  return { cited, unknown: cited.filter(({ title }) => !titles.some((t) => t.startsWith(title))).map(({ file, title }) => `${file}: "${title}"`) };
+}
+
+it('cites only sections of docs/decisions.md that exist', () => {
+  const { cited, unknown } = unknownCitations('decisions');
+  expect(cited.length).toBeGreaterThan(5);
+  expect(unknown).toEqual([]);
+});
+
+it('cites only sections of docs/measurements.md that exist', () => {
+  const { cited, unknown } = unknownCitations('measurements');
+  expect(cited.length).toBeGreaterThan(5);
+  expect(unknown).toEqual([]);
+});
+
+it('keeps each measurement under the title of the decision it supports', () => {
+  const decisions = titlesOf('docs/decisions.md');
+  const measurements = titlesOf('docs/measurements.md');
+  expect(measurements.length).toBeGreaterThan(5);
+  expect(measurements.filter((title) => !decisions.includes(title))).toEqual([]);
 });
 
 it('keeps lib/domain pure: its modules import only each other and Node built-ins', () => {
