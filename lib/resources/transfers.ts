@@ -63,15 +63,16 @@ function labwareAt(record: StoredRecord, name: 'source' | 'destination'): Labwar
   throw errors.invalidValue(`/data/relationships/${name}`, `${name} - ${record.type} ${record.id} cannot take part in a transfer; name a plate or a tube`);
 }
 
-/** A labware the transfer fills: its contents as the moves change them, and the wells that went into it. */
-interface Filling {
-  /** Absent for a pool tube made by this transfer. */
-  record?: StoredRecord;
+/**
+ * A labware the transfer fills: the record read, or, for a tube this transfer makes, the pool it is made
+ * for; its contents as the moves change them, and the wells that went into it.
+ */
+type Filling = ({ record: StoredRecord } | { record?: undefined; pool: number }) & {
   contents: Contents;
   wells: string[];
   /** How problems name its receptacles. */
   label: (slot: number) => string;
-}
+};
 
 /** Which labware a move fills: the destination the client named, or the tube of a pool (by the pool's id). */
 type FillingKey = 'destination' | number;
@@ -93,7 +94,12 @@ async function poolTubes(ctx: WriteContext, pools: number[]): Promise<Map<number
     pools.map((pool) => {
       const hit = holders.get(String(pool));
       const tube = hit && found.get(`${hit.type}:${hit.id}`);
-      const made: Filling = { contents: { receptacles: emptyReceptacles(1), aliquotCount: 0 }, wells: [], label: () => `the new tube of submission ${pool}` };
+      const made: Filling = {
+        pool,
+        contents: { receptacles: emptyReceptacles(1), aliquotCount: 0 },
+        wells: [],
+        label: () => `the new tube of submission ${pool}`,
+      };
       return [pool, tube ? existingFilling(tube) : made];
     }),
   );
@@ -292,8 +298,6 @@ async function writeFillings(
       written.set(key, ctx.uow.update(filling.record, { attrs: attrs as Record<string, unknown>, rels: { parents } }));
       continue;
     }
-    // Only a pool's tube is made here: a named destination is always read.
-    if (key === 'destination') throw new RangeError('a transfer makes no destination; it is read');
     const tube = await createLabware(
       ctx,
       'tubes',
@@ -305,7 +309,7 @@ async function writeFillings(
         ...filling.contents,
         owner: transfer.user,
         rackSlot: null,
-        poolTube: key,
+        poolTube: filling.pool,
       },
       reserved[made.findIndex(([k]) => k === key)],
     );
