@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '#lib/config.ts';
 import { ensureTable, startDynamoLocal, type LocalDynamo } from '#lib/local/dynamodb.ts';
@@ -29,7 +30,28 @@ const TABLE = 'deadline';
 
 let local: LocalDynamo;
 
-const freeze = () => process.kill(local.pid!, 'SIGSTOP');
+/** Whether every thread of a process has stopped (Linux's /proc; elsewhere taken on trust). */
+function stopped(pid: number): boolean {
+  const tasks = `/proc/${pid}/task`;
+  if (!existsSync(tasks)) return true;
+  // A thread's state is the field after its name (in parentheses, and which may hold any character): `T` when stopped.
+  return readdirSync(tasks).every((tid) => {
+    const file = `${tasks}/${tid}/stat`;
+    // A thread that ended since the listing runs no more.
+    if (!existsSync(file)) return true;
+    const stat = readFileSync(file, 'utf8');
+    return stat[stat.lastIndexOf(') ') + 2] === 'T';
+  });
+}
+
+/**
+ * Stops DynamoDB Local and waits until it has: the kernel applies SIGSTOP to each thread as it next runs,
+ * and on a loaded machine a thread already at work may still answer a request sent the moment after.
+ */
+async function freeze(): Promise<void> {
+  process.kill(local.pid!, 'SIGSTOP');
+  while (!stopped(local.pid!)) await new Promise((resolve) => setTimeout(resolve, 1));
+}
 const thaw = () => process.kill(local.pid!, 'SIGCONT');
 
 beforeAll(async () => {
@@ -81,7 +103,7 @@ describe('DynamoDB frozen (SIGSTOP): every request answers 503 within its budget
     const names = [uniqueName('frozen'), uniqueName('frozen')];
     const keys = names.map((name) => `key-${name}`);
 
-    freeze();
+    await freeze();
     const answers = await Promise.all([
       timed(() => call('GET', `/api/v2/samples/${sample.id}`)),
       timed(() => call('GET', '/api/v2/samples?include=sample_metadata')),
@@ -127,7 +149,7 @@ describe('DynamoDB frozen (SIGSTOP): every request answers 503 within its budget
       (next, context) => async (args) => {
         if (!frozen && context.commandName === 'TransactWriteItemsCommand') {
           frozen = true;
-          freeze();
+          await freeze();
         }
         return next(args);
       },
