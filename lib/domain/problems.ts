@@ -1,7 +1,7 @@
 /**
  * What a lab rule finds wrong with what it was asked to do. Rules return problems instead of throwing, so
  * the caller decides how to report them: a resource maps each to a JSON:API error whose pointer is the
- * input the problem names (lib/resources/problems.ts).
+ * input the problem names (lib/jsonapi/problems.ts).
  */
 export interface Problem {
   code: ProblemCode;

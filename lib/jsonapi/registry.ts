@@ -227,7 +227,9 @@ export class Registry implements RecordModel {
     return wanted.some((w) => this.concreteTypes(w).includes(type));
   }
 
-  indexScope(def: ResourceDef, name: string): string {
+  /** The scope of a type's index, the type named by its definition or (from code that may not import definitions: lib/operations/) by its name. */
+  indexScope(type: ResourceDef | string, name: string): string {
+    const def = typeof type === 'string' ? this.require(type) : type;
     return def.indexes?.[name]?.scope ?? `${def.type}.${name}`;
   }
 

@@ -4,7 +4,7 @@ import { layoutForSize, positionAt, positionIndex } from '#lib/domain/geometry.t
 import { ANY_SERVED_TYPE, refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, lazySchema, timestamps, toMany, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
-import { labwareAttrs } from '#lib/resources/labware-views.ts';
+import { labwareAttrs } from '#lib/operations/labware-records.ts';
 import { checkEntryCount, moveMaterial, submissionId, uuidText, type Named } from '#lib/resources/receptacle-moves.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 

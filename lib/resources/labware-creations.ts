@@ -18,8 +18,8 @@ import {
 import { relValue } from '#lib/jsonapi/write.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { barcodeInput, checkGivenBarcodes, createLabware, emptyPlateOf, emptyTube, reserveLabware } from '#lib/resources/labware.ts';
-import { parentsOf } from '#lib/resources/lineage.ts';
-import { accepted, sentAt, type Locate } from '#lib/resources/problems.ts';
+import { parentsOf } from '#lib/operations/labware-records.ts';
+import { accepted, sentAt, type Locate } from '#lib/jsonapi/problems.ts';
 
 /**
  * Labware made or remade from other labware without moving material (reference-behaviour.md §2.5, §2.6):

@@ -3,7 +3,7 @@ import type { RequestContext } from '#lib/jsonapi/context.ts';
 import type { FilterDef } from '#lib/jsonapi/resource.ts';
 import { loadAttributes } from '#lib/jsonapi/render.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
-import { labwareAttrs } from '#lib/resources/labware-views.ts';
+import { labwareAttrs } from '#lib/operations/labware-records.ts';
 import { withChildren } from '#lib/resources/lineage.ts';
 
 /**

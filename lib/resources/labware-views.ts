@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
 import { aliquotId, qcResultId, slotId, slotUuid, transferRequestId } from '#lib/domain/labware-ids.ts';
-import { receptacleState, type Labware, type TransferRequest } from '#lib/domain/labware.ts';
+import { receptacleState, type TransferRequest } from '#lib/domain/labware.ts';
 import type { QcResult } from '#lib/domain/qc-results.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
+import { labwareAttrs, receptacleType } from '#lib/operations/labware-records.ts';
 
 /**
  * Labware as records: the aggregate (lib/domain/labware.ts) is a labware record's attributes, and what it
@@ -11,20 +12,10 @@ import type { Ref, StoredRecord } from '#lib/store/records.ts';
  * of their labware with ids derived from its id (lib/domain/labware-ids.ts).
  */
 
-export const labwareAttrs = (record: StoredRecord): Labware => record.attrs as unknown as Labware;
-
 export const renderBarcode = (record: StoredRecord) => {
   const { human_barcode, machine_barcode, ean13_barcode } = labwareAttrs(record).barcode;
   return { ean13_barcode, machine_barcode, human_barcode };
 };
-
-/** The receptacle type of a labware type: plates hold wells, tubes one receptacle. */
-export const receptacleType = (labwareType: string): string => (labwareType === 'plates' ? 'wells' : 'receptacles');
-
-export function receptacleRefs(record: StoredRecord): Ref[] {
-  const type = receptacleType(record.type);
-  return labwareAttrs(record).receptacles.map((_, i) => ({ type, id: slotId(record.id, i + 1) }));
-}
 
 export function aliquotRefs(record: StoredRecord, slot?: number): Ref[] {
   const receptacles = labwareAttrs(record).receptacles;

@@ -2,7 +2,7 @@ import { refKey } from '#lib/jsonapi/context.ts';
 import { toMany, type RelationshipDef } from '#lib/jsonapi/resource.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
 import { refsOf, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
-import { labwareAttrs, receptacleRefs } from '#lib/resources/labware-views.ts';
+import { labwareAttrs, receptacleRefs } from '#lib/operations/labware-records.ts';
 
 /** What a labware's pages read of the work on it (contract §6): its samples and the submissions of the requests out of it. */
 

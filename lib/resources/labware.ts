@@ -22,12 +22,13 @@ import {
   lazySchema,
 } from '#lib/jsonapi/resource.ts';
 import { findHolders, findTerms, linkOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
-import { aliquotRefs, labwareAttrs, qcResultRefs, receptacleRefs, renderBarcode, transferRequestRefs } from '#lib/resources/labware-views.ts';
+import { aliquotRefs, qcResultRefs, renderBarcode, transferRequestRefs } from '#lib/resources/labware-views.ts';
+import { labwareAttrs, receptacleRefs } from '#lib/operations/labware-records.ts';
 import { transferRequestsAsSourceRelationship } from '#lib/resources/transfer-requests.ts';
 import { childPlates, childrenOfType, lineageRelationships, parentIndex } from '#lib/resources/lineage.ts';
 import { directSubmissions, labwareSamples } from '#lib/resources/labware-work.ts';
 import { submissionPoolsOfPlate } from '#lib/resources/submission-pools.ts';
-import { accepted, attributeAt, relationshipAt } from '#lib/resources/problems.ts';
+import { accepted, attributeAt, relationshipAt } from '#lib/jsonapi/problems.ts';
 import { labwareLifecycleFilters } from '#lib/resources/labware-filters.ts';
 
 /** What plates, tubes and tube racks share: barcodes, purpose, family links, custom metadata. */

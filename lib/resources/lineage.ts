@@ -2,7 +2,8 @@ import { refKey, refOf, type RequestContext } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import { toMany, type IndexDef, type RelationshipDef } from '#lib/jsonapi/resource.ts';
 import { bounded } from '#lib/store/bounded.ts';
-import { readRange, refsOf, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { readRange, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { parentsOf } from '#lib/operations/labware-records.ts';
 
 /**
  * Family links of labware (lib/domain/lineage.ts): a child stores its `parents`; its parents find it
@@ -18,8 +19,6 @@ export const MAX_LINEAGE = 1_000;
 const MAX_GENERATIONS = 50;
 /** Index Queries one request runs at once (a generation of many labware, or `include=children` on a page). */
 const PARALLEL_QUERIES = 8;
-
-export const parentsOf = (record: StoredRecord | undefined): Ref[] => refsOf(record?.rels.parents);
 
 /** Under each parent's id, its children in id order. */
 const PARENT_SCOPE = 'labware.parents';

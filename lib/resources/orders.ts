@@ -19,8 +19,8 @@ import {
 } from '#lib/jsonapi/resource.ts';
 import type { BookedRef } from '#lib/domain/request-books.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
-import { labwareAttrs, receptacleType } from '#lib/resources/labware-views.ts';
-import { accepted, attributeAt, problemErrors } from '#lib/resources/problems.ts';
+import { labwareAttrs, receptacleType } from '#lib/operations/labware-records.ts';
+import { accepted, attributeAt, problemErrors } from '#lib/jsonapi/problems.ts';
 import { findHolders, refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**

@@ -4,7 +4,7 @@ import { isOpenRequest } from '#lib/domain/requests.ts';
 import { poolOf } from '#lib/domain/receptacles.ts';
 import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
-import { labwareAttrs, receptacleRefs } from '#lib/resources/labware-views.ts';
+import { labwareAttrs, receptacleRefs } from '#lib/operations/labware-records.ts';
 import { refsOf, linkOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /** Where a receptacle's material goes on (contract §2, §6): its pool (a submission) and the open request of that pool out of it, if any. */

@@ -8,8 +8,9 @@ import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, lazySchema, defineResource, timestamp, timestamps, toMany, toOne } from '#lib/jsonapi/resource.ts';
 import { findHolders, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { LABWARE_TYPES, plates } from '#lib/resources/labware.ts';
-import { labwareAttrs, qcResultCount, qcResultViews } from '#lib/resources/labware-views.ts';
-import { problemErrors, type Locate } from '#lib/resources/problems.ts';
+import { qcResultCount, qcResultViews } from '#lib/resources/labware-views.ts';
+import { labwareAttrs } from '#lib/operations/labware-records.ts';
+import { problemErrors, type Locate } from '#lib/jsonapi/problems.ts';
 
 /**
  * QC assays and their results (contract §2, reference-behaviour.md §2.13). An assay is a record of its

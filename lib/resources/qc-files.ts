@@ -3,7 +3,7 @@ import { contentTypeOf, packContents, QC_FILENAME_MAX, unpackContents } from '#l
 import { refOf } from '#lib/jsonapi/context.ts';
 import { MAX_BODY_BYTES } from '#lib/jsonapi/request-checks.ts';
 import { aggregateIndex, attr, defineResource, timestamps, toOne, uuidAttribute, uuidFilter } from '#lib/jsonapi/resource.ts';
-import { accepted, attributeAt } from '#lib/resources/problems.ts';
+import { accepted, attributeAt } from '#lib/jsonapi/problems.ts';
 
 /**
  * QC files (contract §6, the reference's QcFile): a file attached to labware, as Limber uploads it

@@ -2,7 +2,7 @@ import { labwareOfSlot, slotId, slotOf } from '#lib/domain/labware-ids.ts';
 import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
 import { toMany, type RelationshipDef } from '#lib/jsonapi/resource.ts';
 import { refsOf, linkOf, linkedTo, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
-import { labwareAttrs, receptacleType } from '#lib/resources/labware-views.ts';
+import { labwareAttrs, receptacleType } from '#lib/operations/labware-records.ts';
 import { childLinks } from '#lib/resources/lineage.ts';
 
 /**

@@ -7,11 +7,10 @@ import { applyMoves, outerRequestOf, type MaterialMove, type OpenRequest } from 
 import { outcome, type Problem } from '#lib/domain/problems.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, pointer } from '#lib/jsonapi/errors.ts';
-import { labwareAttrs, receptacleType } from '#lib/resources/labware-views.ts';
-import { parentsOf } from '#lib/resources/lineage.ts';
+import { labwareAttrs, receptacleType, parentsOf } from '#lib/operations/labware-records.ts';
 import { destinyOf, openRequestsOut } from '#lib/resources/pools.ts';
 import { lazySchema } from '#lib/jsonapi/resource.ts';
-import { accepted, attributeAt } from '#lib/resources/problems.ts';
+import { accepted, attributeAt } from '#lib/jsonapi/problems.ts';
 import type { Ref, StoredRecord } from '#lib/store/records.ts';
 
 /**

@@ -5,7 +5,7 @@ import { refOf } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import { unrecorded } from '#lib/resources/unrecorded.ts';
 import { aggregateIndex, attr, defineResource, reverse, timestamps, toOne, uuidAttribute, uuidFilter, type WriteInput } from '#lib/jsonapi/resource.ts';
-import { accepted, attributeAt, problemErrors, relationshipAt } from '#lib/resources/problems.ts';
+import { accepted, attributeAt, problemErrors, relationshipAt } from '#lib/jsonapi/problems.ts';
 import { text } from '#lib/resources/reference.ts';
 import { appendRequest, booked, changeRequests, requestAtSlot, requestCount, requestViews } from '#lib/resources/request-books.ts';
 import { refsOf, linkOf, type StoredRecord } from '#lib/store/records.ts';

@@ -6,7 +6,8 @@ import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
 import { attr, defineResource, toMany, type RelationshipDef } from '#lib/jsonapi/resource.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
 import { directSubmissions } from '#lib/resources/labware-work.ts';
-import { labwareAttrs, viewOf } from '#lib/resources/labware-views.ts';
+import { viewOf } from '#lib/resources/labware-views.ts';
+import { labwareAttrs } from '#lib/operations/labware-records.ts';
 import { unrecorded } from '#lib/resources/unrecorded.ts';
 import { refsOf, linkedTo, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 

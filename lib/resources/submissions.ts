@@ -10,7 +10,7 @@ import { refsOf, linkOf, type StoredRecord } from '#lib/store/records.ts';
 import { attr, defineResource, reverse, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
 import { assetsOf, chained, optionsOf, requestTypesOf } from '#lib/resources/orders.ts';
-import { accepted, problemErrors } from '#lib/resources/problems.ts';
+import { accepted, problemErrors } from '#lib/jsonapi/problems.ts';
 import { text } from '#lib/resources/reference.ts';
 import { appendRequests } from '#lib/resources/request-books.ts';
 

@@ -5,7 +5,8 @@ import type { RequestContext } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, toMany, toOne, uuidAttribute, type RelationshipDef } from '#lib/jsonapi/resource.ts';
 import { MAX_REVERSE_RECORDS } from '#lib/jsonapi/reverse.ts';
-import { labwareAttrs, transferRequestCount, transferRequestViews } from '#lib/resources/labware-views.ts';
+import { transferRequestCount, transferRequestViews } from '#lib/resources/labware-views.ts';
+import { labwareAttrs } from '#lib/operations/labware-records.ts';
 import { lineageRelationships } from '#lib/resources/lineage.ts';
 import { refsOf, linkOf, linkedTo, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 

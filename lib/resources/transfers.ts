@@ -21,11 +21,10 @@ import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, show } from '#lib/jsonapi/errors.ts';
 import { attr, lazySchema, defineResource, lowerCase, own, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
 import { createLabware, reserveLabware, tubes } from '#lib/resources/labware.ts';
-import { labwareAttrs, receptacleType } from '#lib/resources/labware-views.ts';
-import { parentsOf } from '#lib/resources/lineage.ts';
+import { labwareAttrs, receptacleType, parentsOf } from '#lib/operations/labware-records.ts';
 import { destiniesOf } from '#lib/resources/pools.ts';
 import { tubePurposes } from '#lib/resources/purposes.ts';
-import { accepted, attributeAt, relationshipAt, type Locate } from '#lib/resources/problems.ts';
+import { accepted, attributeAt, relationshipAt, type Locate } from '#lib/jsonapi/problems.ts';
 import { transferMapSchema } from '#lib/resources/reference.ts';
 import { findHolders, findTerms, linkedTo, type StoredRecord } from '#lib/store/records.ts';
 

@@ -22,8 +22,8 @@ import {
 } from '#lib/jsonapi/resource.ts';
 import { linkOf, type StoredRecord } from '#lib/store/records.ts';
 import { barcodeInput, checkGivenBarcodes, createLabware, emptyTube, reserveLabware } from '#lib/resources/labware.ts';
-import { labwareAttrs } from '#lib/resources/labware-views.ts';
-import { accepted, attributeAt, problemErrors, sentAt } from '#lib/resources/problems.ts';
+import { labwareAttrs } from '#lib/operations/labware-records.ts';
+import { accepted, attributeAt, problemErrors, sentAt } from '#lib/jsonapi/problems.ts';
 
 /**
  * Specific tube rack creations (Limber's plate split to tube racks; contract §6, the reference's

@@ -9,8 +9,9 @@ import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, computed, lazySchema, defineResource, toOne } from '#lib/jsonapi/resource.ts';
 import { linkOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { createLabware, labwareAttributes, labwareFilters, labwareIndexes, labwareRelationships } from '#lib/resources/labware.ts';
-import { labwareAttrs, viewOf } from '#lib/resources/labware-views.ts';
-import { accepted, attributeAt, problemErrors } from '#lib/resources/problems.ts';
+import { viewOf } from '#lib/resources/labware-views.ts';
+import { labwareAttrs } from '#lib/operations/labware-records.ts';
+import { accepted, attributeAt, problemErrors } from '#lib/jsonapi/problems.ts';
 
 /**
  * Racks hold tubes at coordinates (lib/domain/racks.ts). The rack records its tubes and each tube records

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeBarcode, encodeBarcode } from '#lib/domain/barcode.ts';
 import { linkParents } from '#lib/domain/lineage.ts';
 import { registry } from '#lib/resources/index.ts';
-import { parentsOf } from '#lib/resources/lineage.ts';
+import { parentsOf } from '#lib/operations/labware-records.ts';
 import { getRecords, type Ref } from '#lib/store/records.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { call, doc, idOf, warmKeyCache } from '../support/api.ts';

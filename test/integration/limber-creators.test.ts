@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { externalBarcode } from '#lib/domain/barcode.ts';
 import { maxLabwarePerCreation, maxTubesPerRackCreation, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
 import { dynamo } from '#lib/store/client.ts';
-import { labwareAttrs } from '#lib/resources/labware-views.ts';
+import { labwareAttrs } from '#lib/operations/labware-records.ts';
 import { call, doc, idOf } from '../support/api.ts';
 import { createPlate, createTube, inBatches, purposeId, rel, rels, uniqueName } from '../support/fixtures.ts';
 import { adminUuid, contentsOf, filledPlate, uuidOf } from '../support/lab.ts';

@@ -1,7 +1,8 @@
 import { labwareOfSlot } from '#lib/domain/labware-ids.ts';
 import type { RequestContext } from '#lib/jsonapi/context.ts';
 import { renderResource, type Fieldsets } from '#lib/jsonapi/render.ts';
-import { aliquotViews, labwareAttrs, qcResultViews, receptacleViews, transferRequestViews } from '#lib/resources/labware-views.ts';
+import { aliquotViews, qcResultViews, receptacleViews, transferRequestViews } from '#lib/resources/labware-views.ts';
+import { labwareAttrs } from '#lib/operations/labware-records.ts';
 import { registry } from '#lib/resources/index.ts';
 import { isSequencingKey } from '#lib/resources/submissions.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
