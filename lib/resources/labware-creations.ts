@@ -17,7 +17,8 @@ import {
 } from '#lib/jsonapi/resource.ts';
 import { relValue } from '#lib/jsonapi/write.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
-import { barcodeInput, checkGivenBarcodes, createLabware, emptyPlateOf, emptyTube, reserveLabware } from '#lib/resources/labware.ts';
+import { barcodeInput } from '#lib/resources/labware.ts';
+import { checkGivenBarcodes, createLabware, emptyPlateOf, emptyTube, reserveLabware } from '#lib/operations/labware-factory.ts';
 import { parentsOf } from '#lib/operations/labware-records.ts';
 import { accepted, sentAt, type Locate } from '#lib/jsonapi/problems.ts';
 

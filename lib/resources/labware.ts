@@ -1,11 +1,8 @@
 import * as z from '#lib/zod.ts';
-import { barcodesOnce, canonicalBarcode, externalBarcode, generatedBarcode, type GivenBarcode } from '#lib/domain/barcode.ts';
-import { emptyReceptacles, labwareState, type Labware } from '#lib/domain/labware.ts';
-import { linkParents } from '#lib/domain/lineage.ts';
+import { canonicalBarcode } from '#lib/domain/barcode.ts';
+import { labwareState } from '#lib/domain/labware.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import { layoutForSize } from '#lib/domain/geometry.ts';
-import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
-import { errors, JsonApiError } from '#lib/jsonapi/errors.ts';
 import {
   attr,
   computed,
@@ -21,19 +18,18 @@ import {
   type WriteInput,
   lazySchema,
 } from '#lib/jsonapi/resource.ts';
-import { findHolders, findTerms, linkOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { findTerms, linkOf, type StoredRecord } from '#lib/store/records.ts';
+import { createLabware, emptyPlateOf, emptyTube } from '#lib/operations/labware-factory.ts';
 import { aliquotRefs, qcResultRefs, renderBarcode, transferRequestRefs } from '#lib/resources/labware-views.ts';
 import { labwareAttrs, receptacleRefs } from '#lib/operations/labware-records.ts';
 import { transferRequestsAsSourceRelationship } from '#lib/resources/transfer-requests.ts';
 import { childPlates, childrenOfType, lineageRelationships, parentIndex } from '#lib/resources/lineage.ts';
 import { directSubmissions, labwareSamples } from '#lib/resources/labware-work.ts';
 import { submissionPoolsOfPlate } from '#lib/resources/submission-pools.ts';
-import { accepted, attributeAt, relationshipAt } from '#lib/jsonapi/problems.ts';
 import { labwareLifecycleFilters } from '#lib/resources/labware-filters.ts';
 
 /** What plates, tubes and tube racks share: barcodes, purpose, family links, custom metadata. */
 export const LABWARE_TYPES = ['plates', 'tubes', 'tube_racks'] as const;
-export const MAX_BARCODE_NUMBER = 9_999_999;
 
 export const barcodeIndex: IndexDef = {
   scope: 'barcode',
@@ -106,98 +102,6 @@ export const labwareRelationships = (purposeType: string) => ({
 export const barcodeInput = lazySchema(() =>
   z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.regex(/^[A-Za-z0-9._:-]+$/, 'may contain letters, digits, ".", "_", ":" and "-"')),
 );
-
-/**
- * Barcodes a write gives to labware it makes (a creator's tubes and racks): each given once, and none
- * already on a labware (the guards, read consistently; they still refuse one taken meanwhile, at commit),
- * unless `takes` accepts that labware as the one meant (a rack creation racks existing tubes by barcode):
- * a 422 at each offending input. Answers the labware each accepted barcode names.
- */
-export async function checkGivenBarcodes(
-  ctx: WriteContext,
-  given: readonly GivenBarcode[],
-  takes: (entry: GivenBarcode, holder: Ref) => boolean = () => false,
-): Promise<Map<GivenBarcode, Ref>> {
-  accepted(barcodesOnce(given), attributeAt);
-  const holders = await findHolders(ctx.registry.indexScope(plates, 'barcode_guard'), [...new Set(given.map((g) => canonicalBarcode(g.barcode)))]);
-  const held = new Map<GivenBarcode, Ref>();
-  const taken = given.flatMap((entry) => {
-    const hit = holders.get(canonicalBarcode(entry.barcode));
-    if (!hit) return [];
-    const holder = { type: hit.type, id: hit.id };
-    if (takes(entry, holder)) {
-      held.set(entry, holder);
-      return [];
-    }
-    const { pointer, field } = attributeAt(entry.input);
-    return [errors.notUnique(pointer, field, entry.barcode, `${hit.type} ${hit.id}`)];
-  });
-  if (taken.length > 0) throw JsonApiError.all(taken);
-  return held;
-}
-
-/** Barcode numbers come from their own sequence (labware ids may have gaps and racks share them). */
-const BARCODE_SEQUENCE = 'barcodes';
-
-/** What new labware is: its purpose (whose prefix its generated barcode takes, unless `barcodePrefix`), a barcode given, its parents, its contents, a new tube's rack. */
-export type NewLabware = Omit<Labware, 'barcode' | 'aliquotCount' | 'name'> & {
-  aliquotCount?: number;
-  purpose?: StoredRecord;
-  barcode?: string;
-  barcodePrefix?: string;
-  name?: string | null;
-  parents?: Ref[];
-  tubeRack?: Ref;
-};
-
-/** A new labware's id, and the number of its generated barcode (none when the client gives one). */
-export interface Reserved {
-  id: number;
-  number?: number;
-}
-
-/** Ids and barcode numbers for `count` new labware: one call each, however many (a pooling makes tens of tubes). */
-export async function reserveLabware(ctx: WriteContext, count: number, generated = true): Promise<Reserved[]> {
-  const [ids, numbers] = await Promise.all([ctx.uow.allocateIds('labware', count), generated ? ctx.uow.allocateIds(BARCODE_SEQUENCE, count) : undefined]);
-  return ids.map((id, i) => ({ id, ...(numbers ? { number: numbers[i]! } : {}) }));
-}
-
-/**
- * Creates a labware record: id from the labware family, barcode given or made from the purpose's prefix
- * and the next barcode number (both reserved here unless `reserved`). A child records its parents, each
- * once (lib/domain/lineage.ts); the parents are not written.
- */
-export async function createLabware(
-  ctx: WriteContext,
-  type: string,
-  { purpose, barcode: given, barcodePrefix, parents = [], tubeRack, ...attrs }: NewLabware,
-  reserved?: Reserved,
-): Promise<StoredRecord> {
-  const { id, number } = reserved ?? (await reserveLabware(ctx, 1, !given))[0]!;
-  if (number !== undefined && number > MAX_BARCODE_NUMBER)
-    throw errors.invalidValue('/data/attributes/barcode', `barcode - generated barcodes are exhausted (number ${number}); give a barcode`);
-  const barcode = given ? externalBarcode(given) : generatedBarcode(barcodePrefix ?? String(purpose!.attrs.barcode_prefix), number!);
-  const stored: Labware = { name: null, aliquotCount: 0, ...attrs, barcode };
-  return ctx.uow.create(type, {
-    id,
-    attrs: stored as unknown as Record<string, unknown>,
-    rels: {
-      purpose: purpose ? refOf(purpose) : null,
-      parents: accepted(linkParents({ type, id }, [], parents), relationshipAt),
-      custom_metadatum_collection: null,
-      ...(type === 'tubes' ? { tube_rack: tubeRack ?? null } : {}),
-    },
-  });
-}
-
-/** A new plate of a purpose: as many empty wells as the purpose's size, `pending`. */
-export const emptyPlateOf = (purpose: StoredRecord) => {
-  const size = Number(purpose.attrs.size ?? 96);
-  return { size, state: 'pending', receptacles: emptyReceptacles(size) };
-};
-
-/** A new tube: one empty receptacle, `pending`, in no rack unless made in one. */
-export const emptyTube = () => ({ state: 'pending', receptacles: emptyReceptacles(1), rackSlot: null });
 
 /** The purpose and client-given barcode of a POST. */
 const labwareInput = (input: WriteInput) => ({

@@ -20,7 +20,8 @@ import {
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, show } from '#lib/jsonapi/errors.ts';
 import { attr, lazySchema, defineResource, lowerCase, own, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
-import { createLabware, reserveLabware, tubes } from '#lib/resources/labware.ts';
+import { tubes } from '#lib/resources/labware.ts';
+import { createLabware, reserveLabware } from '#lib/operations/labware-factory.ts';
 import { labwareAttrs, receptacleType, parentsOf } from '#lib/operations/labware-records.ts';
 import { destiniesOf } from '#lib/resources/pools.ts';
 import { tubePurposes } from '#lib/resources/purposes.ts';

@@ -21,7 +21,8 @@ import {
   type WriteInput,
 } from '#lib/jsonapi/resource.ts';
 import { linkOf, type StoredRecord } from '#lib/store/records.ts';
-import { barcodeInput, checkGivenBarcodes, createLabware, emptyTube, reserveLabware } from '#lib/resources/labware.ts';
+import { barcodeInput } from '#lib/resources/labware.ts';
+import { checkGivenBarcodes, createLabware, emptyTube, reserveLabware } from '#lib/operations/labware-factory.ts';
 import { labwareAttrs } from '#lib/operations/labware-records.ts';
 import { accepted, attributeAt, problemErrors, sentAt } from '#lib/jsonapi/problems.ts';
 
@@ -104,7 +105,7 @@ function withinOneTransaction(input: WriteInput, racks: number, tubes: number, p
 }
 
 /**
- * The barcodes given, each once and free (lib/resources/labware.ts), except a racked tube's barcode that
+ * The barcodes given, each once and free (lib/operations/labware-factory.ts), except a racked tube's barcode that
  * names an existing tube: that tube is racked as it is, if it is in no rack and of the purpose named for it.
  * Answers, for each racked tube, the existing tube it names, if any.
  */

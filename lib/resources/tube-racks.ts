@@ -8,7 +8,8 @@ import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/json
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, computed, lazySchema, defineResource, toOne } from '#lib/jsonapi/resource.ts';
 import { linkOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
-import { createLabware, labwareAttributes, labwareFilters, labwareIndexes, labwareRelationships } from '#lib/resources/labware.ts';
+import { labwareAttributes, labwareFilters, labwareIndexes, labwareRelationships } from '#lib/resources/labware.ts';
+import { createLabware } from '#lib/operations/labware-factory.ts';
 import { viewOf } from '#lib/resources/labware-views.ts';
 import { labwareAttrs } from '#lib/operations/labware-records.ts';
 import { accepted, attributeAt, problemErrors } from '#lib/jsonapi/problems.ts';

@@ -7,7 +7,7 @@ import { refOf } from '#lib/jsonapi/context.ts';
 import { Registry } from '#lib/jsonapi/registry.ts';
 import { toOne, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import { registry } from '#lib/resources/index.ts';
-import { createLabware } from '#lib/resources/labware.ts';
+import { createLabware } from '#lib/operations/labware-factory.ts';
 import { labwareAttrs } from '#lib/operations/labware-records.ts';
 import { MAX_CHILDREN, MAX_LINEAGE } from '#lib/resources/lineage.ts';
 import { accepted, relationshipAt } from '#lib/jsonapi/problems.ts';
