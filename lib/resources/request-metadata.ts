@@ -4,7 +4,7 @@ import type { WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, type JsonApiError } from '#lib/jsonapi/errors.ts';
 import { attr, lazySchema, defineResource, timestamps, toOne, uuidAttribute } from '#lib/jsonapi/resource.ts';
 import { defaultCreate, defaultUpdate } from '#lib/jsonapi/write.ts';
-import { changeRequests } from '#lib/resources/request-books.ts';
+import { changeRequests } from '#lib/operations/request-books.ts';
 import { linkOf, type StoredRecord } from '#lib/store/records.ts';
 
 /**

@@ -7,7 +7,8 @@ import { unrecorded } from '#lib/resources/unrecorded.ts';
 import { aggregateIndex, attr, defineResource, reverse, timestamps, toOne, uuidAttribute, uuidFilter, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { accepted, attributeAt, problemErrors, relationshipAt } from '#lib/jsonapi/problems.ts';
 import { text } from '#lib/resources/reference.ts';
-import { appendRequest, booked, changeRequests, requestAtSlot, requestCount, requestViews } from '#lib/resources/request-books.ts';
+import { requestAtSlot, requestCount, requestViews } from '#lib/resources/request-books.ts';
+import { appendRequest, booked, changeRequests } from '#lib/operations/request-books.ts';
 import { refsOf, linkOf, type StoredRecord } from '#lib/store/records.ts';
 
 /**

@@ -15,7 +15,7 @@ import { attr, defineResource, timestamps, toOne, uuidAttribute, uuidFilter, uui
 import { labwareAttrs, receptacleRefs, receptacleType } from '#lib/operations/labware-records.ts';
 import { attributeAt, problemErrors } from '#lib/jsonapi/problems.ts';
 import { qcableGoverning } from '#lib/resources/qcables.ts';
-import { changeRequests } from '#lib/resources/request-books.ts';
+import { changeRequests } from '#lib/operations/request-books.ts';
 import { refsOf, linkOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**

@@ -12,7 +12,7 @@ import { defaultCreate } from '#lib/jsonapi/write.ts';
 import { assetsOf, chained, optionsOf, requestTypesOf } from '#lib/resources/orders.ts';
 import { accepted, problemErrors } from '#lib/jsonapi/problems.ts';
 import { text } from '#lib/resources/reference.ts';
-import { appendRequests } from '#lib/resources/request-books.ts';
+import { appendRequests } from '#lib/operations/request-books.ts';
 
 /**
  * Submissions (contract §3, §6): what work a lab asks for, created by POST only. As Limber makes them,

@@ -8,7 +8,7 @@ import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, timestamps, toMany, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
-import { booked, changeRequests, indexEntriesChanged } from '#lib/resources/request-books.ts';
+import { booked, changeRequests, indexEntriesChanged } from '#lib/operations/request-books.ts';
 import { labwareAttrs, receptacleRefs } from '#lib/operations/labware-records.ts';
 import { refsOf, linkOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
