@@ -1,6 +1,7 @@
-import type { Contents } from '#lib/domain/labware.ts';
+import type { Contents, Receptacle } from '#lib/domain/labware.ts';
 import { outcome, type Outcome, type Problem } from '#lib/domain/problems.ts';
-import { receiveTransfer, type TransferSource } from '#lib/domain/receptacles.ts';
+import { poolOf, receiveTransfer, type TransferSource } from '#lib/domain/receptacles.ts';
+import { isOpenRequest } from '#lib/domain/requests.ts';
 
 /**
  * The one planner of material moves (contract §6; docs/decisions.md, "Transfer requests and the one
@@ -25,6 +26,54 @@ export interface MaterialMove<K> {
 export interface OpenRequest {
   id: number;
   submission: number;
+}
+
+/** A request as a pool's open request: open and of a submission; undefined otherwise. */
+export function openRequestOf(request: { id: number; state: unknown; submission: number | null } | undefined): OpenRequest | undefined {
+  return request?.submission && isOpenRequest(request.state) ? { id: request.id, submission: request.submission } : undefined;
+}
+
+/** Where a receptacle's material goes on (contract §2, §6): its pool (a submission) and the open request of that pool out of it, if any. */
+export interface Destiny {
+  pool: number | null;
+  outerRequest: number | null;
+}
+
+/** Where one receptacle's material goes on, from the open requests out of it (in request id order). */
+export function destinyOf(receptacle: Receptacle, open: readonly OpenRequest[]): Destiny {
+  const pool = poolOf(
+    receptacle,
+    open.map((r) => r.submission),
+  );
+  return { pool, outerRequest: outerRequestOf(null, pool, open) };
+}
+
+/** A move an entry of a request names, as its problems name it: the receptacles' ids, and the entry's words for them. */
+export interface NamedPair {
+  source: number;
+  target: number;
+  /** Where the entry is in the request (`[field, index]`). */
+  at: readonly string[];
+  names: { source: string; target: string; targetField: string };
+}
+
+/** A source named into the same target by two entries is a mistake: a `given_twice` at each later entry's target, naming the entry before it. */
+export function pairsNamedOnce(pairs: readonly NamedPair[]): Problem[] {
+  const seen = new Map<string, number>();
+  return pairs.flatMap(({ source, target, at, names }, i): Problem[] => {
+    const pair = `${source}>${target}`;
+    const earlier = seen.get(pair);
+    seen.set(pair, i);
+    return earlier === undefined
+      ? []
+      : [
+          {
+            code: 'given_twice',
+            input: [...at, names.targetField],
+            detail: `entry ${i} ${names.targetField}: ${names.target} already takes ${names.source} (entry ${earlier}); name each source and target pair once`,
+          },
+        ];
+  });
 }
 
 /**

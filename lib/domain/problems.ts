@@ -51,7 +51,7 @@ export type ProblemCode =
   | 'no_pool'
   | 'transferred_twice'
   // One thing given twice in one request: a barcode (lib/domain/barcode.ts), a source into the same target
-  // (lib/resources/receptacle-moves.ts).
+  // (lib/domain/material-moves.ts, pairsNamedOnce).
   | 'given_twice'
   // Tag layouts (lib/domain/tag-layout.ts).
   | 'dual_not_supported'

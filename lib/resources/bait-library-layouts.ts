@@ -6,7 +6,7 @@ import { refKey, refOf, type RequestContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, show } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, lazySchema, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute, type AttributeDef } from '#lib/jsonapi/resource.ts';
 import { labwareAttrs } from '#lib/operations/labware-records.ts';
-import { poolsOf } from '#lib/resources/pools.ts';
+import { poolsOf } from '#lib/operations/material-moves.ts';
 import { accepted, type Locate } from '#lib/jsonapi/problems.ts';
 import { baitLibraries, text } from '#lib/resources/reference.ts';
 import { findTerms, linkOf, linkedTo, type StoredRecord } from '#lib/store/records.ts';

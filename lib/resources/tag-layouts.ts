@@ -19,7 +19,7 @@ import { errors, JsonApiError, show } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, own, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { relValue } from '#lib/jsonapi/write.ts';
 import { labwareAttrs } from '#lib/operations/labware-records.ts';
-import { poolsOf } from '#lib/resources/pools.ts';
+import { poolsOf } from '#lib/operations/material-moves.ts';
 import { accepted, attributeAt, relationshipAt, type Locate } from '#lib/jsonapi/problems.ts';
 import { linkedTo, refsOf, type StoredRecord } from '#lib/store/records.ts';
 

@@ -1,22 +1,17 @@
 import * as z from '#lib/zod.ts';
-import { MAX_TRANSFER_REQUESTS_PER_COLLECTION, transferRequestCollectionItems } from '#lib/domain/budgets.ts';
-import { parseSlotUuid } from '#lib/domain/labware-ids.ts';
-import { ANY_SERVED_TYPE, refOf, type WriteContext } from '#lib/jsonapi/context.ts';
-import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { attr, defineResource, lazySchema, timestamps, toMany, toOne, uuidAttribute, uuidFilter, uuidOfAttribute } from '#lib/jsonapi/resource.ts';
-import { labwareAttrs } from '#lib/operations/labware-records.ts';
-import { checkEntryCount, moveMaterial, submissionId, uuidText, type Named } from '#lib/resources/receptacle-moves.ts';
-import { linkOf, type StoredRecord } from '#lib/store/records.ts';
+import { submissionId, uuidText } from '#lib/operations/material-moves.ts';
+import { createTransferRequestCollection } from '#lib/operations/transfer-request-collection.ts';
 
 /**
  * Transfer request collections (contract §6, reference's TransferRequestCollection): material moved
  * between arbitrary receptacles, one transfer request per entry, as Limber's labware creators send them
- * (`transfer_requests_attributes` by uuid). Read → plan → apply → write: the uuids are read in one
- * batched read, each entry becomes a move of the one planner (lib/domain/material-moves.ts), and each
- * target labware changes by one conditional write, all in one transaction (lib/domain/budgets.ts counts it).
+ * (`transfer_requests_attributes` by uuid). The operation (lib/operations/transfer-request-collection.ts)
+ * reads the uuids in one batched read, makes each entry a move of the one planner
+ * (lib/domain/material-moves.ts), and changes each target labware by one conditional write, all in one
+ * transaction (lib/domain/budgets.ts counts it).
  */
 
-const FIELD = 'transfer_requests_attributes';
 /** Microlitres: Limber sends them as numbers or as decimal strings (`volume: x.to_s`). */
 const volume = lazySchema(() =>
   z
@@ -38,74 +33,6 @@ const entry = lazySchema(() =>
     aliquot_attributes: z.optional(z.nullable(z.strictObject({ tag_depth: z.optional(z.nullable(z.union([z.number(), z.string()]))) }))),
   }),
 );
-type Entry = z.infer<ReturnType<typeof entry>>;
-
-const at = (i: number, field: string): string[] => [FIELD, String(i), field];
-
-/**
- * Reads every uuid the entries name in one batched read and resolves the receptacles: a well's or a tube
- * receptacle's uuid, or (as the reference allows) a tube's own. An unknown uuid is a 404, a uuid of
- * anything else a 422, each pointing at its entry's field.
- */
-async function readEntries(ctx: WriteContext, entries: readonly Entry[]) {
-  const labwareUuid = (uuid: string) => parseSlotUuid(uuid)?.labwareUuid ?? uuid.toLowerCase();
-  const uuids = entries.flatMap((e) => [labwareUuid(e.source_asset), labwareUuid(e.target_asset), e.outer_request ?? '', e.submission ?? '']).filter(Boolean);
-  const submissionIds = entries.flatMap((e) => (e.submission_id ? [{ type: 'submissions', id: e.submission_id }] : []));
-  await ctx.loader.prefetch(submissionIds, uuids);
-  const found = new Map((await ctx.loader.byUuids(uuids, ANY_SERVED_TYPE)).flatMap((r) => (r ? [[r.uuid, r] as const] : [])));
-  const problems: JsonApiError[] = [];
-  const notFound = (i: number, field: string, what: string, uuid: unknown) =>
-    problems.push(
-      errors.notFound(`${FIELD} - entry ${i} ${field}: no ${what} with uuid ${show(uuid)}`, { pointer: pointer('data', 'attributes', ...at(i, field)) }),
-    );
-
-  const receptacle = (i: number, field: 'source_asset' | 'target_asset', uuid: string): Named | undefined => {
-    const slot = parseSlotUuid(uuid);
-    const record = found.get(labwareUuid(uuid));
-    if (slot) {
-      if (record && (record.type === 'plates' || record.type === 'tubes') && slot.slot <= labwareAttrs(record).receptacles.length)
-        return { labware: record, slot: slot.slot };
-      notFound(i, field, 'receptacle', uuid);
-      return undefined;
-    }
-    if (record?.type === 'tubes') return { labware: record, slot: 1 };
-    if (!record) notFound(i, field, 'receptacle', uuid);
-    else
-      problems.push(
-        errors.invalidValue(
-          pointer('data', 'attributes', ...at(i, field)),
-          `${FIELD} - entry ${i} ${field}: ${uuid} is ${record.type} ${record.id}, not a receptacle; name a well, a tube or a tube's receptacle`,
-        ),
-      );
-    return undefined;
-  };
-  const byType = (i: number, field: string, uuid: string | null | undefined, type: string): StoredRecord | null => {
-    if (!uuid) return null;
-    const record = found.get(uuid.toLowerCase());
-    if (record?.type === type) return record;
-    notFound(i, field, type, uuid);
-    return null;
-  };
-  const submissionsById = await ctx.loader.load(submissionIds);
-  const read = entries.map((e, i) => {
-    const source = receptacle(i, 'source_asset', e.source_asset);
-    const target = receptacle(i, 'target_asset', e.target_asset);
-    const outerRequest = byType(i, 'outer_request', e.outer_request, 'requests');
-    const submission = byType(i, 'submission', e.submission, 'submissions');
-    if (e.submission_id && !submissionsById.has(`submissions:${e.submission_id}`))
-      problems.push(
-        errors.notFound(`${FIELD} - entry ${i} submission_id: no submissions with id ${e.submission_id}`, {
-          pointer: pointer('data', 'attributes', ...at(i, 'submission_id')),
-        }),
-      );
-    // An entry's submission: the one named, else its outer request's (the reference's TransferRequest#outer_request=).
-    const named = submission?.id ?? e.submission_id ?? (outerRequest && linkOf(outerRequest, 'submission'))?.id ?? null;
-    return { entry: e, source, target, outerRequest: outerRequest?.id ?? null, submission: named };
-  });
-  if (problems.length > 0) throw JsonApiError.all(problems);
-  return read.map((r) => ({ ...r, source: r.source!, target: r.target! }));
-}
-
 export const transferRequestCollections = defineResource({
   type: 'transfer_request_collections',
   methods: ['list', 'read', 'create'],
@@ -122,34 +49,5 @@ export const transferRequestCollections = defineResource({
   },
   filters: { uuid: uuidFilter },
 
-  create: async (ctx, input) => {
-    const entries = input.attributes.transfer_requests_attributes!;
-    checkEntryCount(FIELD, entries.length, MAX_TRANSFER_REQUESTS_PER_COLLECTION, { empty: 'source and target', holder: 'one collection' });
-    // The collection's id is reserved beside the reads, one round trip fewer (a refused collection skips it, contract §1.3).
-    const [read, [id]] = await Promise.all([readEntries(ctx, entries), ctx.uow.allocateIds('transfer_request_collections', 1)]);
-    const user = input.relationships.user!;
-    const made = await moveMaterial(
-      ctx,
-      read.map(({ entry, source, target, outerRequest, submission }, i) => ({
-        source,
-        target,
-        outerRequest,
-        submission,
-        volume: entry.volume ?? null,
-        at: [FIELD, String(i)],
-        names: { source: entry.source_asset, target: entry.target_asset, sourceField: 'source_asset', targetField: 'target_asset' },
-      })),
-      { field: FIELD, user: user.id, items: transferRequestCollectionItems },
-    );
-    const targets = new Map(read.map(({ target }) => [target.labware.id, target.labware]));
-    return ctx.uow.create('transfer_request_collections', {
-      id: id!,
-      attrs: {},
-      rels: {
-        transfer_requests: made,
-        target_tubes: [...targets.values()].filter((t) => t.type === 'tubes').map(refOf),
-        user: refOf(user),
-      },
-    });
-  },
+  create: (ctx, input) => createTransferRequestCollection(ctx, input),
 });

@@ -23,7 +23,7 @@ import { attr, lazySchema, defineResource, lowerCase, own, timestamps, toOne, uu
 import { tubes } from '#lib/resources/labware.ts';
 import { createLabware, reserveLabware } from '#lib/operations/labware-factory.ts';
 import { labwareAttrs, receptacleType, parentsOf } from '#lib/operations/labware-records.ts';
-import { destiniesOf } from '#lib/resources/pools.ts';
+import { destiniesOf } from '#lib/operations/material-moves.ts';
 import { tubePurposes } from '#lib/resources/purposes.ts';
 import { accepted, attributeAt, relationshipAt, type Locate } from '#lib/jsonapi/problems.ts';
 import { transferMapSchema } from '#lib/resources/reference.ts';

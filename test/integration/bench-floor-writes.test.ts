@@ -14,7 +14,7 @@ import { freshStore } from '../support/store.ts';
  * request. The bench checks the kinds of items each side's transaction holds (test/bench/write-shapes.ts);
  * this checks what a stamp writes into the destination, out of a plate whose first well has a request out
  * of it: each copy carries its pool and outer request along, which the service finds by looking the
- * requests up (lib/resources/pools.ts). A floor that skipped the lookup wrote copies without them, and
+ * requests up (lib/operations/material-moves.ts). A floor that skipped the lookup wrote copies without them, and
  * was cheaper by a Query for it.
  */
 

@@ -71,14 +71,31 @@ it('keeps each measurement under the title of the decision it supports', () => {
   expect(measurements.filter((title) => !decisions.includes(title))).toEqual([]);
 });
 
+/** The modules a source file imports: static imports and re-exports (types included), and dynamic imports. */
+const importsOf = (file: string): string[] => {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^(?:import|export)\s[^;]*?from\s+'([^']+)'/gms), ...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]!);
+};
+
 it('keeps lib/domain pure: its modules import only each other and Node built-ins', () => {
   const outside = filesUnder('lib/domain').flatMap((file) =>
-    [...readFileSync(file, 'utf8').matchAll(/^import\s[^;]*?from\s+'([^']+)'/gms)]
-      .map((m) => m[1]!)
+    importsOf(file)
       .filter((spec) => !spec.startsWith('#lib/domain/') && !spec.startsWith('./') && !spec.startsWith('node:'))
       .map((spec) => `${file}: ${spec}`),
   );
   expect(outside).toEqual([]);
+});
+
+it('keeps lib/operations below the definitions: no operation imports lib/resources/', () => {
+  // The definitions call the operations (`create: (ctx, input) => createTransfer(ctx, input)`); an operation names a type's index through the registry (`ctx.registry.indexScope('tubes', 'pool_tube')`).
+  const operations = filesUnder('lib/operations');
+  expect(operations.length).toBeGreaterThan(5);
+  const upward = operations.flatMap((file) =>
+    importsOf(file)
+      .filter((spec) => spec.startsWith('#lib/resources/') || /^(\.\.\/)+resources\//.test(spec))
+      .map((spec) => `${file}: ${spec}`),
+  );
+  expect(upward).toEqual([]);
 });
 
 it('lists only kinds of problem that some rule or resource finds', () => {

@@ -10,7 +10,7 @@ import { changeState, outerRequestsOf, stateChangerOf, type RequestFacts } from 
 import type { RequestContext } from '#lib/jsonapi/context.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
 import { registry } from '#lib/resources/index.ts';
-import { destinyOf } from '#lib/resources/pools.ts';
+import { destinyOf } from '#lib/domain/material-moves.ts';
 import { requestBooks, requestViews } from '#lib/resources/request-books.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';

@@ -3,7 +3,7 @@ import { layoutForSize, positionIndex } from '#lib/domain/geometry.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import type { Labware, Tag } from '#lib/domain/labware.ts';
 import { applyMoves, type MaterialMove, type OpenRequest } from '#lib/domain/material-moves.ts';
-import { destinyOf } from '#lib/resources/pools.ts';
+import { destinyOf } from '#lib/domain/material-moves.ts';
 import { decodeUuid, familyCode } from '#lib/store/uuids.ts';
 import { newRecord, nextId, problem, requestPut } from './create.ts';
 import type { Db, Item } from './db.ts';
@@ -116,7 +116,7 @@ async function commit(
  * POST /api/v2/transfers by a plate-to-plate template with a map: each good listed well's aliquots copied,
  * with a transfer request, by the service's planner (lib/domain/material-moves.ts). Each copy carries its
  * pool and outer request along, from the requests out of the source's wells, looked up beside the batched
- * read as the service looks them up (lib/resources/pools.ts).
+ * read as the service looks them up (lib/operations/material-moves.ts).
  */
 export async function stamp(db: Db, table: string, base: string, body: string | undefined): Promise<Answer> {
   const input = parse(body, 'transfers');
