@@ -9,7 +9,7 @@ import {
   type RequestBook,
   type RequestChange,
 } from '#lib/domain/request-books.ts';
-import { refKey, type WriteContext } from '#lib/jsonapi/context.ts';
+import { refKey, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { findHolders, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**
@@ -135,24 +135,49 @@ export interface BookChange {
 
 /** Stages changes of requests, by id: one update of each book they are in. Answers the books that changed. */
 export async function changeRequests(ctx: WriteContext, changes: ReadonlyMap<number, RequestChange>): Promise<BookChange[]> {
-  const bookIds = [...new Set([...changes.keys()].map(bookOfRequest))];
+  const books = await readBooksOf(ctx, changes.keys());
+  return writeBookChanges(ctx, planBookChanges(books, changes, Date.parse(ctx.uow.now)));
+}
+
+/** The books that hold some requests, by the requests' ids (one batched read; a write that read the requests finds them in its cache). */
+export async function readBooksOf(ctx: RequestContext, requestIds: Iterable<number>): Promise<StoredRecord[]> {
+  const bookIds = [...new Set([...requestIds].map(bookOfRequest))];
   const books = await ctx.loader.load(bookIds.map((id): Ref => ({ type: REQUEST_BOOKS, id })));
-  const now = Date.parse(ctx.uow.now);
-  const changed: BookChange[] = [];
-  for (const id of bookIds) {
-    const before = books.get(refKey({ type: REQUEST_BOOKS, id }));
+  return bookIds.map((id) => {
+    const book = books.get(refKey({ type: REQUEST_BOOKS, id }));
     // The ids come from reads of these books in the same write.
-    if (!before) throw new Error(`request book ${id} is not there`);
+    if (!book) throw new Error(`request book ${id} is not there`);
+    return book;
+  });
+}
+
+/** A book's planned change: the book as read and its requests after the changes. */
+export interface PlannedBook {
+  before: StoredRecord;
+  requests: BookedRequest[];
+}
+
+/**
+ * The books the changes (by request id) change, made at `now`, in the order of the changes' requests: a
+ * book none of whose requests changes is left out. `books` holds at least the books of those requests.
+ */
+export function planBookChanges(books: readonly StoredRecord[], changes: ReadonlyMap<number, RequestChange>, now: number): PlannedBook[] {
+  const byId = new Map(books.map((book) => [book.id, book]));
+  return [...new Set([...changes.keys()].map(bookOfRequest))].flatMap((id) => {
+    const before = byId.get(id);
+    if (!before) throw new Error(`request book ${id} was not read`);
     const held = bookAttrs(before).requests;
     const requests = held.map((request, n) => {
-      const change = changes.get(requestId(id, n));
+      const change = changes.get(requestId(before.id, n));
       return change ? changeBooked(request, change, now) : request;
     });
-    if (requests.every((request, n) => request === held[n])) continue;
-    changed.push({ before, after: ctx.uow.update(before, { attrs: { requests } }) });
-  }
-  return changed;
+    return requests.every((request, n) => request === held[n]) ? [] : [{ before, requests }];
+  });
 }
+
+/** Stages each planned book once. */
+export const writeBookChanges = (ctx: WriteContext, planned: readonly PlannedBook[]): BookChange[] =>
+  planned.map(({ before, requests }) => ({ before, after: ctx.uow.update(before, { attrs: { requests } }) }));
 
 /** Index entries the changes of books add or remove (a work completion moving requests into new labware adds one per book and labware). */
 export function indexEntriesChanged(ctx: WriteContext, books: readonly BookChange[]): number {

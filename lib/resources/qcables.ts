@@ -8,6 +8,7 @@ import { attr, defineResource, timestamps, toOne, uuidAttribute, uuidFilter, typ
 import { canonicalBarcode } from '#lib/domain/barcode.ts';
 import { labwareBarcodeSchema } from '#lib/resources/labware.ts';
 import { findTerms, linkOf, linkedTo, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { qcableOfLabware } from '#lib/operations/state-change.ts';
 
 /**
  * Qcables: labware of a lot that QC must approve before use (interface.md, contract §2). `state` moves
@@ -33,27 +34,6 @@ function namedLabware(input: WriteInput): { labware: StoredRecord | null | undef
 }
 
 const linkId = (record: StoredRecord, name: string) => linkOf(record, name)?.id;
-
-/** The qcable of a labware, if it has one: the one-per-labware index entry, read consistently. */
-export async function qcableOfLabware(ctx: RequestContext, labware: StoredRecord): Promise<StoredRecord | undefined> {
-  const [hit] = await findTerms(ctx.registry.indexScope(qcables, 'labware'), String(labware.id));
-  return hit ? ctx.loader.one({ type: hit.type, id: hit.id }) : undefined;
-}
-
-/**
- * The qcable whose machine a labware's state changes move (reference-behaviour.md §7.3): its qcable while the
- * labware is still of the purpose its lot type makes (a tag plate, the reference's QcableLabware changer).
- * Converted to another purpose (Limber's tagged plate becomes a library plate), it changes by that purpose's
- * changer, as in the reference, where the changer is the purpose's. A lot type naming no purpose: always.
- */
-export async function qcableGoverning(ctx: RequestContext, labware: StoredRecord): Promise<StoredRecord | undefined> {
-  const qcable = await qcableOfLabware(ctx, labware);
-  if (!qcable) return undefined;
-  const lot = await ctx.loader.one(linkedTo(qcable, 'lot'));
-  const lotType = lot && (await ctx.loader.one(linkedTo(lot, 'lot_type')));
-  const made = lotType && linkOf(lotType, 'target_purpose');
-  return !made || made.id === linkOf(labware, 'purpose')?.id ? qcable : undefined;
-}
 
 /** `lots.qcables`: each lot's qcables in id order, one Query per lot. */
 export async function qcablesOfLots(ctx: RequestContext, lots: StoredRecord[]): Promise<Map<StoredRecord, RelValue>> {
