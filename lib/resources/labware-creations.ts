@@ -1,7 +1,4 @@
 import * as z from '#lib/zod.ts';
-import { labwareCreationItems, maxLabwarePerCreation, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
-import { linkParents } from '#lib/domain/lineage.ts';
-import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import {
   attr,
@@ -15,21 +12,16 @@ import {
   uuidOfAttribute,
   uuidsOfAttribute,
 } from '#lib/jsonapi/resource.ts';
-import { relValue } from '#lib/jsonapi/write.ts';
-import type { StoredRecord } from '#lib/store/records.ts';
+import { sentAt } from '#lib/jsonapi/problems.ts';
+import { convertPlate, createChild, createSpecificTubes } from '#lib/operations/labware-creation.ts';
 import { barcodeInput } from '#lib/resources/labware.ts';
-import { checkGivenBarcodes, createLabware, emptyPlateOf, emptyTube, reserveLabware } from '#lib/operations/labware-factory.ts';
-import { parentsOf } from '#lib/operations/labware-records.ts';
-import { accepted, sentAt, type Locate } from '#lib/jsonapi/problems.ts';
 
 /**
  * Labware made or remade from other labware without moving material (reference-behaviour.md §2.5, §2.6):
  * records of what was done, immutable once created. Each writes the labware it makes or changes, never
- * the parent, which finds its children through the lineage index (lib/resources/lineage.ts).
+ * the parent, which finds its children through the lineage index (lib/resources/lineage.ts). The operations
+ * are lib/operations/labware-creation.ts.
  */
-
-/** A plate cannot be its own parent: the problem concerns the `parent` sent. */
-const parentAt: Locate = () => ({ pointer: '/data/relationships/parent', field: 'parent' });
 
 /** Plate conversions: the target plate takes the purpose; with a parent, it becomes the parent's child. */
 export const plateConversions = defineResource({
@@ -51,35 +43,8 @@ export const plateConversions = defineResource({
   },
   filters: { uuid: uuidFilter },
 
-  create: async (ctx, input) => {
-    const { parent, purpose, target, user } = input.relationships;
-    const parents = parent ? accepted(linkParents(refOf(target!), parentsOf(target!), [refOf(parent)]), parentAt) : parentsOf(target!);
-    ctx.uow.update(target!, { attrs: { owner: user!.id }, rels: { purpose: refOf(purpose!), parents } });
-    return ctx.uow.create('plate_conversions', {
-      attrs: {},
-      rels: { parent: relValue(parent), purpose: refOf(purpose!), target: refOf(target!), user: refOf(user!) },
-    });
-  },
+  create: (ctx, input) => convertPlate(ctx, input),
 });
-
-/**
- * Refuses a creation whose new labware would not fit one transaction (lib/domain/budgets.ts), before
- * anything is written: a 422 at what makes it that large, naming the count and the most that fits.
- */
-function withinOneTransaction(labware: number, parents: number, at: { pointer: string; field: string }, what: string): void {
-  const items = labwareCreationItems(labware, parents);
-  if (items <= TRANSACTION_ITEM_LIMIT) return;
-  throw errors.tooLarge(
-    at.pointer,
-    `${at.field} - ${labware} ${what} from ${parents} parent(s) would write ${items} items; one creation from ${parents} parent(s) makes at most ${maxLabwarePerCreation(parents)} (a DynamoDB transaction holds ${TRANSACTION_ITEM_LIMIT} items)`,
-  );
-}
-
-/**
- * A creation's own id, reserved beside its labware's ids and barcode numbers rather than after them: one
- * round trip to DynamoDB fewer on the way to the commit (an unused id is simply skipped).
- */
-const creationId = async (ctx: WriteContext, type: string): Promise<number> => (await ctx.uow.allocateIds(ctx.registry.familyOf(type), 1))[0]!;
 
 /** A creator's parents: one of a type (`parent`, `parent_uuid`), or any number of labware (`parents`, `parent_uuids`). */
 type Parents = { one: string } | { many: string };
@@ -109,17 +74,7 @@ function childCreation(type: string, child: 'plates' | 'tubes', parents: Parents
     },
     filters: { uuid: uuidFilter },
 
-    create: async (ctx, input) => {
-      const purpose = input.relationships.child_purpose as StoredRecord;
-      const user = input.relationships.user as StoredRecord;
-      const named = input.relationships[name] as StoredRecord | StoredRecord[];
-      const from = ([] as StoredRecord[]).concat(named);
-      withinOneTransaction(1, from.length, sentAt(input, name, attribute), child === 'plates' ? 'plate' : 'tube');
-      const contents = child === 'plates' ? emptyPlateOf(purpose) : emptyTube();
-      const [[reserved], id] = await Promise.all([reserveLabware(ctx, 1), creationId(ctx, type)]);
-      const made = await createLabware(ctx, child, { purpose, ...contents, parents: from.map(refOf), owner: user.id }, reserved);
-      return ctx.uow.create(type, { id, attrs: {}, rels: { child: refOf(made), child_purpose: refOf(purpose), [name]: relValue(named), user: refOf(user) } });
-    },
+    create: (ctx, input) => createChild(ctx, { type, child, parents: name, parentsAttribute: attribute }, input),
   });
 }
 
@@ -174,36 +129,5 @@ export const specificTubeCreations = defineResource({
     ];
   },
 
-  create: async (ctx, input) => {
-    const { child_purposes: purposes, parents, user } = input.relationships;
-    withinOneTransaction(purposes!.length, parents!.length, sentAt(input, 'child_purposes', 'child_purpose_uuids'), 'tubes');
-    const named = input.attributes.tube_attributes ?? [];
-    await checkGivenBarcodes(
-      ctx,
-      named.flatMap((tube, i) => (tube?.foreign_barcode ? [{ barcode: tube.foreign_barcode, input: ['tube_attributes', String(i), 'foreign_barcode'] }] : [])),
-    );
-    const [reserved, id] = await Promise.all([reserveLabware(ctx, purposes!.length), creationId(ctx, 'specific_tube_creations')]);
-    const children = await Promise.all(
-      purposes!.map((purpose, i) =>
-        createLabware(
-          ctx,
-          'tubes',
-          {
-            purpose,
-            name: named[i]?.name ?? null,
-            ...(named[i]?.foreign_barcode ? { barcode: named[i].foreign_barcode } : {}),
-            parents: parents!.map(refOf),
-            ...emptyTube(),
-            owner: user!.id,
-          },
-          reserved[i],
-        ),
-      ),
-    );
-    return ctx.uow.create('specific_tube_creations', {
-      id,
-      attrs: {},
-      rels: { children: children.map(refOf), child_purposes: purposes!.map(refOf), parents: parents!.map(refOf), user: refOf(user!) },
-    });
-  },
+  create: (ctx, input) => createSpecificTubes(ctx, input),
 });

@@ -1,12 +1,4 @@
 import * as z from '#lib/zod.ts';
-import { maxTubesPerRackCreation, rackCreationItems, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
-import type { GivenBarcode } from '#lib/domain/barcode.ts';
-import { layoutForSize } from '#lib/domain/geometry.ts';
-import { labwareState } from '#lib/domain/labware.ts';
-import type { Problem } from '#lib/domain/problems.ts';
-import { planPlacements, rackSlot, rackState, takeTubes } from '#lib/domain/racks.ts';
-import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
-import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import {
   attr,
   defineResource,
@@ -16,22 +8,18 @@ import {
   timestamps,
   uuidAttribute,
   uuidFilter,
-  uuidOfAttribute,
   uuidsOfAttribute,
-  type WriteInput,
+  uuidOfAttribute,
 } from '#lib/jsonapi/resource.ts';
-import { linkOf, type StoredRecord } from '#lib/store/records.ts';
+import { createTubeRacks } from '#lib/operations/tube-rack-creation.ts';
 import { barcodeInput } from '#lib/resources/labware.ts';
-import { checkGivenBarcodes, createLabware, emptyTube, reserveLabware } from '#lib/operations/labware-factory.ts';
-import { labwareAttrs } from '#lib/operations/labware-records.ts';
-import { accepted, attributeAt, problemErrors, sentAt } from '#lib/jsonapi/problems.ts';
 
 /**
  * Specific tube rack creations (Limber's plate split to tube racks; contract §6, the reference's
  * SpecificTubeRackCreation): new racks of new tubes, each tube at its position with the barcode already on
  * it (the lab scans racks of barcoded tubes). The racks are children of the parents; the tubes are the
  * racks', and get their material from the transfer request collection Limber sends next, as in the
- * reference, so nothing moves here.
+ * reference, so nothing moves here. The operation is lib/operations/tube-rack-creation.ts.
  */
 
 /** One tube of a rack, as Limber sends it. Its `parent_uuids` (the well it is to be filled from) are accepted and, as in the reference, not used: the transfer that follows links the tube to its source. */
@@ -55,93 +43,6 @@ const tubeRackAttributes = lazySchema(() =>
     )
     .check(z.minLength(1, 'must name at least one rack')),
 );
-type RackAttributes = z.infer<ReturnType<typeof tubeRackAttributes>>;
-
-const FIELD = 'tube_rack_attributes';
-const rackAt = (i: number, ...rest: (string | number)[]) => [FIELD, String(i), ...rest.map(String)];
-const tubeAt = (i: number, j: number, member: string) => rackAt(i, 'racked_tubes', j, member);
-
-/** The purposes the entries name, each found among `type` (one batched read), else a 404 at every entry naming it. */
-async function purposesNamed(ctx: WriteContext, named: { uuid: string; input: string[] }[], type: string): Promise<StoredRecord[]> {
-  const found = await ctx.loader.byUuids(
-    named.map((n) => n.uuid),
-    [type],
-  );
-  const missing = named.flatMap(({ uuid, input }, k) =>
-    found[k] ? [] : [errors.notFound(`${FIELD} - no ${type} with uuid ${show(uuid)}`, { pointer: pointer('data', 'attributes', ...input) })],
-  );
-  if (missing.length > 0) throw JsonApiError.all(missing);
-  return found as StoredRecord[];
-}
-
-/** Each rack's tubes at coordinates of the rack's size (its purpose's), each coordinate once: every problem a 422 at its position. */
-function checkPositions(racks: RackAttributes, rackPurposes: readonly StoredRecord[]): string[][] {
-  const problems: Problem[] = [];
-  const coordinates = racks.map((rack, i) => {
-    // Tubes are told apart by barcode across the whole creation (checkGivenBarcodes), so here only their positions count.
-    const planned = planPlacements(
-      layoutForSize(Number(rackPurposes[i]!.attrs.size ?? 96))!,
-      rack.racked_tubes.map((tube, j) => ({ key: tube.tube_position, uuid: String(j) })),
-      { coordinate: (j) => tubeAt(i, j, 'tube_position'), tube: (j) => tubeAt(i, j, 'tube_barcode') },
-    );
-    if (!planned.ok) problems.push(...planned.problems);
-    return planned.ok ? planned.value.map((p) => p.coordinate) : [];
-  });
-  if (problems.length > 0) throw JsonApiError.all(problemErrors(problems, attributeAt));
-  return coordinates;
-}
-
-/** Refuses a creation past one transaction (lib/domain/budgets.ts) before anything is written: a 422 naming the items and the most new tubes that fit. */
-function withinOneTransaction(input: WriteInput, racks: number, tubes: number, parents: number, existing: number): void {
-  const items = rackCreationItems(racks, tubes, parents, existing);
-  if (items <= TRANSACTION_ITEM_LIMIT) return;
-  const { field } = sentAt(input, 'parents', 'parent_uuids');
-  // Before the tubes are read (`tubes` 0), each counts as one item at least.
-  const what = existing === 0 ? `${tubes} new tubes` : tubes === 0 ? `${existing} tubes` : `${tubes} new and ${existing} existing tubes`;
-  throw errors.tooLarge(
-    pointer('data', 'attributes', FIELD),
-    `${FIELD} - ${racks} rack(s) of ${what} in all, from ${parents} parent(s) (${field}), would write ${tubes === 0 ? 'at least ' : ''}${items} items; one request may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction), which holds at most ${maxTubesPerRackCreation(racks, parents)} new tubes in ${racks} rack(s) from ${parents} parent(s)`,
-  );
-}
-
-/**
- * The barcodes given, each once and free (lib/operations/labware-factory.ts), except a racked tube's barcode that
- * names an existing tube: that tube is racked as it is, if it is in no rack and of the purpose named for it.
- * Answers, for each racked tube, the existing tube it names, if any.
- */
-async function existingTubes(
-  ctx: WriteContext,
-  rackBarcodes: GivenBarcode[],
-  tubeBarcodes: (GivenBarcode & { purpose: StoredRecord })[],
-): Promise<(StoredRecord | undefined)[]> {
-  const held = await checkGivenBarcodes(ctx, [...rackBarcodes, ...tubeBarcodes], (entry, holder) => holder.type === 'tubes' && !rackBarcodes.includes(entry));
-  const loaded = await ctx.loader.load([...held.values()]);
-  const found = tubeBarcodes.map((entry) => {
-    const holder = held.get(entry);
-    return holder && loaded.get(`${holder.type}:${holder.id}`);
-  });
-  accepted(
-    takeTubes(
-      tubeBarcodes.flatMap(({ input, purpose }, k) => {
-        const tube = found[k];
-        return tube
-          ? [
-              {
-                input,
-                id: tube.id,
-                rack: linkOf(tube, 'tube_rack')?.id ?? null,
-                purpose: linkOf(tube, 'purpose')?.id ?? null,
-                named: purpose.id,
-              },
-            ]
-          : [];
-      }),
-    ),
-    attributeAt,
-  );
-  return found;
-}
-
 export const specificTubeRackCreations = defineResource({
   type: 'specific_tube_rack_creations',
   methods: ['list', 'read', 'create'],
@@ -159,79 +60,5 @@ export const specificTubeRackCreations = defineResource({
   },
   filters: { uuid: uuidFilter },
 
-  create: async (ctx, input) => {
-    const { parents, user } = input.relationships;
-    const racks = input.attributes.tube_rack_attributes!;
-    const tubes = racks.flatMap((rack, i) => rack.racked_tubes.map((tube, j) => ({ tube, at: (member: string) => tubeAt(i, j, member) })));
-    // Every tube costs at least one item (an existing tube's update): what cannot fit whatever its tubes are is refused before any read.
-    withinOneTransaction(input, racks.length, 0, parents!.length, tubes.length);
-    const [rackPurposes, tubePurposes] = await Promise.all([
-      purposesNamed(
-        ctx,
-        racks.map((rack, i) => ({ uuid: rack.tube_rack_purpose_uuid, input: rackAt(i, 'tube_rack_purpose_uuid') })),
-        'tube_rack_purposes',
-      ),
-      purposesNamed(
-        ctx,
-        tubes.map(({ tube, at }) => ({ uuid: tube.tube_purpose_uuid, input: at('tube_purpose_uuid') })),
-        'tube_purposes',
-      ),
-    ]);
-    const coordinates = checkPositions(racks, rackPurposes);
-    const existing = await existingTubes(
-      ctx,
-      racks.flatMap((rack, i) => (rack.tube_rack_barcode ? [{ barcode: rack.tube_rack_barcode, input: rackAt(i, 'tube_rack_barcode') }] : [])),
-      tubes.map(({ tube, at }, k) => ({ barcode: tube.tube_barcode, input: at('tube_barcode'), purpose: tubePurposes[k]! })),
-    );
-    const racking = existing.filter((tube) => tube !== undefined).length;
-    withinOneTransaction(input, racks.length, tubes.length - racking, parents!.length, racking);
-
-    const reserved = await reserveLabware(ctx, tubes.length - racking, false);
-    const ids = existing.map((tube) => tube?.id ?? reserved.shift()!.id);
-    const newTube = emptyTube();
-    const made: StoredRecord[] = [];
-    let first = 0;
-    for (const [i, rack] of racks.entries()) {
-      const racked = coordinates[i]!.map((coordinate, j) => ({ coordinate, tube: ids[first + j]! }));
-      const child = await createLabware(ctx, 'tube_racks', {
-        purpose: rackPurposes[i]!,
-        ...(rack.tube_rack_barcode ? { barcode: rack.tube_rack_barcode } : {}),
-        name: rack.tube_rack_name ?? null,
-        size: Number(rackPurposes[i]!.attrs.size ?? 96),
-        // An existing tube's state is the one its transfer requests give it.
-        state: rackState(racked.map((_, j) => (existing[first + j] ? labwareState(labwareAttrs(existing[first + j]!)) : newTube.state))),
-        receptacles: [],
-        racked,
-        parents: parents!.map(refOf),
-        owner: user!.id,
-      });
-      made.push(child);
-      for (const [j, { coordinate, tube: id }] of racked.entries()) {
-        const given = rack.racked_tubes[j]!;
-        const taken = existing[first + j];
-        const place = { rackSlot: rackSlot(coordinate) };
-        if (taken) ctx.uow.update(taken, { rels: { tube_rack: refOf(child) }, attrs: place });
-        else
-          await createLabware(
-            ctx,
-            'tubes',
-            {
-              purpose: tubePurposes[first + j],
-              barcode: given.tube_barcode,
-              name: given.tube_name ?? null,
-              ...newTube,
-              ...place,
-              tubeRack: refOf(child),
-              owner: user!.id,
-            },
-            { id },
-          );
-      }
-      first += racked.length;
-    }
-    return ctx.uow.create('specific_tube_rack_creations', {
-      attrs: {},
-      rels: { children: made.map(refOf), parents: parents!.map(refOf), user: refOf(user!) },
-    });
-  },
+  create: (ctx, input) => createTubeRacks(ctx, input),
 });
