@@ -94,7 +94,7 @@ export const labwareRelationships = (purposeType: string) => ({
   poly_metadata: reverse('poly_metadata', 'metadatable'),
   // Files attached to it (lib/resources/qc-files.ts), one Query.
   qc_files: reverse('qc_files', 'labware'),
-  // Listed in the labware's aggregate as they are made (lib/resources/state-changes.ts): no read to resolve.
+  // Listed in the labware's aggregate as they are made (lib/operations/state-change.ts): no read to resolve.
   state_changes: computed('many', 'state_changes', (r) => (labwareAttrs(r).stateChanges ?? []).map((id) => ({ type: 'state_changes', id }))),
 });
 
@@ -141,7 +141,7 @@ export const plates = defineResource({
     samples: labwareSamples,
     direct_submissions: directSubmissions,
     submission_pools: submissionPoolsOfPlate,
-    // Listed in the plate's aggregate by the transfers into it (lib/resources/transfers.ts): no read to resolve.
+    // Listed in the plate's aggregate by the transfers into it (lib/operations/transfer.ts): no read to resolve.
     transfers_as_destination: computed('many', 'transfers', (r) => (labwareAttrs(r).transfersAsDestination ?? []).map((id) => ({ type: 'transfers', id }))),
   },
   indexes: labwareIndexes,

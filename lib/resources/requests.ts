@@ -46,7 +46,7 @@ export const requests = defineResource({
     state: attr('RW', () => z.string()),
     priority: attr('WO', () => z.enum(REQUEST_PRIORITIES)),
     // The values of the request's metadata, copied onto the request when the metadata is linked (request_metadata.ts).
-    // customer_accepts_responsibility: set by a state change that fails the request when the customer asked to go on (lib/resources/state-changes.ts).
+    // customer_accepts_responsibility: set by a state change that fails the request when the customer asked to go on (lib/operations/state-change.ts).
     // A request a submission built carries its order's request_options too (lib/resources/submissions.ts).
     options: attr('R', () =>
       z.looseObject({
@@ -65,7 +65,7 @@ export const requests = defineResource({
     order: toOne('orders', 'R', { acceptOnCreate: true, alwaysLinked: true }),
     request_type: toOne('request_types', 'R', { acceptOnCreate: true, required: true }),
     asset: toOne('receptacles', 'WO', { required: true }),
-    // Where the work ended: set by a work completion (lib/resources/work-completions.ts) when not set before.
+    // Where the work ended: set by a work completion (lib/operations/work-completion.ts) when not set before.
     target_asset: toOne('receptacles', 'R'),
     request_metadata: toOne('request_metadata', 'R'),
     // Limber includes these on every plate page; neither is recorded here (docs/decisions.md, "What Limber's pages read").

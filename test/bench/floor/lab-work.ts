@@ -182,7 +182,7 @@ export async function plateStateChange(db: Db, table: string, base: string, body
   const input = parse(body, 'state_changes');
   if (typeof input?.target_uuid !== 'string' || typeof input.user_uuid !== 'string' || typeof input.target_state !== 'string')
     return problem(400, 'target_uuid, user_uuid and target_state');
-  // A labware with a qcable changes by the qcable's machine (lib/resources/qcables.ts): the service looks
+  // A labware with a qcable changes by the qcable's machine (lib/operations/state-change.ts): the service looks
   // for one on every state change, and so does the floor, beside its batched read.
   const targetId = decodeUuid(input.target_uuid)?.id;
   const [found, id, qcables] = await Promise.all([

@@ -152,7 +152,7 @@ export async function stamp(db: Db, table: string, base: string, body: string | 
   const id = await nextId(db, table, 'transfers');
   return commit(db, table, base, {
     plate: destination!,
-    // Now the user's, and listing the transfer among those into it, as the service records a stamp (lib/resources/transfers.ts).
+    // Now the user's, and listing the transfer among those into it, as the service records a stamp (lib/operations/transfer.ts).
     plateAttrs: {
       ...to,
       receptacles,
