@@ -84,7 +84,7 @@ async function writeRackCreation(ctx: WriteContext, input: RackCreationInput, { 
   const { parents, user } = input.relationships;
   const reserved = await reserveLabware(ctx, existing.filter((tube) => tube === undefined).length, false);
   const ids = existing.map((tube) => tube?.id ?? reserved.shift()!.id);
-  const newTube = emptyTube();
+  const newTubeState = emptyTube().state;
   const made: StoredRecord[] = [];
   let first = 0;
   for (const [i, rack] of racks.entries()) {
@@ -95,37 +95,39 @@ async function writeRackCreation(ctx: WriteContext, input: RackCreationInput, { 
       name: rack.tube_rack_name ?? null,
       size: Number(rackPurposes[i]!.attrs.size ?? 96),
       // An existing tube's state is the one its transfer requests give it.
-      state: rackState(racked.map((_, j) => (existing[first + j] ? labwareState(labwareAttrs(existing[first + j]!)) : newTube.state))),
+      state: rackState(racked.map((_, j) => (existing[first + j] ? labwareState(labwareAttrs(existing[first + j]!)) : newTubeState))),
       receptacles: [],
       racked,
       parents: parents!.map(refOf),
       owner: user!.id,
     });
     made.push(child);
-    for (const [j, { coordinate, tube: id }] of racked.entries()) {
-      const given = rack.racked_tubes[j]!;
-      const taken = existing[first + j];
-      const place = { rackSlot: rackSlot(coordinate) };
-      if (taken) ctx.uow.update(taken, { rels: { tube_rack: refOf(child) }, attrs: place });
-      else
-        await createLabware(
-          ctx,
-          'tubes',
-          {
-            purpose: tubePurposes[first + j],
-            barcode: given.tube_barcode,
-            name: given.tube_name ?? null,
-            ...newTube,
-            ...place,
-            tubeRack: refOf(child),
-            owner: user!.id,
-          },
-          { id },
-        );
-    }
+    await rackTubes(ctx, child, rack.racked_tubes, racked, { existing: existing.slice(first), purposes: tubePurposes.slice(first), owner: user!.id });
     first += racked.length;
   }
   return ctx.uow.create('specific_tube_rack_creations', { attrs: {}, rels: { children: made.map(refOf), parents: parents!.map(refOf), user: refOf(user!) } });
+}
+
+/** Puts a new rack's tubes in it: an existing tube moved in, a new one made there (`racked` gives each its coordinate and id). */
+async function rackTubes(
+  ctx: WriteContext,
+  rack: StoredRecord,
+  given: RackAttributes[number]['racked_tubes'],
+  racked: readonly { coordinate: string; tube: number }[],
+  { existing, purposes, owner }: { existing: readonly (StoredRecord | undefined)[]; purposes: readonly StoredRecord[]; owner: number },
+): Promise<void> {
+  for (const [j, { coordinate, tube: id }] of racked.entries()) {
+    const place = { rackSlot: rackSlot(coordinate) };
+    const taken = existing[j];
+    if (taken) ctx.uow.update(taken, { rels: { tube_rack: refOf(rack) }, attrs: place });
+    else
+      await createLabware(
+        ctx,
+        'tubes',
+        { purpose: purposes[j], barcode: given[j]!.tube_barcode, name: given[j]!.tube_name ?? null, ...emptyTube(), ...place, tubeRack: refOf(rack), owner },
+        { id },
+      );
+  }
 }
 
 const FIELD = 'tube_rack_attributes';
