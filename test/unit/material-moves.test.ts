@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptyReceptacles, type Contents, type Receptacle } from '#lib/domain/labware.ts';
-import { applyMoves, outerRequestOf, type MaterialMove } from '#lib/domain/material-moves.ts';
+import { applyMoves, destinyOf, openRequestOf, outerRequestOf, pairsNamedOnce, type MaterialMove } from '#lib/domain/material-moves.ts';
 import { TRANSFER_REQUEST_STATES } from '#lib/domain/transfer-requests.ts';
 import { filledName, needsDestination, poolTubeIsDestination, TRANSFER_TYPES, transferredOnce, tubeNaming } from '#lib/domain/transfers.ts';
 import { problems, value } from '../support/outcomes.ts';
@@ -129,5 +129,48 @@ describe('the transfer types table', () => {
     ]);
     expect(transferredOnce('Transfer::BetweenPlates', destination, { name: 'plates 3', receptacles: new Set([3001]) })).toEqual([]);
     expect(transferredOnce('Transfer::FromPlateToTubeBySubmission', destination, { name: 'plates 1', receptacles: new Set([1001]) })).toEqual([]);
+  });
+});
+
+describe('the open requests out of a receptacle and where its material goes on', () => {
+  it('takes a request as open only while it is open and of a submission', () => {
+    expect(openRequestOf({ id: 3, state: 'pending', submission: 8 })).toEqual({ id: 3, submission: 8 });
+    expect(openRequestOf({ id: 3, state: 'passed', submission: 8 })).toBeUndefined();
+    expect(openRequestOf({ id: 3, state: 'pending', submission: null })).toBeUndefined();
+    expect(openRequestOf(undefined)).toBeUndefined();
+  });
+
+  it("gives a receptacle the pool of the first open request out of it, and that request as the copies' outer request", () => {
+    const open = [
+      { id: 11, submission: 4 },
+      { id: 12, submission: 5 },
+    ];
+    expect(destinyOf(sourceOf(1), open)).toEqual({ pool: 4, outerRequest: 11 });
+    expect(destinyOf(sourceOf(1), [])).toEqual({ pool: null, outerRequest: null });
+  });
+});
+
+describe('pairsNamedOnce', () => {
+  const names = (i: number) => ({ source: `s${i}`, target: `t${i}`, targetField: 'target_asset' });
+  it('refuses each later entry naming a source into the same target, at its target, naming the entry before it', () => {
+    const found = pairsNamedOnce([
+      { source: 1, target: 2, at: ['list', '0'], names: names(0) },
+      { source: 1, target: 3, at: ['list', '1'], names: names(1) },
+      { source: 1, target: 2, at: ['list', '2'], names: names(2) },
+      { source: 1, target: 2, at: ['list', '3'], names: names(3) },
+    ]);
+    expect(found.map((p) => [p.code, p.input])).toEqual([
+      ['given_twice', ['list', '2', 'target_asset']],
+      ['given_twice', ['list', '3', 'target_asset']],
+    ]);
+    expect(found[1]!.detail).toBe('entry 3 target_asset: t3 already takes s3 (entry 2); name each source and target pair once');
+  });
+
+  it('accepts every pair named once', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.tuple(fc.nat(20), fc.nat(20)), { selector: ([a, b]) => `${a}>${b}` }), (pairs) => {
+        expect(pairsNamedOnce(pairs.map(([source, target], i) => ({ source, target, at: [String(i)], names: names(i) })))).toEqual([]);
+      }),
+    );
   });
 });
