@@ -175,6 +175,8 @@ export function labwareView(document: LabwareDocument): LabwareView {
   const attributes = labware.attributes ?? {};
   const layout = layoutForSize(Number(attributes.size));
   const changes = related(labware, 'state_changes');
+  // A change that moved the labware's qcable moved none of its receptacles.
+  const receptacleChanges = changes.filter((change) => many(change.relationships?.qcable?.data).length === 0);
   const receptacles = new Map<string, Receptacle>();
   if (labware.type === 'tube_racks') {
     for (const racked of related(labware, 'racked_tubes')) {
@@ -193,7 +195,7 @@ export function labwareView(document: LabwareDocument): LabwareView {
     }
   }
   for (const receptacle of receptacles.values()) {
-    const reason = reasonFor(changes, receptacle);
+    const reason = reasonFor(receptacleChanges, receptacle);
     if (reason) receptacle.reason = reason;
   }
   const kin = (name: string) => related(labware, name).map((r) => ({ barcode: barcodeOf(r), type: r.type }));

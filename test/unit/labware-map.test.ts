@@ -174,6 +174,8 @@ describe('why a position is in its state, and a qcable’s QC', () => {
     tagPlate.data[0]!.attributes!.state = 'pending';
     const view = labwareView(tagPlate);
     expect(view.qcState).toBe('passed');
+    // The qcable's changes moved no well: a pending well is not pending "because lab day".
+    expect(hoverText('B1', view.receptacles.get('B1'))).toBe('B1 · pending\nno aliquots');
     const facts = labwareMapPage(view, links).match(/<p class="facts">([^<]*)<\/p>/)![1];
     expect(facts).toBe('plates · QC passed');
     // Without a qcable, the labware's own state.
