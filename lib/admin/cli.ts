@@ -6,7 +6,7 @@ import { config, resetConfig } from '#lib/config.ts';
 import { baseUrl } from '#lib/http/base-url.ts';
 import { ensureTable, startDynamoLocal, type LocalDynamo } from '#lib/local/dynamodb.ts';
 import { defaultReferenceData, useDynamo } from '#lib/local/service.ts';
-import { loadReferenceData, ReferenceDataError } from '#lib/reference/load.ts';
+import { describeLoad, loadReferenceData, ReferenceDataError } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
 import { createApiKey, KEY_SCOPES, KeyNameTaken, listApiKeys, revokeApiKey, type KeyScope } from '#lib/store/api-keys.ts';
 
@@ -25,7 +25,8 @@ Commands:
                                                                   as the identity "admin" (admin); prints one line per
                                                                   message: number, status, Location/records or errors;
                                                                   exits 1 if any failed. Links use LTS_BASE_URL (needed
-                                                                  with --aws), else http://localhost:$PORT (3000)
+                                                                  with --aws), else the running npm start's address,
+                                                                  else http://localhost:$PORT (3000)
 
 Target store (first that applies):
   --aws                        the AWS table named by LTS_TABLE_NAME, with the SDK's credentials and region
@@ -58,35 +59,44 @@ function readJsonFile(file: string): unknown {
   }
 }
 
+/**
+ * The `npm start` running on the local data dir, from the endpoint file it keeps there: its DynamoDB Local,
+ * and its address once it listens. Undefined when none runs.
+ */
+function runningService(): { dynamodb: string; url?: string } | undefined {
+  const endpointFile = join(localDataDir(), 'endpoint.json');
+  if (!existsSync(endpointFile)) return undefined;
+  const { dynamodb, pid, url } = JSON.parse(readFileSync(endpointFile, 'utf8')) as { dynamodb: string; pid: number; url?: string };
+  return isRunning(pid) ? { dynamodb, ...(url ? { url } : {}) } : undefined;
+}
+
 /** Deletes the local data (never while the service runs on it: its DynamoDB Local holds the files). */
 function resetLocalData(): void {
   const dataDir = localDataDir();
-  const endpointFile = join(dataDir, 'endpoint.json');
-  if (existsSync(endpointFile) && isRunning((JSON.parse(readFileSync(endpointFile, 'utf8')) as { pid: number }).pid))
-    throw new InputError(`the local service is running on ${dataDir}; stop it (Ctrl-C) first`);
+  if (runningService()) throw new InputError(`the local service is running on ${dataDir}; stop it (Ctrl-C) first`);
   rmSync(dataDir, { recursive: true, force: true });
   console.log(`Deleted ${dataDir}. The next npm start begins with an empty store, the default reference data and a new development key.`);
 }
 
-async function connect(aws: boolean): Promise<LocalDynamo | undefined> {
+/**
+ * Points this process at the target store. Answers the DynamoDB Local it started for the command (to stop
+ * afterwards), and the running local service's address when the command works on its data.
+ */
+async function connect(aws: boolean): Promise<{ started?: LocalDynamo; serviceUrl?: string }> {
   if (aws || process.env.LTS_DYNAMODB_ENDPOINT) {
     resetConfig();
-    return undefined;
+    return {};
   }
-  const dataDir = localDataDir();
-  const endpointFile = join(dataDir, 'endpoint.json');
   const table = process.env.LTS_TABLE_NAME ?? 'lts';
-  if (existsSync(endpointFile)) {
-    const { dynamodb, pid } = JSON.parse(readFileSync(endpointFile, 'utf8')) as { dynamodb: string; pid: number };
-    if (isRunning(pid)) {
-      useDynamo(dynamodb, table);
-      return undefined;
-    }
+  const running = runningService();
+  if (running) {
+    useDynamo(running.dynamodb, table);
+    return running.url ? { serviceUrl: running.url } : {};
   }
-  const dynamo = await startDynamoLocal({ dataDir: join(dataDir, 'dynamodb') });
+  const dynamo = await startDynamoLocal({ dataDir: join(localDataDir(), 'dynamodb') });
   await ensureTable(dynamo.endpoint, table);
   useDynamo(dynamo.endpoint, table);
-  return dynamo;
+  return { started: dynamo };
 }
 
 function isRunning(pid: number): boolean {
@@ -118,14 +128,16 @@ function parseOptions(argv: string[]) {
 async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseOptions(argv);
   const [command, sub, file] = positionals;
-  if (values.help || !command) throw new UsageError('');
+  // Asked for, the usage is the answer: on stdout, exit 0. Without a command it is a usage error.
+  if (values.help || command === 'help') return console.log(USAGE);
+  if (!command) throw new UsageError('');
   if (command === 'reset') return resetLocalData();
   if (command === 'keys' && sub === 'create' && values.key !== undefined && values.key.length < MIN_KEY_LENGTH)
     throw new InputError(`--key must have at least ${MIN_KEY_LENGTH} characters (a short key is easily guessed); leave it out to get a random one`);
   // Read before connecting: a bad file needs no store.
   const document = command === 'load' && sub ? readJsonFile(sub) : undefined;
 
-  const started = await connect(values.aws ?? false);
+  const { started, serviceUrl } = await connect(values.aws ?? false);
   try {
     if (command === 'keys' && sub === 'create') {
       if (!values.name) throw new UsageError('keys create needs --name');
@@ -134,16 +146,16 @@ async function run(argv: string[]): Promise<void> {
       console.log(`Created ${values.scope} key "${values.name}". Store it now; it cannot be shown again:\n${key}`);
     } else if (command === 'keys' && sub === 'revoke') {
       if (!values.name) throw new UsageError('keys revoke needs --name');
-      if (!(await revokeApiKey(values.name))) throw new UsageError(`no API key named "${values.name}"`);
+      if (!(await revokeApiKey(values.name))) throw new InputError(`no API key named "${values.name}" (npm run admin -- keys list names them)`);
       console.log(`Revoked key "${values.name}".`);
     } else if (command === 'keys' && sub === 'list') {
       for (const k of await listApiKeys()) console.log(`${k.name}\t${k.scope}\t${k.createdAt}`);
     } else if (command === 'load' && sub) {
-      console.log(report(await loadReferenceData(registry, document)));
+      console.log(describeLoad(await loadReferenceData(registry, document)));
     } else if (command === 'load-defaults') {
-      console.log(report(await loadReferenceData(registry, defaultReferenceData())));
+      console.log(describeLoad(await loadReferenceData(registry, defaultReferenceData())));
     } else if (command === 'submit' && sub) {
-      const results = await submitMessages(readMessageFile(sub), { registry, identity: ADMIN, baseUrl: messageBaseUrl(values.aws ?? false) });
+      const results = await submitMessages(readMessageFile(sub), { registry, identity: ADMIN, baseUrl: messageBaseUrl(values.aws ?? false, serviceUrl) });
       for (const result of results) console.log(resultLine(result));
       const failures = results.filter(failed).length;
       console.error(`${results.length} messages: ${results.length - failures} succeeded, ${failures} failed.`);
@@ -159,12 +171,15 @@ async function run(argv: string[]): Promise<void> {
 /** Who the messages of `submit` come from: their events name it, and it scopes their idempotency keys (as an API key's name does). */
 const ADMIN = { name: 'admin', scope: 'admin' } as const;
 
-/** Links in responses and events: the deployed API's URL on AWS; locally, the local service's address. */
-function messageBaseUrl(aws: boolean): string {
+/**
+ * Links in responses and events: the deployed API's URL on AWS; locally, the address of the running
+ * `npm start` (whatever its PORT), else the one it will have (PORT, or 3000).
+ */
+function messageBaseUrl(aws: boolean, serviceUrl: string | undefined): string {
   const configured = config().LTS_BASE_URL;
   if (configured) return baseUrl(configured, {});
   if (aws) throw new UsageError('submit --aws needs LTS_BASE_URL, the API URL links in responses and events start with');
-  return `http://localhost:${process.env.PORT ?? '3000'}`;
+  return serviceUrl ?? `http://localhost:${process.env.PORT ?? '3000'}`;
 }
 
 function readMessageFile(file: string): string {
@@ -174,9 +189,6 @@ function readMessageFile(file: string): string {
     throw new MessageFileError(`cannot read ${file}: ${(error as Error).message}`);
   }
 }
-
-const report = (r: { created: number; updated: number; unchanged: number }) =>
-  `Reference data: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged.`;
 
 try {
   await run(process.argv.slice(2));

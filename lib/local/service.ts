@@ -8,7 +8,7 @@ import { handlerForRoute } from '#lib/http/route-handlers.ts';
 import { createLocalServer } from '#lib/http/local-server.ts';
 import { ensureTable, LOOPBACK, startDynamoLocal, type LocalDynamo } from '#lib/local/dynamodb.ts';
 import { startLocalEvents, type LocalEvents, type LocalEventsOptions } from '#lib/local/event-publishing.ts';
-import { loadReferenceData } from '#lib/reference/load.ts';
+import { describeLoad, loadReferenceData } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
 import { routeForPath } from '#lib/routes.ts';
 import { clearApiKeyCache } from '#lib/store/api-keys.ts';
@@ -64,6 +64,9 @@ export const DEFAULT_GRACE_MS = 10_000;
  * `prepare` runs once the store is ready and before the server listens (`npm start` registers its keys
  * and writes its endpoint file there). Whatever fails, or `signal` aborting, before the service is up stops what was started (the
  * server, and DynamoDB Local when this call started it) before the promise rejects.
+ *
+ * `progress` hears each step as it starts or ends, so that `npm start` can say what it waits for: starting
+ * Java is most of a start-up (half a minute on a busy 2-core machine).
  */
 export async function startLocalService(
   options: {
@@ -74,11 +77,14 @@ export async function startLocalService(
     dynamo?: LocalDynamo;
     signal?: AbortSignal;
     prepare?: (dynamo: LocalDynamo) => Promise<void>;
+    progress?: (step: string) => void;
     /** Publish the outbox locally (`npm start`): to an NDJSON file and optionally a webhook. */
     events?: LocalEventsOptions;
   } = {},
 ): Promise<LocalService> {
   const { signal } = options;
+  const progress = options.progress ?? (() => {});
+  if (!options.dynamo) progress('starting DynamoDB Local (Java)');
   const dynamo =
     options.dynamo ??
     (await startDynamoLocal({
@@ -87,6 +93,7 @@ export async function startLocalService(
       ...(signal ? { signal } : {}),
     }));
   const ownDynamo = !options.dynamo;
+  if (ownDynamo) progress(`DynamoDB Local at ${dynamo.endpoint} (pid ${dynamo.pid}), data ${options.dataDir ? `in ${options.dataDir}` : 'in memory'}`);
   let server: Server | undefined;
   let events: LocalEvents | undefined;
   try {
@@ -94,11 +101,15 @@ export async function startLocalService(
     useDynamo(dynamo.endpoint, tableName);
     await ensureTable(dynamo.endpoint, tableName);
     signal?.throwIfAborted();
-    await loadReferenceData(registry, defaultReferenceData());
+    progress('loading the default reference data');
+    progress(describeLoad(await loadReferenceData(registry, defaultReferenceData())));
     signal?.throwIfAborted();
     await options.prepare?.(dynamo);
     signal?.throwIfAborted();
-    if (options.events) events = await startLocalEvents(dynamo.endpoint, tableName, options.events);
+    if (options.events) {
+      progress('starting the event feed');
+      events = await startLocalEvents(dynamo.endpoint, tableName, options.events);
+    }
 
     const handlers = new Map<string, LambdaHandler>();
     const feed = events;

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { startBanner } from '#lib/local/banner.ts';
 import { portProblem } from '#lib/local/dynamodb.ts';
 import { DEFAULT_GRACE_MS, startLocalService, type LocalService } from '#lib/local/service.ts';
 import { createApiKey, ensureApiKey, revokeApiKey } from '#lib/store/api-keys.ts';
@@ -36,11 +37,11 @@ if (!parsed.success) fail(parsed.error.issues.map((issue) => `${issue.path.join(
 const env = parsed.data;
 const dataDir = resolve(env.LTS_DATA_DIR);
 const eventsFile = resolve(env.LTS_EVENTS_FILE ?? join(dataDir, 'events.ndjson'));
-// The admin command line finds the running DynamoDB Local through this file.
+// The admin command line finds the running DynamoDB Local through this file, and, once it listens, the service's address.
 const endpointFile = join(dataDir, 'endpoint.json');
 /** The development key of this data dir (unless LTS_DEV_API_KEY gives one). */
 const devKeyFile = join(dataDir, 'dev-api-key');
-const readDevKey = (): string | undefined => (existsSync(devKeyFile) ? readFileSync(devKeyFile, 'utf8').trim() || undefined : undefined);
+const readKeyFile = (file: string): string | undefined => (existsSync(file) ? readFileSync(file, 'utf8').trim() || undefined : undefined);
 
 let service: LocalService | undefined;
 let stopping = false;
@@ -66,6 +67,8 @@ const dynamoPortProblem = env.LTS_DYNAMODB_PORT === undefined ? undefined : awai
 if (dynamoPortProblem) fail(`port ${env.LTS_DYNAMODB_PORT} is ${dynamoPortProblem}; set LTS_DYNAMODB_PORT (or leave it unset for any free port)`);
 
 let devKey = env.LTS_DEV_API_KEY;
+/** Each start-up step as it comes, with the seconds since this process started: Java alone may take half a minute. */
+const progress = (step: string) => console.log(`[${Math.round(process.uptime())} s] ${step}`);
 try {
   mkdirSync(dataDir, { recursive: true });
   // On any failure (or signal) before it is up, this stops DynamoDB Local before rejecting.
@@ -74,6 +77,7 @@ try {
     ...(env.LTS_DYNAMODB_PORT ? { dynamoPort: env.LTS_DYNAMODB_PORT } : {}),
     ...(env.LTS_IN_MEMORY ? {} : { dataDir: join(dataDir, 'dynamodb') }),
     signal: startUp.signal,
+    progress,
     events: {
       eventsFile,
       ...(env.LTS_WEBHOOK_URL ? { webhookUrl: env.LTS_WEBHOOK_URL } : {}),
@@ -81,10 +85,10 @@ try {
       ...(env.LTS_IN_MEMORY ? {} : { checkpointDir: dataDir }),
     },
     async prepare(dynamo) {
-      console.log(`DynamoDB Local at ${dynamo.endpoint} (pid ${dynamo.pid}), data ${env.LTS_IN_MEMORY ? 'in memory' : `in ${join(dataDir, 'dynamodb')}`}`);
+      progress('registering the development key');
       writeFileSync(endpointFile, JSON.stringify({ dynamodb: dynamo.endpoint, pid: process.pid }));
       // The key made once for this data dir, kept beside the data: a client configured with it keeps working across restarts.
-      devKey ??= readDevKey();
+      devKey ??= readKeyFile(devKeyFile);
       if (devKey) await ensureApiKey('dev-write', 'write', devKey);
       else {
         await revokeApiKey('dev-write');
@@ -95,18 +99,24 @@ try {
       if (env.LTS_DEV_ADMIN_API_KEY) await ensureApiKey('dev-admin', 'admin', env.LTS_DEV_ADMIN_API_KEY);
     },
   });
+  // Now with the address (PORT=0 is known only now): `admin submit` writes its links with it.
+  writeFileSync(endpointFile, JSON.stringify({ dynamodb: service.dynamo.endpoint, pid: process.pid, url: service.url }));
 } catch (error) {
   removeEndpointFile();
+  await service?.stop({ graceMs: 0 });
   if (stopping) process.exit(0);
   fail(`could not start: ${error instanceof Error ? error.message : String(error)}`);
 }
 
-console.log(`Laboratory Tracking Service`);
-console.log(`Development API key (write): ${devKey}`);
-if (env.LTS_DEV_ADMIN_API_KEY) console.log('Development admin key: LTS_DEV_ADMIN_API_KEY (named dev-admin)');
-console.log(`  curl -H 'X-Sequencescape-Client-Id: ${devKey}' ${service.url}/api/v2/samples`);
-console.log(`Events: ${eventsFile}${env.LTS_WEBHOOK_URL ? ` and POST ${env.LTS_WEBHOOK_URL}` : ''}`);
-console.log(`listening on ${service.url}`);
+for (const line of startBanner({
+  url: service.url,
+  devKey: devKey!,
+  adminKey: env.LTS_DEV_ADMIN_API_KEY !== undefined,
+  eventsFile,
+  ...(env.LTS_WEBHOOK_URL ? { webhookUrl: env.LTS_WEBHOOK_URL } : {}),
+  readmeKeyFileHolds: readKeyFile(resolve('.lts', 'dev-api-key')) === devKey,
+}))
+  console.log(line);
 
 async function shutdown(running: LocalService, signal: NodeJS.Signals): Promise<void> {
   const stopped = running.stop({ graceMs: DEFAULT_GRACE_MS }); // no new connections from here on

@@ -6,8 +6,9 @@ import { escapeHtml, page } from '#lib/pages/html.ts';
  * The plate map: a labware drawn from the JSON:API document the engine builds for
  * `GET /api/v2/labware?filter[barcode]=…&include=LABWARE_MAP_INCLUDE` — plates as their grid of wells, a
  * rack as its grid of tube positions, a tube as one receptacle — each coloured by state, with what it
- * holds (samples, tags, QC results) in its SVG `<title>`, and links to the labware's family and its
- * document. Pure: a document in, a page out.
+ * holds (samples, tags, QC results) and why it is in its state (the reason of the state change that put
+ * it there) in its SVG `<title>`, and links to the labware's family and its document. A labware QC'd as a
+ * qcable (a tag plate) shows its qcable's state. Pure: a document in, a page out.
  */
 
 /** What the page needs read with the labware, in one request (each level one batched read). */
@@ -19,6 +20,8 @@ export const LABWARE_MAP_INCLUDE = [
   'receptacles.qc_results',
   'racked_tubes.tube.receptacles.aliquots.sample',
   'racked_tubes.tube.receptacles.qc_results',
+  // Why a receptacle is in its state, and the qcable a change moved (a tag plate's QC): both listed on the labware, no index read.
+  'state_changes.qcable',
 ].join(',');
 
 type Linkage = { type: string; id: string };
@@ -45,6 +48,8 @@ export interface Content {
 export interface Receptacle {
   position: string;
   state: string;
+  /** The reason given by the state change that put it in its state, if one did and gave one. */
+  reason?: string;
   contents: Content[];
   qc: string[];
   /** In a rack: the tube at this position, whose own page the position links to. */
@@ -60,6 +65,8 @@ export interface LabwareView {
   name: string | null;
   purpose: string | null;
   state: string;
+  /** The state of the qcable its latest state change moved: a tag plate's QC, which its own (derived) state does not show. */
+  qcState: string | null;
   /** The grid; a tube is one position. */
   rows: number;
   columns: number;
@@ -167,6 +174,9 @@ export function labwareView(document: LabwareDocument): LabwareView {
 
   const attributes = labware.attributes ?? {};
   const layout = layoutForSize(Number(attributes.size));
+  const changes = related(labware, 'state_changes');
+  // A change that moved the labware's qcable moved none of its receptacles.
+  const receptacleChanges = changes.filter((change) => many(change.relationships?.qcable?.data).length === 0);
   const receptacles = new Map<string, Receptacle>();
   if (labware.type === 'tube_racks') {
     for (const racked of related(labware, 'racked_tubes')) {
@@ -184,13 +194,19 @@ export function labwareView(document: LabwareDocument): LabwareView {
       receptacles.set(position, receptacleOf(held, position));
     }
   }
+  for (const receptacle of receptacles.values()) {
+    const reason = reasonFor(receptacleChanges, receptacle);
+    if (reason) receptacle.reason = reason;
+  }
   const kin = (name: string) => related(labware, name).map((r) => ({ barcode: barcodeOf(r), type: r.type }));
+  const qcable = related(changes.at(-1), 'qcable')[0];
   return {
     type: labware.type,
     barcode: barcodeOf(labware),
     name: attributes.name == null ? null : String(attributes.name),
     purpose: (related(labware, 'purpose')[0]?.attributes?.name as string | undefined) ?? null,
     state: String(attributes.state ?? 'unknown'),
+    qcState: qcable?.attributes?.state == null ? null : String(qcable.attributes.state),
     rows: layout?.rows ?? 1,
     columns: layout?.columns ?? 1,
     receptacles,
@@ -199,11 +215,24 @@ export function labwareView(document: LabwareDocument): LabwareView {
   };
 }
 
-/** The hover text of one position: where, its state, what it holds, its QC results. */
+/**
+ * The reason of the latest state change that moved a receptacle to the state it is in: one whose target
+ * state is that state and whose contents name its position (or are absent: the whole labware). The
+ * labware lists its changes oldest first.
+ */
+function reasonFor(changes: Resource[], receptacle: Receptacle): string | undefined {
+  const covers = (contents: unknown) =>
+    !Array.isArray(contents) || contents.length === 0 || contents.some((name) => String(name).toUpperCase() === receptacle.position.toUpperCase());
+  const change = changes.findLast((c) => c.attributes?.target_state === receptacle.state && covers(c.attributes?.contents));
+  const reason = change?.attributes?.reason;
+  return typeof reason === 'string' && reason.trim() ? reason : undefined;
+}
+
+/** The hover text of one position: where, its state (and why, when a state change said), what it holds, its QC results. */
 export function hoverText(position: string, receptacle: Receptacle | undefined): string {
   if (!receptacle) return `${position}: empty position`;
   const lines = [
-    `${position}${receptacle.tube ? ` · tube ${receptacle.tube}` : ''} · ${receptacle.state}`,
+    `${position}${receptacle.tube ? ` · tube ${receptacle.tube}` : ''} · ${receptacle.state}${receptacle.reason ? ` (${receptacle.reason})` : ''}`,
     ...(receptacle.contents.length === 0 ? ['no aliquots'] : []),
     ...receptacle.contents.map((c) => `sample ${c.sample}${c.tags ? ` · ${c.tags}` : ''}`),
     ...receptacle.qc,
@@ -285,7 +314,9 @@ function kinList(title: string, kin: Kin[], links: MapLinks): string {
 
 /** The whole page of one labware. */
 export function labwareMapPage(view: LabwareView, links: MapLinks): string {
-  const facts = [view.type, view.purpose, view.name, `state ${view.state}`].filter((f): f is string => Boolean(f));
+  // A qcable's labware (a tag plate) is QC'd as the qcable: its own state, derived from transfers into it, says nothing of that.
+  const state = view.qcState ? `QC ${view.qcState}` : `state ${view.state}`;
+  const facts = [view.type, view.purpose, view.name, state].filter((f): f is string => Boolean(f));
   const body = [
     `<header><h1>${escapeHtml(view.barcode)}</h1><p class="facts">${facts.map(escapeHtml).join(' · ')}</p></header>`,
     '<main><div class="map">',

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { own, type RelationshipDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import { findTerms, getRecords, recordKey, type Ref, type RelValue } from '#lib/store/records.ts';
@@ -21,6 +22,9 @@ export interface LoadReport {
 }
 
 export class ReferenceDataError extends Error {}
+
+/** A load's outcome as one line (the admin command line and `npm start` print it). */
+export const describeLoad = (r: LoadReport) => `Reference data: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged.`;
 
 /** One problem is one line (the admin command line prints it as is); several are listed a line each. */
 const refusal = (problems: string[]) =>
@@ -141,6 +145,15 @@ async function checkReferences(registry: Registry, planned: Planned[]): Promise<
   if (problems.flat().length > 0) throw refusal(problems.flat());
 }
 
+/**
+ * The members of `given` whose value differs from the stored one. A map comes back from DynamoDB in its
+ * own order of keys (a transfer template's `transfers`), so values are compared whatever the order of
+ * their keys: loading a file again then changes nothing.
+ */
+function changedMembers<T>(given: Record<string, T>, stored: Record<string, unknown>): Record<string, T> {
+  return Object.fromEntries(Object.entries(given).filter(([name, value]) => !isDeepStrictEqual(value, stored[name])));
+}
+
 export async function loadReferenceData(registry: Registry, document: unknown): Promise<LoadReport> {
   const planned = validate(registry, document);
   await checkReferences(registry, planned);
@@ -162,7 +175,7 @@ export async function loadReferenceData(registry: Registry, document: unknown): 
     if (existing) {
       const family = registry.familyOf(existing.type);
       const current = (await getRecords([{ family, id: existing.id }])).get(recordKey(family, existing.id))!;
-      const after = uow.update(current, { attrs, rels });
+      const after = uow.update(current, { attrs: changedMembers(attrs, current.attrs), rels: changedMembers(rels, current.rels) });
       if (after === current) report.unchanged++;
       else report.updated++;
     } else {

@@ -3,19 +3,28 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { config } from '#lib/config.ts';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { ensureTable, localClient } from '#lib/local/dynamodb.ts';
+import { defaultReferenceData } from '#lib/local/service.ts';
 import { call, doc } from '../support/api.ts';
-import { freshStore } from '../support/store.ts';
+import { freshStore, workerEndpoint } from '../support/store.ts';
 import { tableSnapshot } from '../support/table.ts';
 
 /**
  * The admin command line answers bad files and arguments with one clear line each (never a stack trace),
- * refuses guessable keys, checks the references of reference data, and resets local data. Only the
- * reference check needs a store: the fresh table of this worker's DynamoDB Local, named to the command.
+ * refuses guessable keys, checks the references of reference data, loads the default set a second time
+ * without a change, and resets local data; `--help` is an answer (stdout, exit 0), not an error. The tests
+ * that need a store use a table of this worker's DynamoDB Local, named to the command.
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'lts-admin-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  for (const cleanup of cleanups) await cleanup();
+});
 
 function admin(...args: string[]) {
   return adminWith({}, ...args);
@@ -69,6 +78,47 @@ it('an unknown option is a usage error, not a stack trace', () => {
   expect(run.err).toMatch(/^Error: Unknown option '--colour'/);
   expect(run.err).toContain('Usage: npm run admin');
   expect(run.err).not.toMatch(/\n\s+at /);
+});
+
+it('--help prints the usage on stdout and exits 0; no command at all is a usage error', () => {
+  for (const args of [['--help'], ['-h'], ['keys', '--help'], ['help']]) {
+    const run = admin(...args);
+    expect([run.code, run.err], args.join(' ')).toEqual([0, '']);
+    expect(run.out).toMatch(/^Usage: npm run admin -- <command>/);
+  }
+  const bare = admin();
+  expect(bare.code).toBe(2);
+  expect(bare.out).toBe('');
+  expect(bare.err).toMatch(/^Usage: npm run admin -- <command>/);
+});
+
+it('revoking a key it does not have: one line naming it, exit 1', async () => {
+  const store = { LTS_DYNAMODB_ENDPOINT: (await freshStore()).endpoint, LTS_TABLE_NAME: config().LTS_TABLE_NAME };
+  const run = adminWith(store, 'keys', 'revoke', '--name', 'no-such-key');
+  expect(run.code).toBe(1);
+  expect(oneLine(run.err)).toEqual(['Error: no API key named "no-such-key" (npm run admin -- keys list names them)']);
+  // A key it has is revoked as before.
+  const made = adminWith(store, 'keys', 'create', '--name', 'to-revoke', '--scope', 'read');
+  expect(made.code, made.err).toBe(0);
+  expect(adminWith(store, 'keys', 'revoke', '--name', 'to-revoke')).toEqual({ code: 0, out: 'Revoked key "to-revoke".\n', err: '' });
+});
+
+it('load-defaults into an empty table creates the default set; the second time it changes nothing', async () => {
+  const endpoint = workerEndpoint();
+  const tableName = `admin-${randomUUID()}`;
+  await ensureTable(endpoint, tableName, { stream: false });
+  cleanups.push(async () => {
+    const client = localClient(endpoint);
+    await client.send(new DeleteTableCommand({ TableName: tableName }));
+    client.destroy();
+  });
+  const records = Object.values(defaultReferenceData() as Record<string, unknown[]>).reduce((sum, list) => sum + list.length, 0);
+  const store = { LTS_DYNAMODB_ENDPOINT: endpoint, LTS_TABLE_NAME: tableName };
+  const first = adminWith(store, 'load-defaults');
+  expect(first.code, first.err).toBe(0);
+  expect(first.out).toBe(`Reference data: ${records} created, 0 updated, 0 unchanged.\n`);
+  const second = adminWith(store, 'load-defaults');
+  expect(second.out).toBe(`Reference data: 0 created, 0 updated, ${records} unchanged.\n`);
 });
 
 it('refuses a key shorter than 16 characters', () => {

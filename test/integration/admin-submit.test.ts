@@ -9,8 +9,12 @@ import { registry } from '#lib/resources/index.ts';
 import { call, doc } from '../support/api.ts';
 import { uniqueName } from '../support/fixtures.ts';
 import { freshStore } from '../support/store.ts';
+import { outboxEvents } from '../support/table.ts';
 
-/** `npm run admin -- submit <file>`: a file of inbound messages through the engine's message entry. */
+/**
+ * `npm run admin -- submit <file>`: a file of inbound messages through the engine's message entry; its links
+ * start with LTS_BASE_URL, else the running `npm start`'s address.
+ */
 
 let store: { tableName: string; endpoint: string };
 const dir = mkdtempSync(join(tmpdir(), 'lts-submit-'));
@@ -84,19 +88,20 @@ describe('submitMessages', () => {
 });
 
 describe('npm run admin -- submit <file>', () => {
-  const admin = (...args: string[]) =>
+  /** The command line with exactly these LTS_ variables (and no PORT). */
+  const adminWith = (lts: Record<string, string>, ...args: string[]) =>
     promisify(execFile)(process.execPath, ['--import', 'tsx', 'lib/admin/cli.ts', ...args], {
       env: {
-        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('LTS_'))),
-        LTS_DYNAMODB_ENDPOINT: store.endpoint,
-        LTS_TABLE_NAME: store.tableName,
-        LTS_BASE_URL: 'https://lts.test',
+        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('LTS_') && name !== 'PORT')),
+        ...lts,
         LOG_LEVEL: 'silent',
       },
     }).then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
     );
+  const admin = (...args: string[]) =>
+    adminWith({ LTS_DYNAMODB_ENDPOINT: store.endpoint, LTS_TABLE_NAME: store.tableName, LTS_BASE_URL: 'https://lts.test' }, ...args);
 
   it('runs a JSON array file: one line per message, exit 0 when every message succeeded', async () => {
     const names = [uniqueName('cli'), uniqueName('cli')];
@@ -122,6 +127,20 @@ describe('npm run admin -- submit <file>', () => {
     expect(lines[1]).toBe('2\t404\troute_not_found: No resource is served at /api/v2/nonsense');
     expect(stderr).toContain('2 messages: 1 succeeded, 1 failed.');
     expect(await samplesNamed(name)).toBe(1);
+  });
+
+  it("writes its links with the running npm start's address, whatever its port, into the answers and the events", async () => {
+    // The endpoint file a running `npm start` on PORT=3100 keeps in its data dir (its pid: this process, which runs).
+    const dataDir = mkdtempSync(join(dir, 'data-'));
+    writeFileSync(join(dataDir, 'endpoint.json'), JSON.stringify({ dynamodb: store.endpoint, pid: process.pid, url: 'http://localhost:3100' }));
+    const name = uniqueName('cli');
+    const file = join(dir, 'local.ndjson');
+    writeFileSync(file, `${JSON.stringify(createSample(name, `key-${name}`))}\n`);
+    const { code, stdout, stderr } = await adminWith({ LTS_DATA_DIR: dataDir, LTS_TABLE_NAME: store.tableName }, 'submit', file);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^1\t201\thttp:\/\/localhost:3100\/api\/v2\/samples\/\d+\n$/);
+    const events = (await outboxEvents()).filter((e) => e.type === 'messages.processed' && (e.data as any).idempotency_key === `key-${name}`);
+    expect(events.map((e) => (e.data as any).location)).toEqual([stdout.split('\t')[2]!.trim()]);
   });
 
   it('exits 1 with a one-line error for a file it cannot read', async () => {

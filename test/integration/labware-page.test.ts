@@ -8,6 +8,7 @@ import { LABWARE_MAP_INCLUDE } from '#lib/pages/labware-map.ts';
 import { call, warmKeyCache, type CallResult } from '../support/api.ts';
 import { addAliquot, createPlate, createRack, createSample, createTube, tubeOf } from '../support/fixtures.ts';
 import { barcodeOf, recordQc, taggedPlate, type TaggedPlate } from '../support/plate-map.ts';
+import { createQcable, moveQcable } from '../support/qc.ts';
 import { header } from '../support/responses.ts';
 import { freshStore, READ_KEY } from '../support/store.ts';
 
@@ -145,6 +146,9 @@ describe('the map', () => {
     expect(wells.get('B1')!.title).toContain(`sample ${demo.names.get('B1')} · i7 2 `);
     expect(wells.get('B1')!.title).toContain('QC concentration 11.9 ng/ul');
     expect([wells.get('A2')!.state, wells.get('B2')!.state, wells.get('C2')!.state]).toEqual(['failed', 'started', 'pending']);
+    // Why A2 failed: the reason its state change gave; the wells it did not name say none.
+    expect(wells.get('A2')!.title).toMatch(new RegExp(`^A2 · failed \\(Low yield\\)\nsample ${demo.names.get('A2')} · i7 `));
+    expect(wells.get('B2')!.title).toMatch(/^B2 · started\n/);
     expect(wells.get('H12')).toEqual({ state: 'pending', title: 'H12 · pending\nno aliquots' });
     expect([...html.matchAll(/<li data-state="([a-z_0-9]+)">/g)].map((m) => m[1])).toEqual(['pending', 'started', 'passed', 'failed', 'empty']);
 
@@ -209,6 +213,14 @@ describe('the map', () => {
     });
     expect(cells.get('F8')).toMatchObject({ title: `F8 · tube ${barcodeOf(b)} · pending\nno aliquots`, href: `https://lts.test/labware/${barcodeOf(b)}` });
     expect(cells.get('B1')).toEqual({ state: 'empty', title: 'B1: empty position' });
+  });
+
+  it("reads a tag plate by its qcable's QC, which passed, not by its own state (no transfers: pending)", async () => {
+    const { plate } = await createQcable('LOT-0001');
+    for (const state of ['pending', 'qc_in_progress', 'passed']) await moveQcable(plate.id, state, { reason: 'lab day' });
+    expect((await call('GET', `/api/v2/plates/${plate.id}`)).body.data.attributes.state).toBe('pending');
+    const html = expectPage(await page(barcodeOf(plate)), 200);
+    expect(html).toContain('<p class="facts">plates · Tag Plate · QC passed</p>');
   });
 
   it('finds the labware by any form of its barcode', async () => {

@@ -269,6 +269,43 @@ describe('the development key', () => {
   });
 });
 
+describe('what npm start says', () => {
+  it('its progress while Java starts, then on its own port the docs page, the plate maps and the line the README needs; its address for the admin command line', async () => {
+    const dataDir = tempDir();
+    const run = start({ PORT: '0', LTS_DATA_DIR: dataDir });
+    const [, port] = await run.waitFor(/^listening on http:\/\/localhost:(\d+)$/m);
+    const url = `http://localhost:${port}`;
+    const lines = run.out().trim().split('\n');
+    // Each step as it comes, with the seconds since the process started, before anything else.
+    expect(lines.slice(0, 6)).toEqual([
+      expect.stringMatching(/^\[\d+ s\] starting DynamoDB Local \(Java\)$/),
+      expect.stringMatching(/^\[\d+ s\] DynamoDB Local at http:\/\/127\.0\.0\.1:\d+ \(pid \d+\), data in memory$/),
+      expect.stringMatching(/^\[\d+ s\] loading the default reference data$/),
+      expect.stringMatching(/^\[\d+ s\] Reference data: \d+ created, 0 updated, 0 unchanged\.$/),
+      expect.stringMatching(/^\[\d+ s\] registering the development key$/),
+      expect.stringMatching(/^\[\d+ s\] starting the event feed$/),
+    ]);
+    expect(lines).toContain(`Docs page (no key needed): ${url}/api/v2/docs`);
+    expect(lines).toContain(`Plate maps: ${url}/labware/<barcode>`);
+    // Another port than the README's, and a key the README's .lts/dev-api-key does not hold (another data dir).
+    const key = readFileSync(join(dataDir, 'dev-api-key'), 'utf8').trim();
+    expect(lines.slice(-3)).toEqual([
+      "For the README's lab day and examples, in their shell:",
+      `  export LTS_URL=${url} LTS_KEY=${key}`,
+      `listening on ${url}`,
+    ]);
+    expect((await fetch(`${url}/api/v2/docs`)).status).toBe(200);
+    expect(JSON.parse(readFileSync(join(dataDir, 'endpoint.json'), 'utf8'))).toEqual({
+      dynamodb: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      pid: run.child.pid,
+      url,
+    });
+    run.child.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    expect(existsSync(join(dataDir, 'endpoint.json'))).toBe(false);
+  });
+});
+
 describe('npm start never leaves DynamoDB Local running', () => {
   it('stops it when start-up fails after it started', async () => {
     // A data directory whose endpoint file cannot be written: start-up fails once DynamoDB Local answers.

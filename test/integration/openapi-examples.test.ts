@@ -8,7 +8,8 @@ import { ADMIN_KEY, freshHttpService, WRITE_KEY } from '../support/store.ts';
  * `npm start` runs, on a new table with the default reference data), every example is sent in the
  * document's order — method, path (a PATCH's id from its body) and body — and answered with the status
  * the document gives it, holding what its response example shows. Every POST and PATCH has an example,
- * so a new type without one fails here.
+ * so a new type without one fails here. The docs page shows them in that order: its sections follow the
+ * document's `tags`, which follow its paths.
  */
 
 let service: LocalService;
@@ -73,6 +74,16 @@ it('has an example for every POST and PATCH (and action), and a documented error
   delete stripped.paths['/api/v2/tag_layouts'].post.requestBody.content['application/vnd.api+json'].examples;
   const { operations: all, sent: fewer } = examplesOf(stripped);
   expect(all.filter((o) => !fewer.some((s) => `${s.method} ${s.path.replace(/\/\d+$/, '/{id}')}` === o))).toEqual(['POST /api/v2/tag_layouts']);
+});
+
+it('lists its types (the sections of the docs page) in the order of its paths, the order its examples are sent in', () => {
+  // Swagger UI draws one section per tag, in the order of `tags`: the page is then read top to bottom as the examples run.
+  const inPathOrder = [...new Set(Object.values<any>(document.paths).flatMap((item) => Object.values<any>(item).flatMap((operation) => operation.tags)))];
+  expect(document.tags.map((tag: { name: string }) => tag.name)).toEqual(inPathOrder);
+  expect(inPathOrder[0]).toBe('samples');
+  // Where a newcomer starts: the first write on the page is a sample's.
+  const firstWrite = Object.entries<any>(document.paths).find(([, item]) => item.post)!;
+  expect(firstWrite[0]).toBe('/api/v2/samples');
 });
 
 it('answers every example, sent in the document’s order on a fresh service, as documented', async () => {

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { defaultReferenceData } from '#lib/local/service.ts';
 import { loadReferenceData, ReferenceDataError } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
 import { call } from '../support/api.ts';
@@ -8,7 +10,9 @@ import { tableSnapshot } from '../support/table.ts';
 /**
  * The reference-data loader's references between records (docs/reference-data.md): a relationship names
  * a record by its natural key, stored already or earlier in the same document; every reference is
- * checked before anything is written, so a bad document leaves the table as it was.
+ * checked before anything is written, so a bad document leaves the table as it was. Loading a document
+ * again changes nothing, the default set (whose maps DynamoDB hands back in an order of its own) and the
+ * example of docs/reference-data.md included; that example adds to the default set, changing none of it.
  */
 
 beforeAll(freshStore);
@@ -116,5 +120,32 @@ describe('references between reference records', () => {
   it('refuses an unknown initial qcable state', async () => {
     const message = await refusedLoad({ lot_types: [{ name: 'Odd Plates', qcable_initial_state: 'ready' }] });
     expect(message).toContain('lot_types[0].qcable_initial_state');
+  });
+});
+
+describe('loading again', () => {
+  const records = (document: Record<string, unknown[]>) => Object.values(document).reduce((sum, list) => sum + list.length, 0);
+
+  it('changes nothing when the default set is loaded over itself', async () => {
+    const defaults = defaultReferenceData() as Record<string, unknown[]>;
+    // The fresh store holds the default set already (copied from a load of it).
+    const before = await tableSnapshot();
+    expect(await loadReferenceData(registry, defaults)).toEqual({ created: 0, updated: 0, unchanged: records(defaults) });
+    expect(await tableSnapshot()).toEqual(before);
+  });
+
+  it('loads the example of docs/reference-data.md beside the default set, and again without a change', async () => {
+    const page = readFileSync(new URL('../../docs/reference-data.md', import.meta.url), 'utf8');
+    const text = page.match(/^```json\n([\s\S]*?)^```$/m)![1]!;
+    // JSON.parse keeps the last of a key given twice: each type once, or a list is silently lost.
+    const types = [...text.matchAll(/^ {2}"([a-z_]+)":/gm)].map((m) => m[1]);
+    expect(types.length).toBeGreaterThan(10);
+    expect(new Set(types).size).toBe(types.length);
+    const example = JSON.parse(text) as Record<string, unknown[]>;
+    expect(await loadReferenceData(registry, example)).toEqual({ created: records(example), updated: 0, unchanged: 0 });
+    expect(await loadReferenceData(registry, example)).toEqual({ created: 0, updated: 0, unchanged: records(example) });
+    // The lab day's lot still tags with its own template.
+    const lot = (await call('GET', '/api/v2/lots?filter[lot_number]=LOT-0001&include=template')).body as { included: any[] };
+    expect(lot.included.map((r) => r.attributes.name)).toEqual(['Test i7 column']);
   });
 });

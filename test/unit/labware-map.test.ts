@@ -125,6 +125,64 @@ describe('reading the document', () => {
   });
 });
 
+describe('why a position is in its state, and a qcable’s QC', () => {
+  /** The plate of plateDocument with A1 failed, and its state changes (oldest first), each `[target_state, contents, reason, qcable state?]`. */
+  function changed(changes: [string, string[] | null, string | null, string?][]): LabwareDocument {
+    const doc = plateDocument('S1');
+    const a1 = doc.included!.find((r) => r.id === '1001')!;
+    a1.attributes!.state = 'failed';
+    doc.data[0]!.relationships!.state_changes = { data: changes.map((_, i) => ({ type: 'state_changes', id: String(i + 1) })) };
+    changes.forEach(([target_state, contents, reason, qcable], i) => {
+      doc.included!.push({
+        type: 'state_changes',
+        id: String(i + 1),
+        attributes: { target_state, contents, reason },
+        relationships: { qcable: { data: qcable ? { type: 'qcables', id: String(i + 1) } : null } },
+      });
+      if (qcable) doc.included!.push({ type: 'qcables', id: String(i + 1), attributes: { state: qcable } });
+    });
+    return doc;
+  }
+
+  it('shows the reason of the latest change that put a well in its state, for the wells it named (or all)', () => {
+    const view = labwareView(
+      changed([
+        ['passed', null, null],
+        ['failed', ['a1'], 'Low yield'],
+        ['failed', ['B1'], 'Dropped'],
+      ]),
+    );
+    expect(hoverText('A1', view.receptacles.get('A1'))).toBe('A1 · failed (Low yield)\nsample S1 · i7 3 ACGT · i5 4 TTAA\nQC molarity 4.2 nM');
+    // B1 is pending: the change that named it did not leave it so.
+    expect(hoverText('B1', view.receptacles.get('B1'))).toBe('B1 · pending\nno aliquots');
+    const again = labwareView(
+      changed([
+        ['failed', ['A1'], 'Low yield'],
+        ['failed', null, 'Whole plate dropped'],
+      ]),
+    );
+    expect(again.receptacles.get('A1')!.reason).toBe('Whole plate dropped');
+    expect(labwareView(changed([['failed', ['A1'], '  ']])).receptacles.get('A1')!.reason).toBeUndefined();
+    expect(labwareView(plateDocument('S1')).receptacles.get('A1')!.reason).toBeUndefined();
+  });
+
+  it("reads a qcable's labware (a tag plate) by its QC state, not its own derived one", () => {
+    const tagPlate = changed([
+      ['pending', null, 'lab day', 'pending'],
+      ['passed', null, 'lab day', 'passed'],
+    ]);
+    tagPlate.data[0]!.attributes!.state = 'pending';
+    const view = labwareView(tagPlate);
+    expect(view.qcState).toBe('passed');
+    // The qcable's changes moved no well: a pending well is not pending "because lab day".
+    expect(hoverText('B1', view.receptacles.get('B1'))).toBe('B1 · pending\nno aliquots');
+    const facts = labwareMapPage(view, links).match(/<p class="facts">([^<]*)<\/p>/)![1];
+    expect(facts).toBe('plates · QC passed');
+    // Without a qcable, the labware's own state.
+    expect(labwareMapPage(labwareView(plateDocument('S1')), links)).toContain('<p class="facts">plates · state passed</p>');
+  });
+});
+
 describe('escaping', () => {
   it('escapes the five HTML characters', () => {
     expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
