@@ -117,8 +117,19 @@ export interface Labware {
   transfersAsDestination?: number[];
 }
 
-/** What the receptacle rules change: the receptacles and the count that numbers aliquots (so they also serve labware still being made). */
+/**
+ * What the receptacle rules change: the receptacles and the counts that number aliquots and transfer
+ * requests (so they also serve labware still being made). Taken from a labware whole (`contentsOf`): a count
+ * left behind would number again from 1, and two transfer requests (or aliquots) of the labware would share an id.
+ */
 export type Contents = Pick<Labware, 'receptacles' | 'aliquotCount' | 'transferRequestCount'>;
+
+/** A labware's contents, with both its counts. */
+export const contentsOf = ({ receptacles, aliquotCount, transferRequestCount }: Contents): Contents => ({
+  receptacles,
+  aliquotCount,
+  ...(transferRequestCount === undefined ? {} : { transferRequestCount }),
+});
 
 export const emptyReceptacle = (): Receptacle => ({ state: 'pending', aliquots: [] });
 

@@ -53,6 +53,27 @@ export const requestMachine = defineMachine({
   ],
 });
 
+/**
+ * Requests of a request type for multiplexing (the reference's Request::Multiplexing, app/models/request/multiplexing.rb,
+ * which redefines the machine): the work of pooling, which the MX tube's state decides, so it passes or fails
+ * from `pending` too. State changers move such requests by it (lib/domain/state-changers.ts).
+ */
+export const multiplexingRequestMachine = defineMachine({
+  subject: 'request',
+  states: REQUEST_STATES,
+  initial: 'pending',
+  transitions: [
+    { event: 'start', from: ['pending'], to: 'started' },
+    { event: 'pass', from: ['pending', 'started'], to: 'passed' },
+    { event: 'fail', from: ['pending', 'started'], to: 'failed' },
+    { event: 'cancel', from: ['started', 'passed'], to: 'cancelled' },
+    { event: 'cancel_before_started', from: ['pending', 'hold'], to: 'cancelled' },
+    { event: 'submission_cancelled', from: ['pending', 'cancelled'], to: 'cancelled', manual: true },
+    { event: 'fail_from_upstream', from: ['pending'], to: 'cancelled', manual: true },
+    { event: 'fail_from_upstream', from: ['started', 'passed'], to: 'failed', manual: true },
+  ],
+});
+
 /** The transfer request machine (reference-behaviour.md §7.1); a receptacle's state derives from it (§7.2). */
 export const TRANSFER_REQUEST_STATES = [
   'pending',

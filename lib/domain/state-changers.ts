@@ -1,6 +1,6 @@
 import type { Receptacle, TransferRequest } from '#lib/domain/labware.ts';
 import { receptacleState } from '#lib/domain/labware.ts';
-import { requestMachine, transferRequestMachine, type RequestState } from '#lib/domain/machines.ts';
+import { multiplexingRequestMachine, requestMachine, transferRequestMachine, type RequestState } from '#lib/domain/machines.ts';
 import { ok, refuse, type Outcome, type Problem } from '#lib/domain/problems.ts';
 import { isState, moveTo } from '#lib/domain/state-machine.ts';
 import { moveTransferRequest, startsOuterRequests, TRANSFER_REQUEST_STATES } from '#lib/domain/transfer-requests.ts';
@@ -35,13 +35,15 @@ export function stateChangerOf(labwareType: string, purpose: { input_plate?: unk
   return TUBE_CHANGERS[String(purpose?.purpose_type ?? 'Tube::Purpose')] ?? 'stock_tube';
 }
 
-/** What a changer knows of a request: its state, its submission, the receptacle it targets. */
+/** What a changer knows of a request: its state, its submission, the receptacle it targets, whether it is for multiplexing. */
 export interface RequestFacts {
   id: number;
   state: RequestState;
   submission: number | null;
   /** The receptacle id its work ends in (`target_asset`), if set. */
   targetAsset: number | null;
+  /** Of a request type for multiplexing (`for_multiplexing`): it moves by the multiplexing machine and ends in its submission's pool tube. */
+  forMultiplexing: boolean;
 }
 
 /** A receptacle the change may touch: its id (for `target_asset`), its name in messages (`well A1`), its contents. */
@@ -51,7 +53,23 @@ export interface TargetedReceptacle {
   receptacle: Receptacle;
   /** Input plates: the requests out of it (its `requests_as_source`). */
   requestsAsSource?: readonly number[];
+  /** A tube a by-submission transfer made for a submission (its pool tube): that submission. */
+  poolOf?: number;
 }
+
+/**
+ * Whether a request's work ends in a receptacle (the reference's `requests_as_target`): its target is the
+ * receptacle; or, for a request for multiplexing without a target of its own, the receptacle is its
+ * submission's pool tube — the reference's `Submission#multiplexed_labware`, the one tube every multiplexed
+ * request of a submission ends in, which here a by-submission transfer makes (lib/domain/transfers.ts).
+ */
+export function endsIn(request: RequestFacts, receptacle: Pick<TargetedReceptacle, 'id' | 'poolOf'>): boolean {
+  if (request.targetAsset !== null) return request.targetAsset === receptacle.id;
+  return request.forMultiplexing && request.submission !== null && request.submission === receptacle.poolOf;
+}
+
+/** Requests still open (the reference's `opened` scope): those an MX tube's change moves. */
+const OPENED: readonly RequestState[] = ['pending', 'blocked', 'started'];
 
 export interface StateChangeInput {
   changer: StateChanger;
@@ -156,7 +174,7 @@ class RequestMoves {
   move(id: number, to: RequestState, onlyFrom?: readonly RequestState[]): void {
     const current = this.current(id);
     if (!current || current.to === to || (onlyFrom && !onlyFrom.includes(current.to))) return;
-    const step = moveTo(requestMachine, current.to, to);
+    const step = moveTo(this.requests.get(id)!.forMultiplexing ? multiplexingRequestMachine : requestMachine, current.to, to);
     if (step.ok) this.moves.set(id, { ...current, to: step.state });
   }
 
@@ -180,8 +198,8 @@ class RequestMoves {
  * - standard plates failing: the outer requests of the targeted wells fail, unless a request is also in a
  *   well not targeted and not failed; input plates failing: the requests out of the targeted wells fail;
  * - stock tubes failing: their outer requests fail; initial stock tubes: their outer requests start
- *   (failed: fail; cancelled, pending: left); MX tubes passing or failing: the open requests into the tube
- *   pass or fail;
+ *   (failed: fail; cancelled, pending: left); MX tubes passing or failing: the open requests that end in
+ *   the tube (`endsIn`: their target, or their submission's pool tube for multiplexed requests) pass or fail;
  * - a request moves only where its machine allows (a pending request does not fail: its work never
  *   started); each is marked `customer_accepts_responsibility` when asked, moved or not.
  * Nothing to move at all (no targeted receptacle with a transfer request; for input plates, no request
@@ -269,11 +287,7 @@ function moveOuterRequests(input: StateChangeInput, to: RequestState, moves: Req
     }
     case 'mx_tube':
       for (const target of targets) {
-        const into = outerRequestsOf(target.receptacle).filter((id) => {
-          const request = requests.get(id);
-          return request !== undefined && request.targetAsset === target.id && ['pending', 'blocked', 'started'].includes(request.state);
-        });
-        for (const id of into) moves.moveMarked(id, to);
+        for (const request of requests.values()) if (endsIn(request, target) && OPENED.includes(request.state)) moves.moveMarked(request.id, to);
       }
       return undefined;
     default:

@@ -23,7 +23,7 @@ export interface AttributeDef<T = unknown> {
   schema: z.ZodMiniType<T>;
   /** Must be present and not null on create. */
   required?: boolean;
-  /** The longest string the value may hold, for an attribute that holds whole files (QC files); MAX_STRING_LENGTH otherwise (lib/jsonapi/write.ts). */
+  /** The longest string the value may hold, for an attribute that holds whole files (QC files); MAX_STRING_LENGTH otherwise (lib/jsonapi/input-values.ts). */
   maxStringLength?: number;
   /**
    * Accepted on POST only: a read-only attribute listed in interface.md's "Creation shapes", or a

@@ -2,73 +2,30 @@ import { createHash } from 'node:crypto';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import type { ParsedWrite, WriteMode } from '#lib/jsonapi/document.ts';
+import { MAX_STRING_LENGTH, valueProblem, type ValueProblem } from '#lib/jsonapi/input-values.ts';
 import type { ResourceDef, WriteInput } from '#lib/jsonapi/resource.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
 import { recordKey, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 import { sameJson } from '#lib/store/unit-of-work.ts';
 
-export const MAX_STRING_LENGTH = 4096;
-/**
- * Objects and arrays may be nested at most this deep inside an attribute value (`{"a": {"b": 1}}` is 2).
- * No attribute needs more than 2; DynamoDB stores at most 32 levels in an item, and a record's attributes
- * (and an event's copy of them) already sit a few levels down.
- */
-export const MAX_NESTING_DEPTH = 16;
+/** A value's problem (lib/jsonapi/input-values.ts) as the 422 at its member, naming the attribute and where in it. */
+const valueError = (name: string, problem: ValueProblem): JsonApiError =>
+  errors.invalidValue(pointer('data', 'attributes', name, ...problem.at), `${[name, ...problem.at].join('.')} - ${problem.detail}`);
 
 /**
- * The first problem with an attribute value's shape, wherever it is in the value: a string longer than
- * `maxString` (MAX_STRING_LENGTH unless the attribute says), or nesting deeper than MAX_NESTING_DEPTH. Walks the value with an explicit stack, so
- * no depth of nesting (a 1 MiB body holds half a million levels) can overflow the call stack.
+ * Checks attribute values (422s, one per problem): first what no value may hold, as sent; then each
+ * against its schema, and what the schema made against the same rule (a schema may make numbers of text,
+ * as a volume sent as "2.5"). Returns the parsed values.
  */
-function shapeProblem(value: unknown, path: string, maxString: number): { path: string; kind: 'long' | 'deep' } | undefined {
-  const stack: Visit[] = [{ value, depth: 0 }];
-  while (stack.length > 0) {
-    const item = stack.pop()!;
-    if (typeof item.value === 'string') {
-      if (item.value.length > maxString) return { path: path + visitPath(item), kind: 'long' };
-      continue;
-    }
-    if (typeof item.value !== 'object' || item.value === null) continue;
-    const depth = item.depth + 1;
-    if (depth > MAX_NESTING_DEPTH) return { path: path + visitPath(item), kind: 'deep' };
-    // Pushed in reverse so the first offending member is the first one reported.
-    if (Array.isArray(item.value)) for (let i = item.value.length - 1; i >= 0; i--) stack.push({ value: item.value[i], depth, key: i, parent: item });
-    else {
-      const entries = Object.entries(item.value);
-      for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], depth, key: entries[i]![0], parent: item });
-    }
-  }
-  return undefined;
-}
-
-/** A member shapeProblem walks, and where it sits: the pointer is spelled out only for the member at fault (most values have none). */
-interface Visit {
-  value: unknown;
-  depth: number;
-  key?: string | number;
-  parent?: Visit;
-}
-
-const visitPath = (visit: Visit): string => {
-  const keys: (string | number)[] = [];
-  for (let at: Visit | undefined = visit; at?.parent; at = at.parent) keys.push(at.key!);
-  return pointer(...keys.reverse());
-};
-
-/** Checks attribute values against their schemas (422s, one per problem); returns the parsed values. */
 export function validateValues(def: ResourceDef, parsed: ParsedWrite): Record<string, unknown> {
   const problems: JsonApiError[] = [];
   const values: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(parsed.attributes)) {
     const attribute = def.attributes[name]!;
     const maxString = attribute.maxStringLength ?? MAX_STRING_LENGTH;
-    const shape = shapeProblem(raw, pointer('data', 'attributes', name), maxString);
-    if (shape) {
-      problems.push(
-        shape.kind === 'long'
-          ? errors.invalidValue(shape.path, `${name} - strings may be at most ${maxString} characters`)
-          : errors.invalidValue(pointer('data', 'attributes', name), `${name} - values may be nested at most ${MAX_NESTING_DEPTH} levels deep`),
-      );
+    const sent = valueProblem(raw, maxString);
+    if (sent) {
+      problems.push(valueError(name, sent));
       continue;
     }
     if (raw === null) {
@@ -77,7 +34,9 @@ export function validateValues(def: ResourceDef, parsed: ParsedWrite): Record<st
     }
     const result = attribute.schema.safeParse(raw);
     if (result.success) {
-      values[name] = result.data;
+      const made = valueProblem(result.data, maxString);
+      if (made) problems.push(valueError(name, made));
+      else values[name] = result.data;
       continue;
     }
     for (const issue of result.error.issues) {

@@ -4,6 +4,7 @@ import { ndjsonSink } from '#lib/events/ndjson-sink.ts';
 import { webhookSink } from '#lib/events/webhook-sink.ts';
 import { DeadLetterFile, deadLetterFileOf } from '#lib/local/dead-letter-file.ts';
 import { OutboxFollower, type FollowerHealth } from '#lib/local/outbox-stream.ts';
+import { shownPath } from '#lib/local/shown-paths.ts';
 
 export interface LocalEventsOptions {
   /** Where the NDJSON file's and the webhook's checkpoints are kept; none with an in-memory table. */
@@ -17,6 +18,7 @@ export interface LocalEventsOptions {
 
 /** How the local feed is doing, for `GET /health`. */
 export interface LocalEventsHealth {
+  /** Where the dead letters are, as the page shows files (lib/local/shown-paths.ts). */
   dead_letters_file: string;
   sinks: Record<string, FollowerHealth>;
 }
@@ -51,7 +53,7 @@ export async function startLocalEvents(endpoint: string, tableName: string, opti
     followers,
     deadLetters,
     health: () => ({
-      dead_letters_file: deadLetters.path,
+      dead_letters_file: shownPath(deadLetters.path),
       sinks: Object.fromEntries([...followers].map(([name, follower]) => [name, follower.health()])),
     }),
     async stop() {

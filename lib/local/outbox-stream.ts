@@ -12,6 +12,7 @@ import { deadLetterOf } from '#lib/events/dead-letters.ts';
 import { publishRecords, type CheckpointedSink, type SetAside } from '#lib/events/outbox.ts';
 import type { DeadLetterFile } from '#lib/local/dead-letter-file.ts';
 import { localClient } from '#lib/local/dynamodb.ts';
+import { shownFailure } from '#lib/local/shown-paths.ts';
 import { log } from '#lib/log.ts';
 
 /**
@@ -155,8 +156,9 @@ export class OutboxFollower {
         pause = pollMs;
       } catch (error) {
         this.iterators.clear();
-        this.retrying = { since: this.retrying?.since ?? new Date().toISOString(), failures: (this.retrying?.failures ?? 0) + 1, error: String(error) };
-        log('warn', 'event delivery failed; trying again from the checkpoint', { sink: name, retryInMs: pause, ...this.retrying });
+        this.retrying = { since: this.retrying?.since ?? new Date().toISOString(), failures: (this.retrying?.failures ?? 0) + 1, error: shownFailure(error) };
+        // The log keeps the error whole (it stays on the machine); /health shows it without absolute paths.
+        log('warn', 'event delivery failed; trying again from the checkpoint', { sink: name, retryInMs: pause, ...this.retrying, error: String(error) });
         pause = Math.min(MAX_PAUSE_MS, pause * 2);
       }
       await this.sleep(pause);

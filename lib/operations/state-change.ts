@@ -126,7 +126,7 @@ async function readStateChange(ctx: WriteContext, { target, contents }: Asked): 
   const requestsOut = changer === 'input_plate' ? await requestsOutOf(ctx, target) : undefined;
   const targets = tubes ? tubes.map((tube) => targetOf(tube, 1)) : slots.map((slot) => targetOf(target, slot, requestsOut?.[slot - 1]));
   const others = tubes ? [] : labwareAttrs(target).receptacles.filter((_, i) => !slots.includes(i + 1));
-  const requests = await requestFacts(ctx, targets);
+  const requests = await requestFacts(ctx, targets, changer === 'mx_tube' ? labwareAttrs(target).poolTube : undefined);
   const books = await readBooksOf(ctx, requests.keys());
   return { id: id!, labware: { slots, changer, tubes, targets, others, requests, books } };
 }
@@ -166,6 +166,7 @@ const targetOf = (labware: StoredRecord, slot: number, requestsAsSource?: readon
     name: layout ? `well ${positionAt(layout, slot - 1)}` : `tube ${attrs.barcode.human_barcode}`,
     receptacle: attrs.receptacles[slot - 1]!,
     ...(requestsAsSource ? { requestsAsSource } : {}),
+    ...(attrs.poolTube !== undefined ? { poolOf: attrs.poolTube } : {}),
   };
 };
 
@@ -177,22 +178,46 @@ async function requestsOutOf(ctx: WriteContext, labware: StoredRecord): Promise<
   return slots.map((slot) => refsOf(found.get(slot)).map((r) => r.id));
 }
 
-/** What a changer knows of each request the targets name (one batched read). */
-async function requestFacts(ctx: WriteContext, targets: readonly TargetedReceptacle[]): Promise<Map<number, ReadRequest>> {
-  const ids = new Set(
-    targets.flatMap((t) => [
+/** The requests of a submission (its `requests`, read from the other side: one Query). */
+async function requestsOfSubmission(ctx: WriteContext, id: number): Promise<Ref[]> {
+  const submission: Ref = { type: 'submissions', id };
+  const reverse = ctx.registry.require(submission.type).relationships.requests!.reverse!;
+  return refsOf((await resolveReverse(ctx, 'requests', reverse, [submission])).get(submission));
+}
+
+/**
+ * What a changer knows of each request the targets name — and, for an MX tube a by-submission transfer made,
+ * of its submission's requests (one Query), among them the multiplexed ones that end in it (`endsIn`): one
+ * batched read of the requests, one of their request types (reference data, which the process keeps).
+ */
+async function requestFacts(ctx: WriteContext, targets: readonly TargetedReceptacle[], pool: number | undefined): Promise<Map<number, ReadRequest>> {
+  const pooled = pool === undefined ? [] : await requestsOfSubmission(ctx, pool);
+  const ids = new Set([
+    ...targets.flatMap((t) => [
       ...outerRequestsOf(t.receptacle),
       ...(t.receptacle.transfers ?? []).flatMap((tr) => (tr.outerRequest ? [tr.outerRequest] : [])),
       ...(t.requestsAsSource ?? []),
     ]),
-  );
+    ...pooled.map((r) => r.id),
+  ]);
   const loaded = await ctx.loader.load([...ids].map((id): Ref => ({ type: 'requests', id })));
+  const types = await ctx.loader.load([...loaded.values()].flatMap((r) => refsOf(r.rels.request_type)));
   const found = new Map<number, ReadRequest>();
   for (const id of ids) {
     const record = loaded.get(refKey({ type: 'requests', id }));
     if (!record) continue;
     const link = (name: string) => linkOf(record, name)?.id ?? null;
-    found.set(id, { record, facts: { id, state: record.attrs.state as RequestState, submission: link('submission'), targetAsset: link('target_asset') } });
+    const type = types.get(refKey(linkedTo(record, 'request_type')));
+    found.set(id, {
+      record,
+      facts: {
+        id,
+        state: record.attrs.state as RequestState,
+        submission: link('submission'),
+        targetAsset: link('target_asset'),
+        forMultiplexing: type?.attrs.for_multiplexing === true,
+      },
+    });
   }
   return found;
 }

@@ -1,7 +1,7 @@
 import { decodeBarcode } from '#lib/domain/barcode.ts';
 import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
-import { emptyReceptacles, labwareState, receptacleState, type Contents, type Labware } from '#lib/domain/labware.ts';
+import { contentsOf, emptyReceptacles, labwareState, receptacleState, type Contents, type Labware } from '#lib/domain/labware.ts';
 import { linkParents } from '#lib/domain/lineage.ts';
 import { applyMoves } from '#lib/domain/material-moves.ts';
 import { outcome } from '#lib/domain/problems.ts';
@@ -83,7 +83,7 @@ const fillingKeyOf = (move: Move): FillingKey => ('pool' in move.into ? move.int
 
 const existingFilling = (record: StoredRecord): Filling => ({
   record,
-  contents: { receptacles: labwareAttrs(record).receptacles, aliquotCount: labwareAttrs(record).aliquotCount },
+  contents: contentsOf(labwareAttrs(record)),
   wells: [],
   label: (slot) => `${receptacleType(record.type)} ${slotId(record.id, slot)}`,
 });

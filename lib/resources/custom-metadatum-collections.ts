@@ -12,34 +12,12 @@ import type { StoredRecord } from '#lib/store/records.ts';
 const integerId = lazySchema(() =>
   z.union([z.number().check(z.int(), z.positive()), z.pipe(z.string().check(z.regex(/^[1-9]\d*$/, 'must be a positive integer')), z.transform(Number))]),
 );
-/**
- * Keys that cannot be stored and read back as ordinary keys, so they are refused (422) rather than lost
- * or mangled: `__proto__` is dropped by every JavaScript object built by assignment (zod's records, the
- * DynamoDB SDK's unmarshalling of every read, and of the events consumers read), and the SDK's
- * marshalling takes an object with an own `constructor` for a class instance and refuses to store it.
- * Every other key, `toString` and `hasOwnProperty` included, is an ordinary key.
- */
-export const RESERVED_METADATA_KEYS: readonly string[] = ['__proto__', 'constructor'];
-
-/** Checks the keys as sent, before zod builds its copy (which silently leaves `__proto__` out). */
-const noReservedKeys = lazySchema(() =>
-  z.unknown().check(
-    z.superRefine((value, ctx) => {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
-      for (const key of RESERVED_METADATA_KEYS) {
-        if (Object.hasOwn(value, key)) ctx.addIssue({ code: 'custom', path: [key], message: `${JSON.stringify(key)} is reserved and cannot be used as a key` });
-      }
-    }),
-  ),
-);
 // Keys are kept as sent: trimming them here would merge `" a "` and `"a"` into one key, silently dropping a value.
+// Keys special to JavaScript objects (`__proto__`, `constructor`) are refused for every value (lib/jsonapi/input-values.ts).
 const metadata = lazySchema(() =>
-  z.pipe(
-    noReservedKeys(),
-    z.record(
-      z.string().check(z.refine((k) => k.trim() !== '', 'keys must not be empty')),
-      z.string().check(z.refine((v) => v.trim() !== '', 'values must not be empty')),
-    ),
+  z.record(
+    z.string().check(z.refine((k) => k.trim() !== '', 'keys must not be empty')),
+    z.string().check(z.refine((v) => v.trim() !== '', 'values must not be empty')),
   ),
 );
 

@@ -26,26 +26,36 @@ function flag(name: string, values: string[]): boolean {
 }
 
 /**
- * The start (UTC) of the day a `*_gt` value names: the reference compares with the value's date
- * (`value.to_date`), so `updated_at_gt=2026-10-27T15:00` keeps what changed from that day's start.
+ * The instant a `*_gt` value names: a date alone (`2026-10-27`, what Limber sends) its start (UTC); a date and
+ * time that instant, in the offset it gives (`Z`, `+01:00`, Ruby's `2026-10-27 15:00:00 +0100`), else in UTC.
+ * The reference compares with the value's date only (`value.to_date`); here a time given counts, so that a
+ * client asking for what changed after an instant it saw gets exactly that (docs/decisions.md, "What Limber's
+ * pages read").
  */
-function dayStart(name: string, values: string[]): string {
+const INSTANT = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?) ?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+function instantOf(name: string, values: string[]): string {
   const value = oneValue(name, values);
-  const day = /^(\d{4}-\d{2}-\d{2})(?:$|[T ])/.exec(value)?.[1];
-  const start = day && `${day}T00:00:00.000Z`;
-  if (!start || Number.isNaN(Date.parse(start)) || new Date(start).toISOString() !== start)
-    throw errors.invalidParameter(`filter[${name}]`, `filter[${name}] - must be a date (YYYY-MM-DD) or a time, got ${show(value)}`);
-  return start;
+  const [, day, time, zone] = INSTANT.exec(value.trim()) ?? [];
+  const offset = !zone || zone.toUpperCase() === 'Z' ? 'Z' : `${zone.slice(0, 3)}:${zone.slice(3).replace(':', '') || '00'}`;
+  const at = day === undefined ? Number.NaN : Date.parse(`${day}T${time ?? '00:00'}${offset}`);
+  // Date.parse rolls 2026-02-30 over to March: the day must be the one named.
+  if (Number.isNaN(at) || new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) !== day)
+    throw errors.invalidParameter(
+      `filter[${name}]`,
+      `filter[${name}] - must be a date (YYYY-MM-DD) or a time (YYYY-MM-DDThh:mm:ss, with an offset or in UTC), got ${show(value)}`,
+    );
+  return new Date(at).toISOString();
 }
 
-/** Records whose timestamp is after the start of the day named. */
+/** Records whose timestamp is strictly later than the instant named: one made at that very instant is not. */
 const after = (name: string, time: (r: StoredRecord) => string): FilterDef => ({
-  check: dayStart,
+  check: instantOf,
   test: (_ctx, records, values) => {
-    const start = dayStart(name, values);
-    return records.map((r) => time(r) > start);
+    const instant = instantOf(name, values);
+    return records.map((r) => time(r) > instant);
   },
-  ...(name === 'updated_at_gt' ? { updatedAfter: (values: string[]) => dayStart(name, values) } : {}),
+  ...(name === 'updated_at_gt' ? { updatedAfter: (values: string[]) => instantOf(name, values) } : {}),
 });
 
 /** Keeps labware without children (none made from them yet: "not used"). */

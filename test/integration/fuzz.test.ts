@@ -28,6 +28,9 @@ beforeAll(async () => {
 // interruptAfterTimeLimit caps a property (shrinking included) on a slow machine; it then passes with fewer runs.
 const RUN = { numRuns: 60, interruptAfterTimeLimit: 5_000 } as const;
 
+/** A lone surrogate as JSON.stringify writes it (a \udXXX escape: it writes a whole pair as the character). */
+const LONE_SURROGATE_ESCAPE = /\\ud[89a-f][0-9a-f]{2}/i;
+
 /** What every response must satisfy, whatever was sent. */
 function expectWellBehaved(res: CallResult, what: string): void {
   const context = `${what} → ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`;
@@ -47,6 +50,8 @@ function expectWellBehaved(res: CallResult, what: string): void {
   } else {
     expect(res.body?.errors, context).toBeUndefined();
     expect(res.body?.data, context).toBeDefined();
+    // What was accepted holds no lone surrogate (JSON.stringify writes one, and only one, as a \udXXX escape).
+    expect(JSON.stringify(res.body), context).not.toMatch(LONE_SURROGATE_ESCAPE);
   }
 }
 
@@ -171,11 +176,23 @@ const name = (own: string[], other: string[]) =>
     { weight: 1, arbitrary: fc.constantFrom('constructor', 'toString', 'hasOwnProperty', '__proto__') },
     { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
   );
+/** Numbers DynamoDB cannot store exactly (2 ** 53 stands for 9007199254740993, which JSON.parse rounds to it), lone surrogates. */
+const unstorable = fc.constantFrom(1e308, 1e-308, 1e21, 2 ** 53, -(2 ** 53), '\ud800', 'a\udc00b', '\udbff');
+/** Keys special to JavaScript objects, and one holding a lone surrogate. */
+const reservedKey = fc.constantFrom('constructor', '__proto__', 'prototype', '\ud800');
+/** A value holding at least one thing no attribute may hold; objects built as JSON.parse builds them (own keys: Object.fromEntries, not assignment). */
+const hostileValue = fc.oneof(
+  unstorable,
+  fc.array(unstorable, { minLength: 1, maxLength: 3 }),
+  fc.tuple(reservedKey, fc.jsonValue({ maxDepth: 1 })).map(([key, value]) => Object.fromEntries([[key, value]])),
+  fc.tuple(fc.string({ maxLength: 4 }), unstorable).map(([key, value]) => Object.fromEntries([[key, value]])),
+);
 const attributeValue = fc.oneof(
   { weight: 3, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/) },
   { weight: 2, arbitrary: fc.constantFrom('negative', 'positive', '', ' ', true, false, null, 'x'.repeat(2100), 'x'.repeat(4097)) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 16 }) },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+  { weight: 1, arbitrary: hostileValue },
 );
 const linkageType = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom('studies', 'samples', 'sample_metadata', 'component_samples') },
@@ -185,7 +202,7 @@ const linkageType = fc.oneof(
 const linkageId = () =>
   fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(studyA, studyB, sampleId, metadataId, '1', '2', 2, '999999') },
-    { weight: 1, arbitrary: fc.constantFrom('0', '-1', 'x', '', null, 1.5, '123456789012345', '99999999999999999') },
+    { weight: 1, arbitrary: fc.constantFrom('0', '-1', 'x', '', null, 1.5, '123456789012345', '99999999999999999', 1e21, 2 ** 53, '1\ud800') },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) },
   );
 const linkage = () =>
@@ -266,6 +283,21 @@ describe('POST /api/v2/samples with random bodies', () => {
           }
         },
       ),
+      RUN,
+    );
+  });
+});
+
+describe('values no attribute may hold (lib/jsonapi/input-values.ts)', () => {
+  it('one in any attribute of an otherwise valid POST or PATCH → 422 at that attribute, never stored', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...SAMPLE_ATTRIBUTES), hostileValue, fc.boolean(), async (name, value, patch) => {
+        const body = JSON.stringify({ data: { type: 'samples', ...(patch ? { id: sampleId } : {}), attributes: { [name]: value } } });
+        const res = patch ? await call('PATCH', `/api/v2/samples/${sampleId}`, { body }) : await call('POST', '/api/v2/samples', { body });
+        expectWellBehaved(res, `${patch ? 'PATCH' : 'POST'} ${body}`);
+        expect(res.status, body).toBe(422);
+        expect(res.body.errors[0].source.pointer, body).toMatch(new RegExp(`^/data/attributes/${name}(/|$)`));
+      }),
       RUN,
     );
   });

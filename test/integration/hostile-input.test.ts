@@ -1,12 +1,13 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '#lib/config.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '#lib/jsonapi/engine.ts';
-import { MAX_NESTING_DEPTH } from '#lib/jsonapi/write.ts';
+import { MAX_NESTING_DEPTH } from '#lib/jsonapi/input-values.ts';
 import { call, doc, idOf, type CallResult } from '../support/api.ts';
 import { createPlate, createRack, createSample, createTube } from '../support/fixtures.ts';
 import { expectError } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
 import { refused } from '../support/table.ts';
+import { WRITES, type Write } from '../support/writes.ts';
 
 /**
  * Input built to break the service rather than to use it, through the real handler: values nested far
@@ -117,7 +118,7 @@ describe('custom metadata keys that are special to JavaScript objects', () => {
     `{"data":{"type":"${CMC}","attributes":{"user_id":${admin},"asset_id":${asset},"metadata":${metadata}}}}`;
   const patchBody = (id: string, metadata: string) => `{"data":{"type":"${CMC}","id":"${id}","attributes":{"metadata":${metadata}}}}`;
 
-  it.each(['__proto__', 'constructor'])('%s is refused with a 422 naming the key, on POST and on PATCH, and nothing is written', async (key) => {
+  it.each(['__proto__', 'constructor', 'prototype'])('%s is refused with a 422 naming the key, on POST and on PATCH, and nothing is written', async (key) => {
     const plate = await createPlate();
     const metadata = `{"a":"b",${JSON.stringify(key)}:"x"}`;
     const post = await refused('POST', `/api/v2/${CMC}`, postBody(plate.id, metadata));
@@ -138,7 +139,7 @@ describe('custom metadata keys that are special to JavaScript objects', () => {
 
   it('other keys named like Object.prototype members are ordinary keys: stored and returned as sent, on POST and PATCH', async () => {
     const plate = await createPlate();
-    const keys = ['toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'prototype', 'Constructor', '__PROTO__'];
+    const keys = ['toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'Prototype', 'Constructor', '__PROTO__'];
     const metadata = Object.fromEntries(keys.map((k, i) => [k, `v${i}`]));
     const post = await call('POST', `/api/v2/${CMC}`, { body: postBody(plate.id, JSON.stringify(metadata)) });
     expect(post.status, JSON.stringify(post.body)).toBe(201);
@@ -151,6 +152,122 @@ describe('custom metadata keys that are special to JavaScript objects', () => {
     expect(patch.status, JSON.stringify(patch.body)).toBe(200);
     expect(patch.body.data.attributes.metadata).toEqual(changed);
     expect((await call('GET', `/api/v2/${CMC}/${id}`)).body.data.attributes.metadata).toEqual(changed);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Values DynamoDB or JavaScript cannot keep: numbers, reserved keys, lone surrogates (one rule for every
+// attribute: lib/jsonapi/input-values.ts; every attribute of every type is checked in test/unit/document.test.ts)
+
+/** A write's body as text, with the JSON string `"__HOSTILE__"` (a value or a key) replaced by raw JSON text. */
+const withRaw = (write: Write, raw: string) => JSON.stringify(write.body).replace('"__HOSTILE__"', raw);
+
+describe('numbers DynamoDB cannot store exactly and keys special to JavaScript objects, in free-form JSON', () => {
+  // As sent: JSON.parse turns 9007199254740993 into 9007199254740992, which is refused as imprecise.
+  const numbers = ['1e308', '1e-308', '1e21', '9007199254740993', '-1e400'];
+  const keys = ['constructor', '__proto__', 'prototype'];
+
+  it.each(numbers)('an order’s request_options holding %s → 422 at the option, nothing written', async (number) => {
+    const write = await WRITES['POST orders (from a submission template, as Limber makes them)']!.make();
+    (write.body as any).data.attributes.submission_template_attributes.request_options.hostile = '__HOSTILE__';
+    const error = expectError(
+      await refused('POST', write.path, withRaw(write, number)),
+      422,
+      'invalid_value',
+      '/data/attributes/submission_template_attributes/request_options/hostile',
+    );
+    expect(error.detail).toMatch(/^submission_template_attributes\.request_options\.hostile - .* (is past|is nearer 0)/);
+  });
+
+  it.each(numbers)('a transfer request collection’s volume of %s (or that many digits as text) → 422 at the volume, nothing written', async (number) => {
+    const write = await WRITES['POST transfer_request_collections']!.make();
+    (write.body as any).data.attributes.transfer_requests_attributes[0].volume = '__HOSTILE__';
+    const at = '/data/attributes/transfer_requests_attributes/0/volume';
+    expectError(await refused('POST', write.path, withRaw(write, number)), 422, 'invalid_value', at);
+    // Limber sends volumes as decimal text: digits that make such a number are refused the same way.
+    const digits = number === '1e-308' ? `"0.${'0'.repeat(307)}1"` : number === '1e21' ? `"1${'0'.repeat(21)}"` : undefined;
+    if (digits) expectError(await refused('POST', write.path, withRaw(write, digits)), 422, 'invalid_value', at);
+  });
+
+  it.each(keys)('a %s key in request_options → 422 naming the key, nothing written', async (key) => {
+    const write = await WRITES['POST orders (from a submission template, as Limber makes them)']!.make();
+    (write.body as any).data.attributes.submission_template_attributes.request_options = { __HOSTILE__: 'x' };
+    const res = await refused('POST', write.path, withRaw(write, JSON.stringify(key)));
+    const error = expectError(res, 422, 'invalid_value', `/data/attributes/submission_template_attributes/request_options/${key}`);
+    expect(error.detail).toContain(`"${key}" is reserved`);
+  });
+
+  it('2^53 − 1 and 1e-130 are stored and read back exactly', async () => {
+    const write = await WRITES['POST orders (from a submission template, as Limber makes them)']!.make();
+    const options = (write.body as any).data.attributes.submission_template_attributes.request_options;
+    Object.assign(options, { largest: 9007199254740991, smallest: 1e-130, negative: -9007199254740991 });
+    const created = await call('POST', write.path, { body: write.body });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const read = (await call('GET', `/api/v2/orders/${created.body.data.id}`)).body.data.attributes.request_options;
+    expect(read).toMatchObject({ largest: 9007199254740991, smallest: 1e-130, negative: -9007199254740991 });
+  });
+});
+
+describe('strings that are not well-formed Unicode (a lone UTF-16 surrogate), anywhere in a write document', () => {
+  const bulk = (keys: string[], plate: string) =>
+    `{"data":[${keys.map((key) => `{"type":"poly_metadata","attributes":{"key":"${key}","value":"v"},"relationships":{"metadatable":{"data":{"type":"plates","id":"${plate}"}}}}`).join(',')}]}`;
+
+  it('two poly_metadata keys each holding a lone surrogate, on one record → 422 at each key at once: no retries, nothing written', async () => {
+    const plate = (await createPlate()).id;
+    const res = await refused('POST', '/api/v2/poly_metadata/bulk_create', bulk(['a\\ud800', 'a\\udc00'], plate));
+    expect(res.body.errors.map((e: any) => [e.status, e.code, e.source.pointer])).toEqual([
+      ['422', 'invalid_value', '/data/0/attributes/key'],
+      ['422', 'invalid_value', '/data/1/attributes/key'],
+    ]);
+    expect(res.body.errors[0].detail).toContain('lone surrogate U+D800');
+    // Refused before anything is read: no DynamoDB call at all.
+    expect(res.calls).toBe(0);
+    // One at a time too, and a pair (a whole character) is an ordinary key.
+    const one = `{"data":{"type":"poly_metadata","attributes":{"key":"\\udfff","value":"v"},"relationships":{"metadatable":{"data":{"type":"plates","id":"${plate}"}}}}}`;
+    expectError(await refused('POST', '/api/v2/poly_metadata', one), 422, 'invalid_value', '/data/attributes/key');
+    const paired = await call('POST', '/api/v2/poly_metadata/bulk_create', { body: bulk(['\\ud83d\\ude00', 'b\\u00e9'], plate) });
+    expect(paired.status, JSON.stringify(paired.body)).toBe(201);
+    expect(paired.body.data.map((r: any) => r.attributes.key)).toEqual(['\u{1F600}', 'b\u00e9']);
+  });
+
+  it('in a type, an id, linkage, a member name, a value or a key → 4xx at its pointer, nothing written', async () => {
+    const studyA = await idOf('studies', 'name', 'Study A');
+    const cases: [string, string, string, number, string][] = [
+      ['POST', '/api/v2/samples', '{"data":{"type":"samples\\ud800"}}', 409, '/data/type'],
+      ['PATCH', `/api/v2/samples/${sampleId}`, `{"data":{"type":"samples","id":"${sampleId}\\ud800","attributes":{}}}`, 409, '/data/id'],
+      [
+        'POST',
+        '/api/v2/samples',
+        '{"data":{"type":"samples","relationships":{"studies":{"data":[{"type":"studies","id":"1\\udc00"}]}}}}',
+        400,
+        '/data/relationships/studies/data/0/id',
+      ],
+      [
+        'POST',
+        '/api/v2/samples',
+        `{"data":{"type":"samples","relationships":{"studies":{"data":[{"type":"studies\\udc00","id":"${studyA}"}]}}}}`,
+        400,
+        '/data/relationships/studies/data/0/type',
+      ],
+      ['POST', '/api/v2/samples', '{"data":{"type":"samples","attributes":{"name\\ud800":"x"}}}', 400, '/data/attributes/name\ud800'],
+      ['POST', '/api/v2/samples', '{"data":{"type":"samples","relationships":{"studies\\ud800":{"data":[]}}}}', 400, '/data/relationships/studies\ud800'],
+      ['POST', '/api/v2/samples', '{"data":{"type":"samples","attributes":{"site_sample_id":"S\\udbff-1"}}}', 422, '/data/attributes/site_sample_id'],
+      [
+        'POST',
+        `/api/v2/${CMC}`,
+        `{"data":{"type":"${CMC}","attributes":{"user_id":${admin},"asset_id":${plateId},"metadata":{"\\ud800":"v"}}}}`,
+        422,
+        `/data/attributes/metadata/\ud800`,
+      ],
+      [
+        'POST',
+        `/api/v2/${CMC}`,
+        `{"data":{"type":"${CMC}","attributes":{"user_id":${admin},"asset_id":${plateId},"metadata":{"k":"\\udc00"}}}}`,
+        422,
+        '/data/attributes/metadata/k',
+      ],
+    ];
+    for (const [method, path, body, status, at] of cases) expectError(await refused(method, path, body), status, undefined, at);
   });
 });
 

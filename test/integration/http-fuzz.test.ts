@@ -210,6 +210,13 @@ const scalar = fc.oneof(
     null,
     '',
     'x'.repeat(2100),
+    // Numbers DynamoDB cannot store exactly (2 ** 53 stands for 9007199254740993, which JSON.parse rounds to it) and lone surrogates.
+    1e308,
+    1e-308,
+    1e21,
+    2 ** 53,
+    '\ud800',
+    'a\udfffb',
   ),
   fc.string({ maxLength: 12 }),
   fc.constantFrom(...(uuids.length > 0 ? uuids : ['none'])),
@@ -218,6 +225,11 @@ const scalar = fc.oneof(
 const attributeValue = fc.oneof(
   { weight: 6, arbitrary: scalar },
   { weight: 1, arbitrary: fc.dictionary(fc.constantFrom('A1', 'B1', 'C1', 'key', 'value'), scalar, { maxKeys: 3 }) },
+  // Keys special to JavaScript objects and a lone surrogate, as own keys (Object.fromEntries, as JSON.parse makes them).
+  {
+    weight: 1,
+    arbitrary: fc.array(fc.tuple(fc.constantFrom('constructor', '__proto__', 'prototype', '\udc00', 'key'), scalar), { maxLength: 3 }).map(Object.fromEntries),
+  },
   {
     weight: 1,
     arbitrary: fc.array(fc.dictionary(fc.constantFrom('barcode', 'well_location', 'key', 'value', 'units', 'position'), scalar, { maxKeys: 4 }), {
@@ -382,6 +394,8 @@ function expectWellBehaved(r: Request, res: HttpResult): void {
     if (res.status === 405) expect(res.headers.get('allow'), what).not.toBeNull();
   } else {
     expect(res.body.errors, what).toBeUndefined();
+    // What the service accepted or serves holds no lone surrogate (JSON.stringify writes one, and only one, as a \udXXX escape).
+    expect(res.text, what).not.toMatch(/\\ud[89a-f][0-9a-f]{2}/i);
     // A single created record has a Location (an action creating several, such as bulk_create, has none).
     if (res.status === 201 && !Array.isArray(res.body.data)) expect(res.headers.get('location'), what).toBe(res.body.data.links.self);
   }

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, doc } from '../support/api.ts';
+import { call, doc, idOf } from '../support/api.ts';
 import { createPlate, rel } from '../support/fixtures.ts';
-import { adminUuid, uuidOf } from '../support/lab.ts';
+import { adminUuid, filledPlate, postTransfer, templateUuid, uuidOf } from '../support/lab.ts';
 import { createQcable, moveQcable, stateOf } from '../support/qc.ts';
-import { requestState } from '../support/requests.ts';
+import { createOrder, createRequest, requestState, workIds } from '../support/requests.ts';
 import { expectError } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused } from '../support/table.ts';
@@ -230,6 +230,65 @@ describe('tubes', () => {
     await changeState(tube, 'passed');
     expect(await tubeState(tube.id)).toBe('passed');
     expect(await requestState(request)).toBe('started');
+  });
+
+  describe('an MX tube a by-submission transfer made: the tube all its submission’s multiplexed requests end in (the reference’s Submission#multiplexed_labware)', () => {
+    /**
+     * A plate of two tagged samples whose wells each have a library request and a multiplexing request of
+     * one submission (and a multiplexing request of another submission out of A1), pooled into that
+     * submission's MX tube by a by-submission transfer.
+     */
+    async function pooledTube() {
+      const { study, libraryCreation } = await workIds();
+      const multiplexing = await idOf('request_types', 'key', 'multiplexing');
+      const { plate } = await filledPlate(2);
+      const tagged = await call('POST', '/api/v2/tag_layouts', {
+        body: doc('tag_layouts', {
+          plate_uuid: plate.attributes.uuid,
+          tag_layout_template_uuid: await uuidOf('tag_layout_templates', 'name', 'Test dual column'),
+          user_uuid: await adminUuid(),
+        }),
+      });
+      expect(tagged.status, JSON.stringify(tagged.body)).toBe(201);
+      const wells = (await call('GET', `/api/v2/plates/${plate.id}/wells?page[size]=2`)).body.data.map((w: any) => ({ type: 'wells', id: w.id }));
+      const { submission, order } = await createOrder(study, [libraryCreation, multiplexing]);
+      const library: string[] = [];
+      const multiplexed: string[] = [];
+      for (const asset of wells) library.push((await createRequest({ submission, order, requestType: libraryCreation, asset })).id);
+      for (const asset of wells) multiplexed.push((await createRequest({ submission, order, requestType: multiplexing, asset })).id);
+      const other = await createOrder(study, [multiplexing]);
+      const elsewhere = (await createRequest({ ...other, requestType: multiplexing, asset: wells[0] })).id;
+      const pooled = await postTransfer({
+        template: await templateUuid('Transfer wells to MX library tubes by submission'),
+        source: plate.attributes.uuid,
+        user: await adminUuid(),
+      });
+      expect(pooled.status, JSON.stringify(pooled.body)).toBe(201);
+      const tubes = [...new Set(Object.values(pooled.body.data.attributes.transfers).map((t: any) => t.uuid))];
+      expect(tubes).toHaveLength(1);
+      const tube = (await call('GET', `/api/v2/tubes?filter[uuid]=${tubes[0]}`)).body.data[0];
+      expect((await call('GET', `/api/v2/tubes/${tube.id}/purpose`)).body.data.attributes.name).toBe('MX Tube');
+      return { tube, library, multiplexed, elsewhere };
+    }
+    const states = async (ids: string[]) => Promise.all(ids.map(requestState));
+
+    it('passing it passes them (pending ones too, as the reference’s Request::Multiplexing may); its library requests start; another submission’s stay', async () => {
+      const { tube, library, multiplexed, elsewhere } = await pooledTube();
+      await changeState(tube, 'passed');
+      expect(await tubeState(tube.id)).toBe('passed');
+      expect(await states(multiplexed)).toEqual(['passed', 'passed']);
+      expect(await states(library)).toEqual(['started', 'started']);
+      expect(await requestState(elsewhere)).toBe('pending');
+    });
+
+    it('failing it fails them, marked as the customer’s responsibility when asked', async () => {
+      const { tube, multiplexed, elsewhere } = await pooledTube();
+      await changeState(tube, 'failed', { reason: 'Low concentration', customer_accepts_responsibility: true });
+      expect(await states(multiplexed)).toEqual(['failed', 'failed']);
+      const read = await Promise.all(multiplexed.map(async (id) => (await call('GET', `/api/v2/requests/${id}`)).body.data.attributes.options));
+      expect(read).toEqual([{ customer_accepts_responsibility: true }, { customer_accepts_responsibility: true }]);
+      expect(await requestState(elsewhere)).toBe('pending');
+    });
   });
 
   it('a tube has no positions: contents naming one is refused', async () => {

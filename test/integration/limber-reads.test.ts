@@ -299,6 +299,29 @@ describe("Limber's searches", () => {
     expect((await get(`/api/v2/labware?filter[created_at_gt]=${since}&filter[id]=${tube.id}`)).data.map((r: any) => r.id)).toEqual([tube.id]);
   });
 
+  it('filter[created_at_gt] / filter[updated_at_gt] keep what is strictly later than the instant named: not a plate made at that very instant', async () => {
+    const plate = await createPlate('Working Dilution');
+    const { created_at: created, updated_at: updated } = plate.attributes;
+    const shifted = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
+    const found = async (filter: string, instant: string) =>
+      (await get(`/api/v2/plates?filter[${filter}]=${encodeURIComponent(instant)}&filter[id]=${plate.id}`)).data.map((r: any) => r.id);
+    for (const [filter, instant] of [
+      ['created_at_gt', created],
+      ['updated_at_gt', updated],
+    ]) {
+      expect(await found(filter, shifted(instant, -1)), `${filter} one millisecond before`).toEqual([plate.id]);
+      expect(await found(filter, instant), `${filter} at the very instant`).toEqual([]);
+      expect(await found(filter, shifted(instant, 1)), `${filter} one millisecond after`).toEqual([]);
+      // The same instant in another zone's offset (as Ruby's Time#to_s writes it) names the same instant.
+      const local = new Date(Date.parse(instant) + 3_600_000)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.(\d{3})Z$/, '.$1 +0100');
+      expect(await found(filter, local), `${filter} at ${local}`).toEqual([]);
+      expect(await found(filter, instant.slice(0, 10)), `${filter} on the day named`).toEqual([plate.id]);
+    }
+  });
+
   it("filter[user_uuid]: the labware a user last made, filled or tagged (the reference's plate owner); anyone else's uuid owns none", async () => {
     // The admin stamped the child plate and the grandchild and filled the tube; the stock plates were POSTed without a user.
     expect(idsOf({ body: await get(`/api/v2/plates?filter[user_uuid]=${user}`) } as any)).toEqual([childPlate.id, grandchild.id]);

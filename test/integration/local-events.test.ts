@@ -11,6 +11,7 @@ import { webhookSink } from '#lib/events/webhook-sink.ts';
 import { DeadLetterFile } from '#lib/local/dead-letter-file.ts';
 import { startLocalEvents } from '#lib/local/event-publishing.ts';
 import { OutboxFollower } from '#lib/local/outbox-stream.ts';
+import { shownPath } from '#lib/local/shown-paths.ts';
 import { startLocalService } from '#lib/local/service.ts';
 import { dynamo } from '#lib/store/client.ts';
 import { call, doc } from '../support/api.ts';
@@ -272,7 +273,8 @@ describe('what the feed cannot deliver', () => {
 
       const health = await fetch(`${service.url}/health`).then((r) => r.json());
       expect(health).toEqual({
-        meta: { status: 'ok', events: { dead_letters_file: deadLettersFile, sinks: { file: { dead_letters: 1 }, webhook: { dead_letters: 2 } } } },
+        // The file by its name: /health shows no absolute path (the folder is outside the working directory).
+        meta: { status: 'ok', events: { dead_letters_file: 'events.dead-letters.ndjson', sinks: { file: { dead_letters: 1 }, webhook: { dead_letters: 2 } } } },
       });
     } finally {
       logged.mockRestore();
@@ -282,4 +284,33 @@ describe('what the feed cannot deliver', () => {
       await hook.close();
     }
   }, 120_000);
+});
+
+describe('GET /health of the local service', () => {
+  it('shows no absolute file path: the dead-letter file and a failing sink’s error name their files, relative to the working directory or by name', async () => {
+    // A feed file in a folder that does not exist: every append fails with the file system's error, which names the file.
+    const missing = join(dir, 'missing', 'events.ndjson');
+    const service = await startLocalService({
+      dynamo: { endpoint: store.endpoint, stop: async () => {} },
+      tableName: store.tableName,
+      events: { eventsFile: missing, pollMs: 50 },
+    });
+    try {
+      await createSamples(1);
+      await vi.waitUntil(() => service.events!.followers.get('file')!.health().retrying !== undefined, { timeout: 60_000, interval: 50 });
+      const text = await fetch(`${service.url}/health`).then((r) => r.text());
+      const health = JSON.parse(text);
+      expect(health.meta.events.dead_letters_file).toBe('events.dead-letters.ndjson');
+      expect(health.meta.events.sinks.file.retrying.error).toMatch(/ENOENT.*'events\.ndjson'/);
+      // No path from the root anywhere: not the folder, not a home or working directory.
+      expect(text).not.toContain(dir);
+      expect(text).not.toContain(process.cwd());
+      expect(text).not.toMatch(/["'\s(]\/[\w.-]+\//);
+    } finally {
+      await service.stop();
+    }
+    // A file inside the working directory (the default data dir, .lts) is shown by its path from there, as an operator types it.
+    expect(shownPath(join(process.cwd(), '.lts', 'events.dead-letters.ndjson'))).toBe(join('.lts', 'events.dead-letters.ndjson'));
+    expect(shownPath(join(tmpdir(), 'lts', 'events.dead-letters.ndjson'))).toBe('events.dead-letters.ndjson');
+  });
 });

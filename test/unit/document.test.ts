@@ -8,7 +8,8 @@ import { JsonApiError } from '#lib/jsonapi/errors.ts';
 import { parseIncludes, type IncludeTree } from '#lib/jsonapi/include.ts';
 import { parseQuery } from '#lib/jsonapi/query.ts';
 import type { ResourceDef } from '#lib/jsonapi/resource.ts';
-import { validateValues, MAX_STRING_LENGTH } from '#lib/jsonapi/write.ts';
+import { MAX_STRING_LENGTH } from '#lib/jsonapi/input-values.ts';
+import { validateValues } from '#lib/jsonapi/write.ts';
 import { registry } from '#lib/resources/index.ts';
 
 const samples = registry.require('samples');
@@ -380,6 +381,73 @@ describe('validateValues', () => {
       thrown(() => values(sampleMetadata, { date_of_sample_collection: '01/05/2024' })),
       [422],
     );
+  });
+
+  describe('validateValues: what no attribute value may hold, in every attribute of every type', () => {
+    /** Every attribute a client may send (read-only ones only where a create accepts them), of every type. */
+    const writable = registry.types.flatMap((type) => {
+      const def = registry.require(type);
+      return Object.entries(def.attributes)
+        .filter(([, attribute]) => attribute.access !== 'R' || attribute.acceptOnCreate)
+        .map(([name]) => [def, name] as const);
+    });
+    /** As JSON.parse hands them over: 9007199254740993 has already become 9007199254740992. */
+    const parsed = (json: string): unknown => JSON.parse(json);
+    // [what, the value as sent (JSON text), where inside the value the problem is, what the detail says]
+    const hostile: [string, string, string, RegExp][] = [
+      ['1e308 (past DynamoDB’s largest exponent)', '1e308', '', /1e\+308/],
+      ['1e-308 (nearer 0 than DynamoDB stores)', '1e-308', '', /1e-308/],
+      ['1e400 (Infinity once parsed)', '1e400', '', /Infinity/],
+      ['1e21 (an integer past 2^53)', '1e21', '', /1e\+21/],
+      ['9007199254740993 (rounded by JSON.parse)', '9007199254740993', '', /9007199254740992/],
+      ['-9007199254740992', '-9007199254740992', '', /-9007199254740992/],
+      ['a number deep inside', '{"a":[1,{"b":1e-200}]}', '/a/1/b', /1e-200/],
+      ['a constructor key', '{"a":1,"constructor":"x"}', '/constructor', /"constructor" is reserved/],
+      ['a __proto__ key', '{"__proto__":{"polluted":true}}', '/__proto__', /"__proto__" is reserved/],
+      ['a prototype key, nested', '[{"prototype":1}]', '/0/prototype', /"prototype" is reserved/],
+      ['a lone high surrogate', '"a\\ud800b"', '', /lone surrogate U\+D800/],
+      ['a lone low surrogate, nested', '{"k":["\\udfff"]}', '/k/0', /lone surrogate U\+DFFF/],
+      ['a lone surrogate in a key', '{"\\udc00":"v"}', '/\udc00', /lone surrogate U\+DC00/],
+    ];
+
+    it.each(hostile)('%s → 422 invalid_value at the member, naming the attribute', (_what, json, at, detail) => {
+      expect(writable.length).toBeGreaterThan(100);
+      for (const [def, name] of writable) {
+        const error = thrown(() => validateValues(def, { attributes: { [name]: parsed(json) }, links: {} }));
+        expect(error.status, `${def.type}.${name}`).toBe(422);
+        expect(error.errors, `${def.type}.${name}`).toEqual([
+          expect.objectContaining({ code: 'invalid_value', source: { pointer: `/data/attributes/${name}${at}` }, detail: expect.stringMatching(detail) }),
+        ]);
+        expect(error.errors[0]!.detail, `${def.type}.${name}`).toContain(name);
+      }
+    });
+
+    it('numbers DynamoDB stores exactly pass: 0, ±2^53 − 1, ±1e-130, fractions', () => {
+      const orders = registry.require('orders');
+      const options = { zero: 0, negativeZero: -0, max: 9007199254740991, min: -9007199254740991, tiny: 1e-130, small: -1.5e-100, fraction: 0.1 };
+      const attributes = { request_options: options, user_uuid: 'u', asset_uuids: ['a'] };
+      expect(validateValues(orders, { attributes: { submission_template_attributes: attributes }, links: {} })).toEqual({
+        submission_template_attributes: attributes,
+      });
+    });
+
+    it('numbers a schema makes from text are held to the same rule (a volume or an id sent as digits)', () => {
+      const collections = registry.require('transfer_request_collections');
+      const entry = (volume: string) => ({ transfer_requests_attributes: [{ source_asset: 'a', target_asset: 'b', volume }] });
+      expect(validateValues(collections, { attributes: entry(' 2.5 '), links: {} })).toEqual({
+        transfer_requests_attributes: [{ source_asset: 'a', target_asset: 'b', volume: 2.5 }],
+      });
+      const volume = thrown(() => validateValues(collections, { attributes: entry('100000000000000000000'), links: {} }));
+      expect(volume.errors).toEqual([
+        expect.objectContaining({ status: '422', code: 'invalid_value', source: { pointer: '/data/attributes/transfer_requests_attributes/0/volume' } }),
+      ]);
+      const tiny = thrown(() => validateValues(collections, { attributes: entry(`0.${'0'.repeat(140)}1`), links: {} }));
+      expect(tiny.errors[0]!.source).toEqual({ pointer: '/data/attributes/transfer_requests_attributes/0/volume' });
+      const collection = thrown(() =>
+        validateValues(registry.require('custom_metadatum_collections'), { attributes: { user_id: '99999999999999999999' }, links: {} }),
+      );
+      expect(collection.errors).toEqual([expect.objectContaining({ code: 'invalid_value', source: { pointer: '/data/attributes/user_id' } })]);
+    });
   });
 });
 

@@ -61,6 +61,8 @@ describe('filters that test records', () => {
       ['updated_at_gt', 'yesterday'],
       ['updated_at_gt', '2026-02-30'],
       ['created_at_gt', '27/10/2026'],
+      ['created_at_gt', '2026-10-27T15:00:00 garbage'],
+      ['updated_at_gt', '2026-10-27T25:00:00Z'],
       ['user_uuid', 'admin'],
     ] as const) {
       const error = await refused(name, [value]);
@@ -71,15 +73,21 @@ describe('filters that test records', () => {
     expect((await refused('updated_at_gt', ['2026-10-01', '2026-10-02'])).detail).toContain('one value');
   });
 
-  it('compare with the start of the day named (the reference compares with the value as a date)', async () => {
+  it('keep what is strictly later than the instant named; a date alone names the start (UTC) of its day', async () => {
     const filter = plates.filters.updated_at_gt!;
     if (!('test' in filter)) throw new Error('updated_at_gt tests records');
-    const records = ['2026-10-26T23:59:59.999Z', '2026-10-27T00:00:00.001Z', '2026-11-20T10:00:00.000Z'].map((updatedAt) => record({ updatedAt }));
-    expect(await filter.test(ctx, records, ['2026-10-27T18:00:00Z'])).toEqual([false, true, true]);
-    expect(filter.updatedAfter!(['2026-10-27T18:00:00Z'])).toBe('2026-10-27T00:00:00.000Z');
+    const records = ['2026-10-27T17:59:59.999Z', '2026-10-27T18:00:00.000Z', '2026-10-27T18:00:00.001Z'].map((updatedAt) => record({ updatedAt }));
+    expect(await filter.test(ctx, records, ['2026-10-27T18:00:00Z'])).toEqual([false, false, true]);
+    expect(await filter.test(ctx, records, ['2026-10-27 19:00:00 +0100'])).toEqual([false, false, true]);
+    expect(await filter.test(ctx, records, ['2026-10-27T18:00'])).toEqual([false, false, true]);
+    expect(filter.updatedAfter!(['2026-10-27T18:00:00.000Z'])).toBe('2026-10-27T18:00:00.000Z');
+    const days = ['2026-10-26T23:59:59.999Z', '2026-10-27T00:00:00.000Z', '2026-10-27T00:00:00.001Z'].map((updatedAt) => record({ updatedAt }));
+    expect(await filter.test(ctx, days, ['2026-10-27'])).toEqual([false, false, true]);
+    expect(filter.updatedAfter!(['2026-10-27'])).toBe('2026-10-27T00:00:00.000Z');
     const created = plates.filters.created_at_gt!;
     if (!('test' in created)) throw new Error('created_at_gt tests records');
-    expect(await created.test(ctx, [record({})], ['2026-11-02'])).toEqual([false]);
+    expect(await created.test(ctx, [record({})], ['2026-11-01T10:00:00.000Z'])).toEqual([false]);
+    expect(await created.test(ctx, [record({})], ['2026-11-01T09:59:59.999Z'])).toEqual([true]);
   });
 });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { stateChangeItems, TRANSACTION_ITEM_LIMIT, workCompletionItems } from '#lib/domain/budgets.ts';
 import { receptacleState, type Receptacle, type TransferRequest } from '#lib/domain/labware.ts';
 import type { RequestState } from '#lib/domain/machines.ts';
-import { changeState, stateChangerOf, type RequestFacts, type StateChangeInput, type StateChanger } from '#lib/domain/state-changers.ts';
+import { changeState, endsIn, stateChangerOf, type RequestFacts, type StateChangeInput, type StateChanger } from '#lib/domain/state-changers.ts';
 import { derivedState, TRANSFER_REQUEST_STATES } from '#lib/domain/transfer-requests.ts';
 import { completeWork, nextRequests, type WorkRequest } from '#lib/domain/work-completion.ts';
 
@@ -26,8 +26,8 @@ const well = (request: number | null, state: TransferRequest['state'] = 'pending
   aliquots: request === null ? [] : [{ n, sample: n, study: null, tag: null, tag2: null, library_type: null, request }],
   ...(request === null ? {} : { transfers: [transfer(n, state, request)] }),
 });
-const requests = (states: Record<number, RequestState>, targetAsset: number | null = null): Map<number, RequestFacts> =>
-  new Map(Object.entries(states).map(([id, state]) => [Number(id), { id: Number(id), state, submission: SUBMISSION, targetAsset }]));
+const requests = (states: Record<number, RequestState>, targetAsset: number | null = null, forMultiplexing = false): Map<number, RequestFacts> =>
+  new Map(Object.entries(states).map(([id, state]) => [Number(id), { id: Number(id), state, submission: SUBMISSION, targetAsset, forMultiplexing }]));
 
 const change = (changer: StateChanger, targets: Receptacle[], targetState: string, extra: Partial<StateChangeInput> = {}) =>
   changeState({
@@ -195,6 +195,52 @@ describe('tubes (StateChanger::StockTube, InitialStockTube, MxTube)', () => {
     expect(moves(changeState({ ...base('mx_tube', 'passed'), targets: [tube([1], ['pending'])], requests: requests({ 1: 'pending' }, 999) }))).toEqual([
       '1:started',
     ]);
+  });
+});
+
+describe('MX tubes a by-submission transfer made (the reference’s Submission#multiplexed_labware)', () => {
+  const OTHER = SUBMISSION + 1;
+  /** Requests by id: [state, submission, target, for multiplexing]. */
+  const facts = (entries: Record<number, [RequestState, number, number | null, boolean]>): Map<number, RequestFacts> =>
+    new Map(
+      Object.entries(entries).map(([id, [state, submission, targetAsset, forMultiplexing]]) => [
+        Number(id),
+        { id: Number(id), state, submission, targetAsset, forMultiplexing },
+      ]),
+    );
+  const poolTube = { ...tube([1], ['pending']), poolOf: SUBMISSION };
+  const all = facts({
+    1: ['pending', SUBMISSION, null, false], // the library request the tube's material is bound for
+    2: ['pending', SUBMISSION, null, true], // the submission's multiplexed requests, pending or started
+    3: ['started', SUBMISSION, null, true],
+    4: ['pending', SUBMISSION, 999, true], // one that ends elsewhere
+    5: ['pending', OTHER, null, true], // another submission's
+    6: ['passed', SUBMISSION, null, true], // one no longer open
+  });
+
+  it('end in it: a request whose target it is, or a multiplexed request of its submission without a target of its own', () => {
+    const at = (request: number, receptacle: { id: number; poolOf?: number }) => endsIn(all.get(request)!, receptacle);
+    expect([1, 2, 3, 4, 5, 6].filter((id) => at(id, poolTube))).toEqual([2, 3, 6]);
+    expect([1, 2, 3, 4, 5].filter((id) => at(id, { id: 999 }))).toEqual([4]);
+    // A tube made for no submission's pooling is the end of none of them.
+    expect([2, 3, 5].filter((id) => at(id, { id: 2001 }))).toEqual([]);
+  });
+
+  it('passing it passes its submission’s open multiplexed requests, from pending too (Request::Multiplexing); its material’s request starts', () => {
+    expect(moves(changeState({ ...base('mx_tube', 'passed'), targets: [poolTube], requests: all }))).toEqual(['1:started', '2:passed', '3:passed']);
+  });
+
+  it('failing it fails them, from pending too, marked when asked; a library request is left', () => {
+    const failed = changeState({ ...base('mx_tube', 'failed'), targets: [poolTube], requests: all, customerAcceptsResponsibility: true });
+    expect(moves(failed)).toEqual(['2:failed!', '3:failed!']);
+  });
+
+  it('other changers move a multiplexed request by its own machine: a standard plate failing fails one still pending', () => {
+    const multiplexed = facts({ 1: ['pending', SUBMISSION, null, true] });
+    const library = facts({ 1: ['pending', SUBMISSION, null, false] });
+    expect(moves(change('standard_plate', [well(1, 'passed')], 'failed', { requests: multiplexed }))).toEqual(['1:failed']);
+    // A pending request of any other type does not fail: its work never started.
+    expect(moves(change('standard_plate', [well(1, 'passed')], 'failed', { requests: library }))).toEqual([]);
   });
 });
 

@@ -217,7 +217,10 @@ export async function plateStateChange(db: Db, table: string, base: string, body
     requestIds.flatMap((rid): [number, RequestFacts][] => {
       const request = bookedRequest(rid);
       const submission = (books.get(bookOfRequest(rid))?.attrs as RequestBook | undefined)?.submission ?? null;
-      return request ? [[rid, { id: rid, state: request.state as RequestState, submission, targetAsset: request.target?.[1] ?? null }]] : [];
+      // The floor's plates hold library work only: no request for multiplexing (which the service learns from the request types it keeps cached).
+      return request
+        ? [[rid, { id: rid, state: request.state as RequestState, submission, targetAsset: request.target?.[1] ?? null, forMultiplexing: false }]]
+        : [];
     }),
   );
   const outcome = changeState({
