@@ -265,6 +265,8 @@ export function recordEvents(
       actor,
     });
   const written = writtenRecords(ctx);
+  // A write that changed nothing (a stock registration that would repeat the last) is no event, not even its answer's record's.
+  if (written.length === 0) return;
   for (const record of ([] as StoredRecord[]).concat(primary)) {
     if (!written.some(({ record: r }) => r.family === record.family && r.id === record.id)) emit(record, mode === 'create' ? 'created' : 'updated');
   }

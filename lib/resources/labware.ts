@@ -29,6 +29,7 @@ import { directSubmissions, labwareSamples } from '#lib/resources/labware-work.t
 import { submissionPoolsOfPlate } from '#lib/resources/submission-pools.ts';
 import { accepted, attributeAt, relationshipAt } from '#lib/resources/problems.ts';
 import { labwareLifecycleFilters } from '#lib/resources/labware-filters.ts';
+import { registerStockForPlate } from '#lib/resources/stock-registration.ts';
 
 /** What plates, tubes and tube racks share: barcodes, purpose, family links, custom metadata. */
 export const LABWARE_TYPES = ['plates', 'tubes', 'tube_racks'] as const;
@@ -242,6 +243,7 @@ export const plates = defineResource({
   indexes: labwareIndexes,
   filters: labwareFilters,
   create: (ctx, input) => createLabware(ctx, 'plates', { ...labwareInput(input), ...emptyPlateOf(input.relationships.purpose!) }),
+  actions: { register_stock_for_plate: registerStockForPlate },
 });
 
 export const tubes = defineResource({
