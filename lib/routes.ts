@@ -14,7 +14,7 @@ export interface Route {
   types: readonly string[];
   /** HTTP methods the function answers with something other than 405. */
   methods: readonly string[];
-  /** The custom actions of its type, each served at `<method> /api/v2/<type>/<name>`. */
+  /** The custom actions of its type, each served at `<method> /api/v2/<type>/<name>` (or `/api/v2/<type>/<id>/<name>`, one on a record). */
   actions: readonly RouteAction[];
   /** Pages for people it serves outside `/api/v2`, as path templates of one parameter (`/labware/{barcode}`). */
   pages: readonly string[];
@@ -60,7 +60,7 @@ export const routes: readonly Route[] = [
   one('tag_layout_templates', READ),
   one('transfer_templates', READ),
   { ...one('labware', READ), pages: [LABWARE_PAGE] },
-  one('plates', READ_CREATE),
+  one('plates', READ_CREATE, [{ name: 'register_stock_for_plate', method: 'POST' }]),
   one('tubes', READ_CREATE),
   one('tube_racks', READ_WRITE),
   one('wells', READ),

@@ -36,6 +36,8 @@ export interface Aliquot {
   request?: number | null;
   /** The bait library a bait library layout gave it (lib/domain/bait-layout.ts); copies carry it on. */
   bait_library?: number;
+  /** The project it was made for, when its POST named one (a control: contract §7.4); copies carry it on. */
+  project?: number;
 }
 
 /** An aliquot before its labware numbers it. */
@@ -115,6 +117,8 @@ export interface Labware {
   owner?: number;
   /** Plates: ids of the transfers (records of their own) whose destination it is, oldest first: its `transfers_as_destination`; absent while none. */
   transfersAsDestination?: number[];
+  /** Plates: what their last stock registration registered (lib/domain/stock-registration.ts, its digest); absent while never registered. */
+  stockRegistered?: string;
 }
 
 /**

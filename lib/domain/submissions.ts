@@ -1,5 +1,6 @@
 import { transactionItems } from '#lib/domain/budgets.ts';
 import { ok, refuse, type Outcome, type Problem } from '#lib/domain/problems.ts';
+import { defineMachine, fire } from '#lib/domain/state-machine.ts';
 
 /**
  * Submissions from templates (contract §6; the reference's Order, SubmissionTemplate, Submission and
@@ -7,6 +8,45 @@ import { ok, refuse, type Outcome, type Problem } from '#lib/domain/problems.ts'
  * and its options; a submission of orders builds each order's requests, chained. Pure: which requests,
  * which orders may go together, which study an order is for, and what the write costs.
  */
+
+/** A submission's states (the reference's Submission::StateMachine), read-only through the API. */
+export const SUBMISSION_STATES = ['building', 'pending', 'processing', 'ready', 'failed', 'cancelled'] as const;
+export type SubmissionState = (typeof SUBMISSION_STATES)[number];
+
+/**
+ * The moves of the reference's machine that building a submission makes: `built` when the user submits it
+ * (building → pending), then its SubmissionBuilderJob's `process` and `ready` once the requests exist. The
+ * reference's `fail` and `cancel` have no trigger here (a build that cannot be made is refused whole).
+ */
+export const submissionMachine = defineMachine({
+  subject: 'submission',
+  states: SUBMISSION_STATES,
+  initial: 'building',
+  transitions: [
+    { event: 'built', from: ['building'], to: 'pending' },
+    { event: 'process', from: ['processing', 'failed', 'pending'], to: 'processing' },
+    { event: 'ready', from: ['processing', 'failed'], to: 'ready' },
+  ],
+});
+
+const BUILD_EVENTS = ['built', 'process', 'ready'] as const;
+
+/**
+ * The states a submission passes through as it is built from `from`, in order: building → pending →
+ * processing → ready (contract §7.3). The reference passes them in a background job; here the requests are
+ * made in the submission's own write, so it passes them all at once, each a change of its own.
+ */
+export function buildPassage(from: SubmissionState): Outcome<SubmissionState[]> {
+  const passed: SubmissionState[] = [];
+  let state = from;
+  for (const event of BUILD_EVENTS) {
+    const step = fire(submissionMachine, state, event);
+    if (!step.ok) return refuse([{ code: 'not_allowed', input: ['and_submit'], detail: step.detail }]);
+    state = step.state;
+    passed.push(state);
+  }
+  return ok(passed);
+}
 
 /** A request type as an order's chain sees it. */
 export interface ChainedType {

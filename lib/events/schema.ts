@@ -2,6 +2,7 @@ import * as z from '#lib/zod.ts';
 import { OUTCOME_EVENTS } from '#lib/events/inbound.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import type { ResourceDef } from '#lib/jsonapi/resource.ts';
+import { STOCK_REGISTERED, stockResourceSchema } from '#lib/resources/stock-registration.ts';
 
 /**
  * The machine-readable description of the events (contract §4): one JSON Schema (draft 2020-12) with a
@@ -10,7 +11,8 @@ import type { ResourceDef } from '#lib/jsonapi/resource.ts';
  *
  * Every type the API writes (POST or PATCH) has `<type>.created` and `<type>.updated`, and
  * `<type>.state_changed` when it has a `state` attribute: the set of event types that can occur, not a
- * promise that each does (a transfer is only ever created). Inbound messages add the outcome events.
+ * promise that each does (a transfer is only ever created). Actions add the events they name
+ * (ACTION_EVENTS), and inbound messages the outcome events.
  */
 
 type JsonSchema = Record<string, unknown>;
@@ -64,6 +66,26 @@ const envelope = (type: string, resourceType: string, data: JsonSchema): JsonSch
   },
 });
 
+/**
+ * Events named after an action rather than a record's creation or change, each a resource object of its
+ * type, with what its `meta` carries: a plate's stock registration and each well it registered
+ * (lib/resources/stock-registration.ts).
+ */
+const ACTION_EVENTS: { type: string; resource: string; meta?: Record<string, z.core.$ZodType> }[] = [
+  { type: `plates.${STOCK_REGISTERED}`, resource: 'plates' },
+  { type: `wells.${STOCK_REGISTERED}`, resource: 'wells', meta: { stock_resource: stockResourceSchema() } },
+];
+
+/** An action event's data: its resource object, with its `meta` members when it carries any. */
+function actionEventData({ resource, meta }: (typeof ACTION_EVENTS)[number]): JsonSchema {
+  const data = { $ref: `#/$defs/resource.${resource}` };
+  if (!meta) return data;
+  const members = Object.fromEntries(Object.entries(meta).map(([name, schema]) => [name, schemaOf(schema)]));
+  return {
+    allOf: [data, { type: 'object', required: ['meta'], properties: { meta: { type: 'object', required: Object.keys(members), properties: members } } }],
+  };
+}
+
 /** The outcome of an inbound message (lib/events/inbound.ts MessageOutcome). */
 const outcomeSchema: JsonSchema = {
   type: 'object',
@@ -89,6 +111,10 @@ export function eventsSchema(registry: Registry): JsonSchema {
     const actions = ['created', 'updated', ...('state' in def.attributes ? ['state_changed'] : [])];
     resources[`resource.${def.type}`] = data;
     for (const action of actions) events[`${def.type}.${action}`] = envelope(`${def.type}.${action}`, def.type, { $ref: `#/$defs/resource.${def.type}` });
+  }
+  for (const action of ACTION_EVENTS) {
+    resources[`resource.${action.resource}`] ??= resourceSchema(registry.require(action.resource));
+    events[action.type] = envelope(action.type, action.resource, actionEventData(action));
   }
   for (const type of Object.values(OUTCOME_EVENTS)) events[type] = envelope(type, 'messages', outcomeSchema);
   return {

@@ -237,12 +237,12 @@ async function write(ctx: RequestContext, def: ResourceDef, target: Target, requ
   });
 }
 
-async function runAction(ctx: RequestContext, def: ResourceDef, name: string, action: ActionDef, request: ApiRequest): Promise<ApiResponse> {
+async function runAction(ctx: RequestContext, def: ResourceDef, target: Target, action: ActionDef, request: ApiRequest): Promise<ApiResponse> {
   const body = parseBody(request);
   // JSON:API 1.0 wants an id where the reference renders none: the action's name, which names no record (a GET of it is a 405).
-  if (action.answer) return json(200, { data: { type: def.type, id: name, attributes: await action.answer(ctx, body) } });
+  if (action.answer) return json(200, { data: { type: def.type, id: target.action, attributes: await action.answer(ctx, body) } });
   return commitWrite(ctx, def, request, async (wctx) => {
-    const result = await action.run(wctx, body);
+    const result = action.on === 'member' ? await action.run(wctx, body, await loadOwner(wctx, def, target.id!)) : await action.run(wctx, body);
     // An action names no acting user; its primary data are what it created (201) or changed.
     recordEvents(wctx, { relationships: {} }, result.data, result.status === 201 ? 'create' : 'update');
     return result;
@@ -252,7 +252,7 @@ async function runAction(ctx: RequestContext, def: ResourceDef, name: string, ac
 /** Serves one request addressed to `def` once authentication, routing and media types have passed. */
 export async function serve(ctx: RequestContext, def: ResourceDef, target: Target, request: ApiRequest): Promise<ApiResponse> {
   // Routing admitted only the action's own method.
-  if (target.action !== undefined) return runAction(ctx, def, target.action, own(def.actions, target.action)!, request);
+  if (target.action !== undefined) return runAction(ctx, def, target, own(def.actions, target.action)!, request);
   switch (request.method) {
     case 'GET':
       return get(ctx, def, target, request);

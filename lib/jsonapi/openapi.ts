@@ -35,7 +35,7 @@ const membersSchema = (members: Record<string, AttributeDef>): Json => ({
 const readable = (def: ResourceDef) => Object.entries(def.attributes).filter(([, a]) => a.access !== 'W');
 export const writable = (def: ResourceDef, mode: 'create' | 'update') =>
   Object.entries(def.attributes).filter(([, a]) =>
-    mode === 'create' ? a.access !== 'R' || a.acceptOnCreate : (a.access === 'RW' || a.access === 'W') && !a.acceptOnCreate && !a.get,
+    mode === 'create' ? a.access !== 'R' || a.acceptOnCreate : (a.access === 'RW' || a.access === 'W') && !a.acceptOnCreate,
   );
 export const writableRelationships = (def: ResourceDef, mode: 'create' | 'update') =>
   Object.entries(def.relationships).filter(([, r]) => (mode === 'create' ? r.access !== 'R' || r.acceptOnCreate : r.access === 'RW' || r.access === 'W'));
@@ -175,6 +175,24 @@ function withExamples(operation: Json, list: readonly WriteExample[] | undefined
   };
 }
 
+const IDEMPOTENCY_KEY = { name: 'Idempotency-Key', in: 'header', schema: { type: 'string', maxLength: 255 } };
+
+/** A write action on one record (`POST <type>/{id}/<name>`): a body of `{}`, or `data` naming the record; it answers the record. */
+const memberActionOperation = (def: ResourceDef, name: string, idParameter: Json): Json => ({
+  tags: [def.type],
+  operationId: `${name}-${def.type}`,
+  summary: `${def.type} ${name}`,
+  parameters: [idParameter, IDEMPOTENCY_KEY],
+  requestBody: {
+    required: true,
+    content: jsonApi({
+      type: 'object',
+      properties: { data: { type: 'object', required: ['type', 'id'], properties: { type: { const: def.type }, id: { type: 'string' } } } },
+    }),
+  },
+  responses: { '200': ok('Done', ref(def.type)), ...errorResponses(WRITE_ERRORS) },
+});
+
 function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples = {}): Record<string, Json> {
   const base = `/api/v2/${def.type}`;
   const tag = [def.type];
@@ -197,7 +215,7 @@ function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples 
         summary: `Create a ${def.type} record`,
         // Reference data (purposes) is registered with a key of admin scope only (lib/jsonapi/request-checks.ts).
         ...(def.referenceData ? { description: 'Needs an API key of admin scope.', [KEY_SCOPE]: 'admin' } : {}),
-        parameters: [{ name: 'Idempotency-Key', in: 'header', schema: { type: 'string', maxLength: 255 } }, ...queryParameters(registry, def, false)],
+        parameters: [IDEMPOTENCY_KEY, ...queryParameters(registry, def, false)],
         requestBody: { required: true, content: jsonApi(ref(`${def.type}.create`)) },
         responses: { '201': ok('Created', ref(def.type)), ...errorResponses(WRITE_ERRORS) },
       },
@@ -250,6 +268,10 @@ function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples 
     }
   }
   for (const [name, action] of Object.entries(def.actions ?? {})) {
+    if (action.on === 'member') {
+      paths[`${base}/{id}/${name}`] = { post: withExamples(memberActionOperation(def, name, idParameter), examples.actions?.[name]) };
+      continue;
+    }
     paths[`${base}/${name}`] = {
       post: withExamples(
         {

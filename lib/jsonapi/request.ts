@@ -33,20 +33,25 @@ export interface Target {
   relationship?: string;
   /** `/relationships/<name>` rather than the related resource. */
   linkageOnly?: boolean;
-  /** A custom action the type declares (`/api/v2/<type>/<action>`). */
+  /** A custom action the type declares (`/api/v2/<type>/<action>`, or `/api/v2/<type>/<id>/<action>` for one on a record). */
   action?: string;
 }
 
 const PREFIX = '/api/v2/';
 
-/** What a path addresses. The second segment is an action when the type declares one of that name, else an id. */
+/**
+ * What a path addresses. The second segment is an action when the type declares one of that name on its
+ * collection, else an id; the third a member action when the type declares one of that name, else a relationship.
+ */
 export function parsePath(path: string, registry: Registry): Target | undefined {
   if (!path.startsWith(PREFIX)) return undefined;
   const segments = path.slice(PREFIX.length).replace(/\/$/, '').split('/');
   if (segments.some((s) => s === '')) return undefined;
   const [type, id, third, fourth, ...rest] = segments;
   if (rest.length > 0 || !type) return undefined;
-  if (id !== undefined && third === undefined && own(registry.get(type)?.actions, id)) return { type, action: id };
+  const actionOf = (name: string) => own(registry.get(type)?.actions, name);
+  if (id !== undefined && third === undefined && actionOf(id) && actionOf(id)!.on !== 'member') return { type, action: id };
+  if (id !== undefined && third !== undefined && fourth === undefined && actionOf(third)?.on === 'member') return { type, id, action: third };
   if (third === 'relationships') return fourth ? { type, id: id!, relationship: fourth, linkageOnly: true } : undefined;
   if (fourth !== undefined) return undefined;
   return { type, ...(id !== undefined ? { id } : {}), ...(third !== undefined ? { relationship: third } : {}) };

@@ -217,12 +217,26 @@ export interface ActionResult {
  * for every record it creates or changes, and after a conflict it runs again from fresh reads (so it must
  * do nothing but read and stage changes in `ctx.uow`).
  */
-export type ActionDef = WriteActionDef | AnswerActionDef;
+export type ActionDef = WriteActionDef | MemberActionDef | AnswerActionDef;
 
 export interface WriteActionDef {
   method: 'POST';
   /** Checks the body (the parsed JSON, any value; each problem a JsonApiError) and stages the action's changes. */
   run: (ctx: WriteContext, body: unknown) => Promise<ActionResult>;
+  answer?: never;
+  on?: never;
+}
+
+/**
+ * A write action on one record, served at `POST /api/v2/<type>/<id>/<name>` (the reference's
+ * `plates/{id}/register_stock_for_plate`, which json_api_client declares `on: :member`). The engine reads
+ * the record the id names in the write (fresh after a conflict; a malformed id is a 400, an unknown one a
+ * 404) and hands it to `run` with the body; otherwise it is a write action like any other.
+ */
+export interface MemberActionDef {
+  method: 'POST';
+  on: 'member';
+  run: (ctx: WriteContext, body: unknown, record: StoredRecord) => Promise<ActionResult>;
   answer?: never;
 }
 
@@ -240,6 +254,7 @@ export interface AnswerActionDef {
   body: Record<string, AttributeDef>;
   answers: Record<string, AttributeDef>;
   run?: never;
+  on?: never;
 }
 
 /**
@@ -293,7 +308,7 @@ export interface ResourceDef<A extends Attributes = Attributes, R extends Relati
   create?(ctx: WriteContext, input: WriteInput<A, R>): Promise<StoredRecord>;
   /** Replaces the default update. */
   update?(ctx: WriteContext, current: StoredRecord, input: WriteInput<A, R>): Promise<StoredRecord>;
-  /** Custom actions by name; a name is never read as an id (lib/routes.ts lists them too). */
+  /** Custom actions by name; a name is never read as an id, nor a member action's as a relationship (lib/routes.ts lists them too). */
   actions?: Record<string, ActionDef>;
 }
 

@@ -17,7 +17,7 @@ function methods(def: ResourceDef): string {
     ...(def.methods.includes('create') ? ['POST'] : []),
     ...(def.methods.includes('update') ? ['PATCH'] : []),
   ];
-  const actions = Object.entries(def.actions ?? {}).map(([name, action]) => `${action.method} \`/${name}\``);
+  const actions = Object.entries(def.actions ?? {}).map(([name, action]) => `${action.method} \`/${action.on === 'member' ? '{id}/' : ''}${name}\``);
   return [...verbs, ...actions].join(', ');
 }
 

@@ -224,6 +224,8 @@ export function recordEvents(
       actor,
     });
   const written = writtenRecords(ctx);
+  // A write that changed nothing (a stock registration that would repeat the last) is no event, not even its answer's record's.
+  if (written.length === 0) return;
   for (const record of ([] as StoredRecord[]).concat(primary)) {
     if (!written.some(({ record: r }) => r.family === record.family && r.id === record.id)) emit(record, mode === 'create' ? 'created' : 'updated');
   }
@@ -232,7 +234,9 @@ export function recordEvents(
 
 /**
  * The records a write created or changed, each with its event's action. A record of an internal type (a
- * request book) is no event itself: the records it holds are, those it gained created, those that differ changed.
+ * request book) is no event itself: the records it holds are, those it gained created, those that differ
+ * changed. A record created and then moved on in the same write (a submission built as it is made) is an
+ * event per version: created in its first state, then each move.
  */
 function writtenRecords(ctx: WriteContext): { record: StoredRecord; action: string }[] {
   const { registry, uow } = ctx;
@@ -240,7 +244,12 @@ function writtenRecords(ctx: WriteContext): { record: StoredRecord; action: stri
   const isInternal = (record: StoredRecord) => registry.require(record.type).internal === true;
   const changed = (before: StoredRecord, after: StoredRecord, event?: string) =>
     event ?? ('state' in after.attrs && before.attrs.state !== after.attrs.state ? 'state_changed' : 'updated');
-  const written = uow.created.flatMap((record) => (isInternal(record) ? held(record) : [record]).map((r) => ({ record: r, action: 'created' })));
+  const createdThrough = (record: StoredRecord) => {
+    const moves = uow.movesOf(record);
+    if (moves.length === 0) return [{ record, action: 'created' }];
+    return [{ record: moves[0]!.before, action: 'created' }, ...moves.map(({ event }, i) => ({ record: moves[i + 1]?.before ?? record, action: event }))];
+  };
+  const written = uow.created.flatMap((record) => (isInternal(record) ? held(record).map((r) => ({ record: r, action: 'created' })) : createdThrough(record)));
   for (const { before, after, event } of uow.updated) {
     if (!isInternal(after)) {
       written.push({ record: after, action: changed(before, after, event) });

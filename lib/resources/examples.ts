@@ -177,6 +177,18 @@ export const examples: Record<string, TypeExamples> = {
       made('A tag plate (its barcode generated)', 'plates', { relationships: { purpose: reference('plate_purposes', 'Tag Plate') } }, TAG_PLATE),
       made('A tag plate to QC', 'plates', { relationships: { purpose: reference('plate_purposes', 'Tag Plate') } }, QC_PLATE),
     ],
+    actions: {
+      // Limber sends {}; `data` naming the plate is accepted too, and names the example's path here.
+      register_stock_for_plate: [
+        {
+          summary: 'The stock plate, before its wells hold anything: nothing to register yet',
+          body: { data: { type: 'plates', id: STOCK_PLATE } },
+          status: 200,
+          response: { data: { type: 'plates', id: STOCK_PLATE } },
+        },
+        refused('A plate that is not there', { data: { type: 'plates', id: '999999' } }, 404, 'record_not_found'),
+      ],
+    },
   },
   tubes: {
     create: [

@@ -80,6 +80,7 @@ export function aliquotViews(labware: StoredRecord): StoredRecord[] {
           study: a.study === null ? null : { type: 'studies', id: a.study },
           request: a.request ? { type: 'requests', id: a.request } : null,
           bait_library: a.bait_library ? { type: 'bait_libraries', id: a.bait_library } : null,
+          project: a.project ? { type: 'projects', id: a.project } : null,
           receptacle: { type, id: slotId(labware.id, i + 1) },
         },
       }),

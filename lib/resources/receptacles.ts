@@ -97,26 +97,34 @@ export const aliquots = defineResource({
     request: toOne('requests', 'R'),
     // Given by a bait library layout (lib/resources/bait-library-layouts.ts).
     bait_library: toOne('bait_libraries', 'R'),
-    // Limber reads these. An aliquot records no project yet (docs/decisions.md, "Limber's purposes and
-    // projects"), and holds its tags' oligos, not tag records.
-    project: unrecorded('one', 'projects'),
+    // Given on POST (Limber's randomised controls are made with one: contract §7.4); copies carry it on.
+    project: toOne('projects', 'WO'),
+    // Limber reads these. An aliquot holds its tags' oligos, not tag records.
     tag: unrecorded('one', 'tags'),
     tag2: unrecorded('one', 'tags'),
     poly_metadata: reverse('poly_metadata', 'metadatable'),
   },
   filters: {},
 
-  /** Puts a sample into a well or tube: one rewrite of the labware, refused if it would clash (lib/domain/receptacles.ts). */
+  /** Puts a sample (with its study and project, if named) into a well or tube: one rewrite of the labware, refused if it would clash (lib/domain/receptacles.ts). */
   create: async (ctx, input) => {
     const receptacle = input.relationships.receptacle!;
     const sample = input.relationships.sample!;
     const study = input.relationships.study;
+    const project = input.relationships.project;
     const labware = (await ctx.loader.one(linkOf(receptacle, 'plate') ?? linkedTo(receptacle, 'labware')))!;
     const after = accepted(
       addAliquot(
         labwareAttrs(labware),
         { slot: slotOf(receptacle.id), name: `${receptacle.type} ${receptacle.id}` },
-        { sample: sample.id, study: study?.id ?? null, tag: null, tag2: null, library_type: input.attributes.library_type ?? null },
+        {
+          sample: sample.id,
+          study: study?.id ?? null,
+          tag: null,
+          tag2: null,
+          library_type: input.attributes.library_type ?? null,
+          ...(project ? { project: project.id } : {}),
+        },
       ),
       relationshipAt,
     );

@@ -1,7 +1,18 @@
 import * as z from '#lib/zod.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, type JsonApiError, show } from '#lib/jsonapi/errors.ts';
-import { attr, defineResource, indexFilters, lowerCase, reverse, toMany, toOne, uuidAttribute, uuidFilter } from '#lib/jsonapi/resource.ts';
+import {
+  attr,
+  defineResource,
+  indexFilters,
+  lowerCase,
+  reverse,
+  toMany,
+  toOne,
+  uuidAttribute,
+  uuidFilter,
+  type AttributeValues,
+} from '#lib/jsonapi/resource.ts';
 import { defaultCreate, defaultUpdate } from '#lib/jsonapi/write.ts';
 import { linkOf, type StoredRecord } from '#lib/store/records.ts';
 
@@ -19,6 +30,28 @@ function linkProblems(metadata: StoredRecord | null | undefined, sample?: Stored
   return [];
 }
 
+/**
+ * `sanger_sample_id` is the reference's name of `site_sample_id` (contract §7.4; Limber's randomised
+ * controls send it): one stored value, `site_sample_id`, read and written by either name. Sent by both
+ * names, the values must agree.
+ */
+const REFERENCE_NAME = 'sanger_sample_id';
+
+function namesProblems(attributes: AttributeValues<{ site_sample_id: unknown; sanger_sample_id: unknown }>): JsonApiError[] {
+  const { site_sample_id: site, sanger_sample_id: sanger } = attributes;
+  if (site === undefined || sanger === undefined || site === sanger) return [];
+  return [
+    errors.invalidValue(
+      `/data/attributes/${REFERENCE_NAME}`,
+      `${REFERENCE_NAME} - names the same value as site_sample_id, so they cannot differ: got ${REFERENCE_NAME} ${show(sanger)} and site_sample_id ${show(site)}`,
+    ),
+  ];
+}
+
+/** The attributes to store: `sanger_sample_id`, when sent, as `site_sample_id`. */
+const storedNames = <A extends { site_sample_id?: unknown; sanger_sample_id?: unknown }>(attributes: A): A =>
+  attributes.sanger_sample_id === undefined ? attributes : { ...attributes, site_sample_id: attributes.sanger_sample_id };
+
 export const samples = defineResource({
   type: 'samples',
   methods: ['list', 'read', 'create', 'update'],
@@ -26,6 +59,7 @@ export const samples = defineResource({
     ...uuidAttribute,
     name: attr('RW', () => z.string().check(z.regex(/^[A-Za-z0-9_-]+$/, 'can only contain letters, numbers, _ or -'))),
     site_sample_id: attr('RW', () => z.string()),
+    [REFERENCE_NAME]: attr('RW', () => z.string(), { transient: true, get: (r) => (r.attrs.site_sample_id as string | undefined) ?? null }),
     control: attr('RW', () => z.boolean()),
     control_type: attr('RW', () => z.enum(CONTROL_TYPES)),
   },
@@ -40,10 +74,10 @@ export const samples = defineResource({
     name: { values: (r) => [r.attrs.name], normalize: lowerCase, unique: { field: 'name', pointer: '/data/attributes/name' } },
     site_sample_id: { values: (r) => [r.attrs.site_sample_id] },
   },
-  filters: { uuid: uuidFilter, ...indexFilters('name', 'site_sample_id') },
+  filters: { uuid: uuidFilter, ...indexFilters('name', 'site_sample_id'), [REFERENCE_NAME]: { index: 'site_sample_id' } },
 
   validate: (_ctx, input, current) => {
-    const problems = linkProblems(input.relationships.sample_metadata, current);
+    const problems = [...linkProblems(input.relationships.sample_metadata, current), ...namesProblems(input.attributes)];
     const merged = { ...current?.attrs, ...input.attributes };
     if (merged.control_type && merged.control !== true) {
       problems.push(
@@ -65,7 +99,12 @@ export const samples = defineResource({
       ctx.uow.allocateIds(ctx.registry.familyOf(samples.type), 1),
       named ?? ctx.uow.create('sample_metadata', { attrs: {}, rels: { sample: null } }),
     ]);
-    const sample = await defaultCreate(ctx, samples, { ...input, relationships: { ...input.relationships, sample_metadata: metadata } }, id);
+    const sample = await defaultCreate(
+      ctx,
+      samples,
+      { ...input, attributes: storedNames(input.attributes), relationships: { ...input.relationships, sample_metadata: metadata } },
+      id,
+    );
     ctx.uow.update(metadata, { rels: { sample: refOf(sample) } });
     return sample;
   },
@@ -77,7 +116,7 @@ export const samples = defineResource({
       const old = await ctx.loader.one(previous);
       if (old) ctx.uow.update(old, { rels: { sample: null } });
     }
-    const sample = await defaultUpdate(ctx, samples, current, input);
+    const sample = await defaultUpdate(ctx, samples, current, { ...input, attributes: storedNames(input.attributes) });
     if (named) ctx.uow.update(named, { rels: { sample: refOf(sample) } });
     return sample;
   },

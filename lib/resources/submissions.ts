@@ -2,7 +2,15 @@ import * as z from '#lib/zod.ts';
 import { TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
 import { labwareOfSlot, REQUESTS_PER_BOOK } from '#lib/domain/labware-ids.ts';
 import { requestMachine } from '#lib/domain/machines.ts';
-import { compatibilityProblems, maxSubmissionRequests, planRequests, submissionBudgetProblem } from '#lib/domain/submissions.ts';
+import {
+  buildPassage,
+  compatibilityProblems,
+  maxSubmissionRequests,
+  planRequests,
+  SUBMISSION_STATES,
+  submissionBudgetProblem,
+  submissionMachine,
+} from '#lib/domain/submissions.ts';
 import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
@@ -10,21 +18,20 @@ import { refsOf, linkOf, type StoredRecord } from '#lib/store/records.ts';
 import { attr, defineResource, reverse, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
 import { assetsOf, chained, optionsOf, requestTypesOf } from '#lib/resources/orders.ts';
-import { accepted, problemErrors } from '#lib/jsonapi/problems.ts';
+import { accepted, attributeAt, problemErrors } from '#lib/jsonapi/problems.ts';
 import { text } from '#lib/resources/reference.ts';
 import { appendRequests } from '#lib/operations/request-books.ts';
 
 /**
- * Submissions (contract §3, §6): what work a lab asks for, created by POST only. As Limber makes them,
- * from orders made before (`order_uuids`, lib/resources/orders.ts): `and_submit` builds every order's
- * requests in the same write (lib/domain/submissions.ts), through request books, and the submission is
- * `pending`; without it the submission stays `building`. A submission made without orders is `pending`
- * at once, and orders name it (as before templates). The requests that carry the work out link to it; a
- * submission lists its orders and requests from the other side (one Query each).
+ * Submissions (contract §3, §6, §7.3): what work a lab asks for, created by POST only. As Limber makes
+ * them, from orders made before (`order_uuids`, lib/resources/orders.ts): `and_submit` builds every order's
+ * requests in the same write (lib/domain/submissions.ts), through request books, and the submission passes
+ * building → pending → processing → ready in that write, an event each; without it the submission stays
+ * `building` (the reference's API has no later submit either: its submissions take no PATCH). A submission
+ * made without orders is `pending` at once, and orders name it (as before templates). The requests that
+ * carry the work out link to it; a submission lists its orders and requests from the other side (one Query each).
  */
 
-/** A submission's states (reference-behaviour.md §5), read-only through the API. */
-const SUBMISSION_STATES = ['building', 'pending', 'processing', 'ready', 'failed', 'cancelled'] as const;
 const ORDER_UUIDS = '/data/attributes/order_uuids';
 
 /** Sequencing request types by key, as the reference names them (`sequencing`, `illumina_htp_novaseq_6000_paired_end_sequencing`). */
@@ -143,12 +150,18 @@ async function buildRequests(ctx: WriteContext, submission: StoredRecord, orders
   if (overBudget.length > 0) throw JsonApiError.all(problemErrors(overBudget, atOrders));
 }
 
-/** A submission of orders made before (Limber's): `building`, or with `and_submit` its requests built and `pending`. */
+/**
+ * A submission of orders made before (Limber's): `building`; with `and_submit` its requests are built and it
+ * moves on to `ready` (lib/domain/submissions.ts, buildPassage), each state a version with its
+ * `submissions.state_changed` event, so Limber's `building_in_progress?` is false when the POST answers.
+ */
 async function submitOrders(ctx: WriteContext, input: WriteInput): Promise<StoredRecord> {
   const { orders, types } = await readOrders(ctx, input.attributes.order_uuids as string[]);
-  const andSubmit = input.attributes.and_submit === true;
-  const submission = await defaultCreate(ctx, submissions, { ...input, attributes: { ...input.attributes, state: andSubmit ? 'pending' : 'building' } });
+  let submission = await defaultCreate(ctx, submissions, { ...input, attributes: { ...input.attributes, state: submissionMachine.initial } });
   for (const order of orders) ctx.uow.update(order, { rels: { submission: refOf(submission) } });
-  if (andSubmit) await buildRequests(ctx, submission, orders, types);
+  if (input.attributes.and_submit !== true) return submission;
+  await buildRequests(ctx, submission, orders, types);
+  for (const state of accepted(buildPassage(submissionMachine.initial), attributeAt))
+    submission = ctx.uow.update(submission, { attrs: { state } }, { event: 'state_changed' });
   return submission;
 }

@@ -42,6 +42,8 @@ export class UnitOfWork {
   private readonly createdByKey = new Map<string, StoredRecord>();
   private readonly updatedByKey = new Map<string, { before: StoredRecord; after: StoredRecord; event?: string }>();
   private readonly deletedByKey = new Map<string, StoredRecord>();
+  /** Records created here that then moved on by named events: each state before a move, oldest first (movesOf). */
+  private readonly movesByKey = new Map<string, { before: StoredRecord; event: string }[]>();
   private readonly events: EventEnvelope[] = [];
   private idempotency: { key: string; requestHash: string; response: StoredResponse } | undefined;
 
@@ -111,7 +113,10 @@ export class UnitOfWork {
     }
     const fresh = this.createdByKey.get(key);
     if (fresh) {
-      Object.assign(fresh, { attrs, rels, type });
+      // A record this write makes and then moves on by a named event (a submission built as it is made,
+      // contract §7.3): each move is a version of its own, so each has its event, after the created one.
+      if (options.event) this.movesByKey.set(key, [...(this.movesByKey.get(key) ?? []), { before: { ...fresh }, event: options.event }]);
+      Object.assign(fresh, { attrs, rels, type, ...(options.event ? { version: fresh.version + 1 } : {}) });
       return fresh;
     }
     const staged = this.updatedByKey.get(key);
@@ -121,6 +126,11 @@ export class UnitOfWork {
     const event = options.event ?? staged?.event;
     this.updatedByKey.set(key, { before, after, ...(event ? { event } : {}) });
     return after;
+  }
+
+  /** The states a record created here was in before each named move it made in this write, oldest first (none for most). */
+  movesOf(record: StoredRecord): readonly { before: StoredRecord; event: string }[] {
+    return this.movesByKey.get(recordKey(record.family, record.id)) ?? [];
   }
 
   delete(record: StoredRecord): void {

@@ -23,7 +23,7 @@ import { assertJsonApiDocument } from '../support/jsonapi-schema.ts';
 import { seedFullPlates, seedSamples } from '../support/seed.ts';
 import { ADMIN_KEY, freshStreamedStore, READ_KEY, WRITE_KEY } from '../support/store.ts';
 import { outboxEvents, scanTable } from '../support/table.ts';
-import { asStored, routeWrites, WRITES, writeOf } from '../support/writes.ts';
+import { asStored, routeWrites, successOf, WRITES, writeOf } from '../support/writes.ts';
 
 /**
  * What is deployed, tested: every function bundled as `npm run bundles` bundles it (the stack's esbuild
@@ -157,7 +157,7 @@ describe('every route function', () => {
       for (const [key, { make }] of cases) {
         const write = await make();
         const res = await request(apiRequest(write.method, write.path, write.key ?? WRITE_KEY, write.body));
-        expect(res.status, `${key}: ${res.text}`).toBe(write.method === 'POST' ? 201 : 200);
+        expect(res.status, `${key}: ${res.text}`).toBe(successOf(write));
         // What it wrote is there for the in-process handler to read.
         for (const resource of [res.body.data].flat()) {
           const self = new URL(resource.links.self).pathname;

@@ -364,9 +364,9 @@ describe('errors over plain fetch', () => {
 
   it('400 for a body that is not JSON, and for unknown filters', async () => {
     expectErrorDocument(await http('POST', '/api/v2/samples', { body: '{"data": {' }), 400, 'invalid_json');
-    const res = await http('GET', '/api/v2/samples?filter%5Bsanger_sample_id%5D=X');
+    const res = await http('GET', '/api/v2/samples?filter%5Bsupplier_name%5D=X');
     expectErrorDocument(res, 400, 'filter_not_allowed');
-    expect(res.body.errors[0].source).toEqual({ parameter: 'filter[sanger_sample_id]' });
+    expect(res.body.errors[0].source).toEqual({ parameter: 'filter[supplier_name]' });
   });
 });
 
@@ -380,7 +380,8 @@ describe('limber W9: add a randomised control', () => {
       body: {
         data: {
           type: 'samples',
-          attributes: { name, site_sample_id: name, control: true, control_type: 'pcr positive' },
+          // Limber's StampedPlateAddingRandomisedControls#create_control_sample sends the reference's name.
+          attributes: { name, sanger_sample_id: name, control: true, control_type: 'pcr positive' },
           relationships: { studies: { data: [{ type: 'studies', id: study.id }] } },
         },
       },
@@ -388,7 +389,7 @@ describe('limber W9: add a randomised control', () => {
     expect(created.status).toBe(201);
     const sampleId = created.body.data.id;
     expect(created.headers.get('location')).toBe(`${service.url}/api/v2/samples/${sampleId}`);
-    expect(created.body.data.attributes).toMatchObject({ name, site_sample_id: name, control: true, control_type: 'pcr positive' });
+    expect(created.body.data.attributes).toMatchObject({ name, site_sample_id: name, sanger_sample_id: name, control: true, control_type: 'pcr positive' });
 
     // json_api_client: no linkage data → follow links.related.
     const relatedUrl = created.body.data.relationships.sample_metadata.links.related;

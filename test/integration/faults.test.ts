@@ -4,7 +4,7 @@ import { uniqueName } from '../support/fixtures.ts';
 import { storeWithFaults, type FaultKind } from '../support/faults.ts';
 import { expectError, header } from '../support/responses.ts';
 import { tableSnapshot } from '../support/table.ts';
-import { routeWrites, send, writeOf, WRITES, type Write } from '../support/writes.ts';
+import { routeWrites, send, successOf, writeOf, WRITES, type Write } from '../support/writes.ts';
 
 /**
  * Capacity faults and timeouts during every kind of write the API serves (test/support/writes.ts, checked
@@ -48,8 +48,7 @@ function expectUnavailable(res: CallResult, what: string): void {
     expect(text, what).not.toContain(internal);
 }
 
-const expectSuccess = (res: CallResult, write: Write, what: string) =>
-  expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(write.method === 'POST' ? 201 : 200);
+const expectSuccess = (res: CallResult, write: Write, what: string) => expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(successOf(write));
 
 /** The answer a replay must repeat: status, body and Location. */
 const answer = (res: CallResult) => ({ status: res.status, body: res.body, location: header(res, 'Location') });

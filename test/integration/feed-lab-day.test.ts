@@ -228,7 +228,7 @@ describe("npm start's event feed", () => {
           const { type, id } = data as { type: string; id: string };
           const types = file.filter((e) => e.resource.type === type && e.resource.id === id).map((e) => e.type);
           expect(types, `${method} ${path} → ${type}/${id}`).toContainEqual(
-            result.status === 201 ? `${type}.created` : expect.stringMatching(new RegExp(`^${type}\\.(updated|state_changed)$`)),
+            result.status === 201 ? `${type}.created` : expect.stringMatching(new RegExp(`^${type}\\.(updated|state_changed|stock_registered)$`)),
           );
         }
       }

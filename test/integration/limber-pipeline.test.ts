@@ -154,7 +154,7 @@ describe('a whole pipeline from Limber’s calls', () => {
       fragment_size_required_to: '400',
       read_length: 150,
     });
-    expect(submission.attributes.state).toBe('pending');
+    expect(submission.attributes.state).toBe('ready');
     const submitted = await platePage(stock.id);
     const typeKeys = new Map([...includedOf(submitted, 'request_types').values()].map((t) => [t.id, t.attributes.key]));
     const libraryRequests = [...includedOf(submitted, 'requests').values()].filter(

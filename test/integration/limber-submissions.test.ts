@@ -16,8 +16,8 @@ import { changeState, postWorkCompletion, requestsOfSubmission } from '../suppor
  * submission template (`submission_template_uuid`, `submission_template_attributes` with `request_options`,
  * `user_uuid`, `asset_uuids`) before any submission, then `submissions` with `order_uuids`, `user_uuid`
  * and `and_submit` — which builds each order's requests on its assets, chained (a library request, then
- * its sequencing request out of the same well), and leaves the submission `pending`. Refused writes leave
- * the table as it was.
+ * its sequencing request out of the same well) and leaves the submission `ready` (contract §7.3). Refused
+ * writes leave the table as it was.
  */
 
 beforeAll(freshStore);
@@ -100,8 +100,9 @@ describe('orders from a submission template, then a submission with and_submit',
     expect(await linkOf('orders', order.id, 'project')).toBeNull();
   });
 
-  it('and_submit builds a library and a sequencing request per well, chained out of the same well; the submission is pending', async () => {
-    expect(submission.attributes).toMatchObject({ state: 'pending', lanes_of_sequencing: 4 });
+  it('and_submit builds a library and a sequencing request per well, chained out of the same well; the submission is ready', async () => {
+    expect(submission.attributes).toMatchObject({ state: 'ready', lanes_of_sequencing: 4 });
+    expect((await call('GET', `/api/v2/submissions/${submission.id}`)).body.data.attributes.state).toBe('ready');
     expect(await linkOf('submissions', submission.id, 'orders')).toEqual([{ type: 'orders', id: order.id }]);
     expect(await linkOf('submissions', submission.id, 'user')).toEqual({ type: 'users', id: await idOf('users', 'login', 'admin') });
     expect(await linkOf('orders', order.id, 'submission')).toEqual({ type: 'submissions', id: submission.id });
@@ -115,11 +116,18 @@ describe('orders from a submission template, then a submission with and_submit',
     expect(library.body.data.attributes).toEqual({ library_type: 'Standard' });
   });
 
-  it('emits orders.created, submissions.created, orders.updated and one requests.created per request', async () => {
+  it('emits orders.created, submissions.created and a state_changed per state it passed through, orders.updated and one requests.created per request', async () => {
     const events = await outboxEvents();
     const of = (type: string, id: string) => events.filter((e) => e.type === type && e.resource.id === id);
     expect(of('orders.created', order.id)).toHaveLength(1);
-    expect(of('submissions.created', submission.id)).toHaveLength(1);
+    // building → pending → processing → ready: a version each, in version order, each event showing its state.
+    const passage = events.filter((e) => e.resource.type === 'submissions' && e.resource.id === submission.id);
+    expect(passage.map((e) => [e.type, e.resource.version, e.data.attributes.state])).toEqual([
+      ['submissions.created', 1, 'building'],
+      ['submissions.state_changed', 2, 'pending'],
+      ['submissions.state_changed', 3, 'processing'],
+      ['submissions.state_changed', 4, 'ready'],
+    ]);
     expect(of('orders.updated', order.id)).toHaveLength(1);
     const ids = (await requestsWithLinks(submission.id)).map((r: any) => r.id);
     expect(events.filter((e) => e.type === 'requests.created' && ids.includes(e.resource.id))).toHaveLength(8);
@@ -163,6 +171,27 @@ describe('orders from a submission template, then a submission with and_submit',
     expect(building.attributes.state).toBe('building');
     expect(await requestsOfSubmission(building.id)).toEqual([]);
     expect(await linkOf('orders', other.id, 'submission')).toEqual({ type: 'submissions', id: building.id });
+  });
+
+  it("Limber's building_in_progress? is false right after the POST, so its submission buttons and MultiStampTubes go on at once", async () => {
+    // sanger/limber app/integrations/sequencescape/api/v2/submission.rb, lines 21-23, re-implemented:
+    //   pending? || processing? || (ready? && updated_at > ready_buffer.ago)
+    // MultiStampTubes#submission_built? (app/models/labware_creators/multi_stamp_tubes.rb) reads the submission
+    // by uuid and asks it with no buffer; Presenters::SubmissionBehaviour#pending_submissions? with 20 s.
+    const buildingInProgress = (attributes: { state: string; updated_at: string }, readyBufferMs: number, now: number) =>
+      attributes.state === 'pending' ||
+      attributes.state === 'processing' ||
+      (attributes.state === 'ready' && Date.parse(attributes.updated_at) > now - readyBufferMs);
+    const other = await createOrder(await templateUuid(LIBRARY), wellUuids(await stockPlate(1), 1));
+    const made = await submit([other.attributes.uuid]);
+    const read = await call('GET', `/api/v2/submissions?filter[uuid]=${made.attributes.uuid}`);
+    const attributes = read.body.data[0].attributes;
+    expect(buildingInProgress(attributes, 0, Date.now())).toBe(false);
+    // Within the presenter's 20 s a ready submission still counts as settling, as in the reference; past it, not.
+    expect(buildingInProgress(attributes, 20_000, Date.parse(attributes.updated_at))).toBe(true);
+    expect(buildingInProgress(attributes, 20_000, Date.parse(attributes.updated_at) + 20_001)).toBe(false);
+    // The check can fail: a submission left pending (as before contract §7.3) would be building forever.
+    expect(buildingInProgress({ ...attributes, state: 'pending' }, 0, Date.now())).toBe(true);
   });
 
   it('a multiplexed template: one library and one pooling request per well, the sequencing after the pool once, with no asset yet', async () => {
@@ -403,6 +432,7 @@ describe('50 at once', () => {
     expect(orders.map((r) => r.status)).toEqual(Array(50).fill(201));
     const submissions = await Promise.all(orders.map((r) => call('POST', '/api/v2/submissions', { body: submissionDoc([r.body.data.attributes.uuid]) })));
     expect(submissions.map((r) => r.status)).toEqual(Array(50).fill(201));
+    expect(submissions.map((r) => r.body.data.attributes.state)).toEqual(Array(50).fill('ready'));
     const counts = await Promise.all(submissions.map(async (r) => (await requestsOfSubmission(r.body.data.id)).length));
     expect(counts).toEqual(Array(50).fill(8));
   });

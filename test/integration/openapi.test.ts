@@ -52,7 +52,11 @@ it('covers every route of the route table with the methods it answers, and every
     const item = document.paths[`/api/v2/${route.name}/{id}`] ?? {};
     const methods = new Set([...Object.keys(collection), ...Object.keys(item)].map((m) => m.toUpperCase()));
     expect([...methods].sort(), route.name).toEqual([...route.methods].sort());
-    for (const action of route.actions) expect(document.paths[`/api/v2/${route.name}/${action.name}`]?.post, `${route.name}/${action.name}`).toBeDefined();
+    for (const action of route.actions) {
+      // An action on one record is described below the record's path.
+      const path = def.actions?.[action.name]?.on === 'member' ? `/api/v2/${route.name}/{id}/${action.name}` : `/api/v2/${route.name}/${action.name}`;
+      expect(document.paths[path]?.post, `${route.name}/${action.name}`).toBeDefined();
+    }
     for (const name of Object.keys(def.filters)) {
       expect(
         collection.get.parameters.map((p: any) => p.name),

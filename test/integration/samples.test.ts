@@ -4,6 +4,7 @@ import { call, doc, idOf } from '../support/api.ts';
 import { createSample, rel, rels, SAMPLE_METADATA_FIELDS, sampleCounts, uniqueName } from '../support/fixtures.ts';
 import { expectError, idsOf } from '../support/responses.ts';
 import { freshStore } from '../support/store.ts';
+import { refused } from '../support/table.ts';
 
 /**
  * samples (interface.md "samples", contract §2 samples): creation with its metadata record, the
@@ -58,7 +59,14 @@ describe('POST /samples', () => {
     const data = res.body.data;
     expect(data.type).toBe('samples');
     expect(data.id).toMatch(/^[1-9]\d*$/);
-    expect(data.attributes).toEqual({ uuid: expect.stringMatching(UUID_V4), name, site_sample_id: 'SITE-0001', control: true, control_type: 'pcr positive' });
+    expect(data.attributes).toEqual({
+      uuid: expect.stringMatching(UUID_V4),
+      name,
+      site_sample_id: 'SITE-0001',
+      sanger_sample_id: 'SITE-0001',
+      control: true,
+      control_type: 'pcr positive',
+    });
     expect(data.links.self).toBe(`${BASE}/samples/${data.id}`);
     expect(res.headers.Location).toBe(`${BASE}/samples/${data.id}`);
     expect(Object.keys(data.relationships).sort()).toEqual(['component_samples', 'poly_metadata', 'sample_manifest', 'sample_metadata', 'studies']);
@@ -75,7 +83,14 @@ describe('POST /samples', () => {
   it('renders unset attributes as null', async () => {
     const res = await call('POST', '/api/v2/samples', { body: doc('samples', {}) });
     expect(res.status).toBe(201);
-    expect(res.body.data.attributes).toEqual({ uuid: expect.stringMatching(UUID_V4), name: null, site_sample_id: null, control: null, control_type: null });
+    expect(res.body.data.attributes).toEqual({
+      uuid: expect.stringMatching(UUID_V4),
+      name: null,
+      site_sample_id: null,
+      sanger_sample_id: null,
+      control: null,
+      control_type: null,
+    });
   });
 
   it('creates its empty sample_metadata record, reachable via the related link, include and filter[sample_id]', async () => {
@@ -260,10 +275,6 @@ describe('POST /samples', () => {
 
   it('rejects unknown, read-only and client-id members, writing nothing', async () => {
     const before = await sampleCounts();
-    // Real clients send sanger_sample_id; this service's field is site_sample_id (contract §2).
-    const legacy = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName(), sanger_sample_id: 'X1' }) });
-    expectError(legacy, 400, 'param_not_allowed', '/data/attributes/sanger_sample_id');
-
     const readOnly = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName(), uuid: '8b0c56b6-3d5b-4f59-9d0b-0d0f0f0f0f0f' }) });
     expectError(readOnly, 400, 'param_not_allowed', '/data/attributes/uuid');
 
@@ -566,7 +577,7 @@ describe('filters', () => {
   });
 
   it('rejects unknown filters (400) with source.parameter', async () => {
-    for (const filter of ['sanger_sample_id', 'control', 'sample_id']) {
+    for (const filter of ['supplier_name', 'control', 'sample_id']) {
       const res = await call('GET', `/api/v2/samples?filter[${filter}]=x`);
       expectError(res, 400, 'filter_not_allowed');
       expect(res.body.errors[0].source).toEqual({ parameter: `filter[${filter}]` });
@@ -579,6 +590,54 @@ describe('filters', () => {
   });
 });
 
+describe("sanger_sample_id, the reference's name of site_sample_id (contract §7.4)", () => {
+  it('POST by the reference name stores one value, rendered under both names and found by both filters', async () => {
+    const id = uniqueName('SANGER');
+    const res = await call('POST', '/api/v2/samples', { body: doc('samples', { name: uniqueName('Named'), sanger_sample_id: id }) });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.data.attributes).toMatchObject({ site_sample_id: id, sanger_sample_id: id });
+    expect((await getSample(res.body.data.id)).data.attributes).toMatchObject({ site_sample_id: id, sanger_sample_id: id });
+    expect(idsOf(await call('GET', `/api/v2/samples?filter[sanger_sample_id]=${id}`))).toEqual([res.body.data.id]);
+    expect(idsOf(await call('GET', `/api/v2/samples?filter[site_sample_id]=${id}`))).toEqual([res.body.data.id]);
+    const sparse = await call('GET', `/api/v2/samples/${res.body.data.id}?fields[samples]=sanger_sample_id`);
+    expect(sparse.body.data.attributes).toEqual({ sanger_sample_id: id });
+  });
+
+  it('both names with one value are accepted; PATCH by either name changes the one value', async () => {
+    const sample = await createSample({ site_sample_id: 'BOTH-1', sanger_sample_id: 'BOTH-1' });
+    expect(sample.attributes).toMatchObject({ site_sample_id: 'BOTH-1', sanger_sample_id: 'BOTH-1' });
+    const byReference = await call('PATCH', `/api/v2/samples/${sample.id}`, { body: doc('samples', { sanger_sample_id: 'BOTH-2' }, undefined, sample.id) });
+    expect(byReference.body.data.attributes).toMatchObject({ site_sample_id: 'BOTH-2', sanger_sample_id: 'BOTH-2' });
+    const bySite = await call('PATCH', `/api/v2/samples/${sample.id}`, { body: doc('samples', { site_sample_id: 'BOTH-3' }, undefined, sample.id) });
+    expect(bySite.body.data.attributes).toMatchObject({ site_sample_id: 'BOTH-3', sanger_sample_id: 'BOTH-3' });
+    expect(idsOf(await call('GET', '/api/v2/samples?filter[sanger_sample_id]=BOTH-2'))).toEqual([]);
+    const cleared = await call('PATCH', `/api/v2/samples/${sample.id}`, { body: doc('samples', { sanger_sample_id: null }, undefined, sample.id) });
+    expect(cleared.body.data.attributes).toMatchObject({ site_sample_id: null, sanger_sample_id: null });
+  });
+
+  it('the two names with different values: 422 at sanger_sample_id naming both, nothing written (POST and PATCH)', async () => {
+    const before = await sampleCounts();
+    const post = await refused('POST', '/api/v2/samples', doc('samples', { name: uniqueName(), site_sample_id: 'A-1', sanger_sample_id: 'B-1' }));
+    const error = expectError(post, 422, 'invalid_value', '/data/attributes/sanger_sample_id');
+    for (const named of ['sanger_sample_id', 'site_sample_id', '"A-1"', '"B-1"']) expect(error.detail).toContain(named);
+    // A value and null differ too.
+    expectError(await refused('POST', '/api/v2/samples', doc('samples', { site_sample_id: 'A-1', sanger_sample_id: null })), 422, 'invalid_value');
+    expect(await sampleCounts()).toEqual(before);
+    const sample = await createSample({ site_sample_id: 'KEPT' });
+    const patch = await refused(
+      'PATCH',
+      `/api/v2/samples/${sample.id}`,
+      doc('samples', { site_sample_id: 'A-2', sanger_sample_id: 'B-2' }, undefined, sample.id),
+    );
+    expectError(patch, 422, 'invalid_value', '/data/attributes/sanger_sample_id');
+    expect((await getSample(sample.id)).data.attributes).toMatchObject({ site_sample_id: 'KEPT', sanger_sample_id: 'KEPT' });
+  });
+
+  it('a value of the wrong JSON type is a 422 at the reference name, nothing written', async () => {
+    expectError(await refused('POST', '/api/v2/samples', doc('samples', { sanger_sample_id: 12 })), 422, 'invalid_type', '/data/attributes/sanger_sample_id');
+  });
+});
+
 describe('PATCH /samples/{id}', () => {
   it('updates site_sample_id, control and control_type', async () => {
     const sample = await createSample({ site_sample_id: 'OLD' });
@@ -586,7 +645,13 @@ describe('PATCH /samples/{id}', () => {
       body: doc('samples', { site_sample_id: 'NEW', control: true, control_type: 'lysate negative' }, undefined, sample.id),
     });
     expect(res.status).toBe(200);
-    expect(res.body.data.attributes).toEqual({ ...sample.attributes, site_sample_id: 'NEW', control: true, control_type: 'lysate negative' });
+    expect(res.body.data.attributes).toEqual({
+      ...sample.attributes,
+      site_sample_id: 'NEW',
+      sanger_sample_id: 'NEW',
+      control: true,
+      control_type: 'lysate negative',
+    });
     expect((await getSample(sample.id)).data.attributes).toEqual(res.body.data.attributes);
     expect((await call('GET', '/api/v2/samples?filter[site_sample_id]=NEW')).body.data.map((s: any) => s.id)).toContain(sample.id);
     expect((await call('GET', '/api/v2/samples?filter[site_sample_id]=OLD')).body.data.map((s: any) => s.id)).not.toContain(sample.id);

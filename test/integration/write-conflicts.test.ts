@@ -5,7 +5,7 @@ import { storeWithFaults, type FaultKind } from '../support/faults.ts';
 import { withRequestBudget } from '../support/request-budget.ts';
 import { expectError, header, pathOf } from '../support/responses.ts';
 import { tableSnapshot } from '../support/table.ts';
-import { asStored, send, WRITES, type Write } from '../support/writes.ts';
+import { asStored, send, successOf, WRITES, type Write } from '../support/writes.ts';
 
 /**
  * Transaction conflicts and latency during every kind of write (test/support/writes.ts; faults.test.ts
@@ -38,7 +38,7 @@ const answer = (res: CallResult) => ({ status: res.status, body: res.body, locat
 
 /** A success, committed: the write's status, and its primary record reads back as the answer rendered it. */
 async function expectCommitted(res: CallResult, write: Write, what: string): Promise<void> {
-  expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(write.method === 'POST' ? 201 : 200);
+  expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(successOf(write));
   if (!res.body.links?.self) return; // an action's array of records
   const read = await call('GET', pathOf(res.body.links.self));
   expect(read.body.data, what).toEqual(asStored(res.body.data));

@@ -22,7 +22,12 @@ export interface Write {
   body: unknown;
   /** The API key it needs when a write key is not enough (purposes: an admin key). */
   key?: string;
+  /** What it answers when it succeeds, when not a POST's 201 or a PATCH's 200 (an action that changes a record: 200). */
+  status?: 200;
 }
+
+/** The status a write answers when it succeeds. */
+export const successOf = (write: Write): number => write.status ?? (write.method === 'POST' ? 201 : 200);
 
 export interface WriteCase {
   /** Makes the records the write needs and returns the write (which would succeed). */
@@ -341,6 +346,14 @@ export const WRITES: Record<string, WriteCase> = {
       const plate = { type: 'plates', id: (await createPlate()).id };
       const res = await call('POST', '/api/v2/poly_metadata', { body: { data: metadatum(uniqueName('key'), plate) } });
       return patch('poly_metadata', res.body.data.id, { value: 'new' });
+    },
+  },
+  'POST plates/register_stock_for_plate': {
+    changesExisting: true,
+    make: async () => {
+      const { plate } = await filledPlate(2);
+      // As Limber's json_api_client sends a member endpoint's call: no parameters, so `{}`.
+      return { method: 'POST', path: `/api/v2/plates/${plate.id}/register_stock_for_plate`, body: {}, status: 200 };
     },
   },
   'POST poly_metadata/bulk_create': {

@@ -20,6 +20,30 @@ describe('an action path', () => {
     expect(parsePath('/api/v2/test_counters/bulk_create', registry)).toEqual({ type: 'test_counters', id: 'bulk_create' });
   });
 
+  it('on one record (`on: member`) is read below its id, never as a relationship; elsewhere as before', () => {
+    expect(parsePath('/api/v2/plates/7/register_stock_for_plate', registry)).toEqual({ type: 'plates', id: '7', action: 'register_stock_for_plate' });
+    expect(parsePath('/api/v2/plates/x/register_stock_for_plate/', registry)).toEqual({ type: 'plates', id: 'x', action: 'register_stock_for_plate' });
+    // Not an action of the collection; not one of another type; not below a relationship path.
+    expect(parsePath('/api/v2/plates/register_stock_for_plate', registry)).toEqual({ type: 'plates', id: 'register_stock_for_plate' });
+    expect(parsePath('/api/v2/tubes/7/register_stock_for_plate', registry)).toEqual({ type: 'tubes', id: '7', relationship: 'register_stock_for_plate' });
+    expect(parsePath('/api/v2/plates/7/relationships/register_stock_for_plate', registry)).toEqual({
+      type: 'plates',
+      id: '7',
+      relationship: 'register_stock_for_plate',
+      linkageOnly: true,
+    });
+    expect(parsePath('/api/v2/plates/7/wells', registry)).toEqual({ type: 'plates', id: '7', relationship: 'wells' });
+    expect(allowedMethods(registry.require('plates'), { type: 'plates', id: '7', action: 'register_stock_for_plate' })).toEqual(['POST']);
+  });
+
+  it('on one record never shares its name with a relationship of its type (the action would hide it)', () => {
+    const clashes = registry.types.flatMap((type) => {
+      const def = registry.require(type);
+      return Object.entries(def.actions ?? {}).flatMap(([name, action]) => (action.on === 'member' && name in def.relationships ? [`${type}/${name}`] : []));
+    });
+    expect(clashes).toEqual([]);
+  });
+
   it("allows only the action's method (anything else is a 405 with this Allow)", () => {
     expect(allowedMethods(testCounters, { type: 'test_counters', action: 'bulk_create' })).toEqual(['POST']);
     expect(allowedMethods(testCounters, { type: 'test_counters' })).toEqual(['GET', 'POST']);

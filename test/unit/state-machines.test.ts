@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { QCABLE_STATES, qcableMachine, REQUEST_STATES, requestMachine } from '#lib/domain/machines.ts';
 import { fire, moveTo, reachableFrom, type StateMachine } from '#lib/domain/state-machine.ts';
+import { buildPassage, SUBMISSION_STATES, submissionMachine } from '#lib/domain/submissions.ts';
 
 /**
  * The tables of reference-behaviour.md §3, written out again here as the oracle: `event: from,… > to`.
@@ -40,6 +41,12 @@ const REQUEST_MANUAL = [
   'evented_pass: started, failed > passed',
 ];
 
+/**
+ * The moves of sanger/sequencescape app/models/submission/state_machine.rb (configure_state_machine) that a
+ * build makes: `built!` when submitted, then SubmissionBuilderJob's `process!` and `ready!`.
+ */
+const SUBMISSION_TABLE = ['built: building > pending', 'process: processing, failed, pending > processing', 'ready: processing, failed > ready'];
+
 /** `event|from` → to. */
 function oracle(rows: string[]): Map<string, string> {
   const result = new Map<string, string>();
@@ -53,7 +60,32 @@ function oracle(rows: string[]): Map<string, string> {
 const cases = [
   { name: 'qcable', machine: qcableMachine as StateMachine<string, string>, states: QCABLE_STATES, clientRows: QCABLE_TABLE, manualRows: [] as string[] },
   { name: 'request', machine: requestMachine as StateMachine<string, string>, states: REQUEST_STATES, clientRows: REQUEST_TABLE, manualRows: REQUEST_MANUAL },
+  {
+    name: 'submission',
+    machine: submissionMachine as StateMachine<string, string>,
+    states: SUBMISSION_STATES,
+    clientRows: SUBMISSION_TABLE,
+    manualRows: [] as string[],
+  },
 ];
+
+describe('a submission built as it is made (contract §7.3)', () => {
+  it('passes building → pending → processing → ready, in that order', () => {
+    expect(buildPassage('building')).toEqual({ ok: true, value: ['pending', 'processing', 'ready'] });
+  });
+
+  it('is refused from any other state, naming it (a ready submission is not built again)', () => {
+    for (const state of SUBMISSION_STATES.filter((s) => s !== 'building')) {
+      const passage = buildPassage(state);
+      expect(passage.ok, state).toBe(false);
+      expect(!passage.ok && passage.problems[0]).toMatchObject({
+        code: 'not_allowed',
+        input: ['and_submit'],
+        detail: expect.stringContaining(`from ${state}`),
+      });
+    }
+  });
+});
 
 describe.each(cases)('the $name machine', ({ machine, states, clientRows, manualRows }) => {
   const all = oracle([...clientRows, ...manualRows]);

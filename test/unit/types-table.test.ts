@@ -13,9 +13,11 @@ it('has a row per type with its methods, filters, writable fields and relationsh
     .filter((line) => line.startsWith('| `'));
   expect(rows).toHaveLength(registry.types.length);
   const samples = rows.find((r) => r.startsWith('| `samples`'))!;
-  expect(samples.startsWith('| `samples` | GET, POST, PATCH | `id`, `uuid`, `name`, `site_sample_id` | ')).toBe(true);
+  expect(samples.startsWith('| `samples` | GET, POST, PATCH | `id`, `uuid`, `name`, `site_sample_id`, `sanger_sample_id` | ')).toBe(true);
   expect(samples).toContain('`name`*');
   expect(samples).toContain('`studies`*');
   expect(rows.find((r) => r.startsWith('| `poly_metadata`'))).toContain('POST `/bulk_create`');
+  // An action on one record names its path from the record.
+  expect(rows.find((r) => r.startsWith('| `plates`'))).toContain('POST `/{id}/register_stock_for_plate`');
   expect(rows.find((r) => r.startsWith('| `users`'))).toMatch(/^\| `users` \| GET \| [^|]+ \| – \|/);
 });
