@@ -1,7 +1,7 @@
 import { LAMBDA_RESPONSE_BYTES, overLimit, payloadCost, type BodyBound } from '#lib/http/response-size.ts';
-import type { RequestContext } from '#lib/jsonapi/context.ts';
+import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
-import { fittingPrefix, resolveIncludes, type IncludeResult, type IncludeTree } from '#lib/jsonapi/include.ts';
+import { fittingPrefix, resolveIncludes, type IncludeResult, type IncludeTree, type Needed } from '#lib/jsonapi/include.ts';
 import { pastReadBudget } from '#lib/jsonapi/read-budget.ts';
 import { loadAttributes, renderResource, type Fieldsets } from '#lib/jsonapi/render.ts';
 import type { RelValue, StoredRecord } from '#lib/store/records.ts';
@@ -66,7 +66,7 @@ export async function compoundBody(
   frame: Frame,
   shorten: boolean,
 ): Promise<string> {
-  const walk = await resolveIncludes(ctx, primary, options.tree);
+  const walk = samePrimaryRecords(await resolveIncludes(ctx, primary, options.tree), primary);
   if (!shorten && walk.resolved < primary.length) throw notFitting(primary, walk.resolved, walk, options.tree, pastReadBudget());
   const records = new Map<StoredRecord, number>(primary.slice(0, walk.resolved).map((r, i) => [r, i]));
   for (const [record, { root }] of walk.included) if (root < walk.resolved) records.set(record, Math.min(root, records.get(record) ?? root));
@@ -94,6 +94,27 @@ export async function compoundBody(
     bytes = Math.floor((bytes / over) * REPLAN_MARGIN);
     kept = fittingPrefix(plan.costs, bytes);
   }
+}
+
+/**
+ * The walk with a primary record reached again by an include (a write's answer: the record it staged, read
+ * once more through its labware's views) counted as that primary record: a resource is in a document once,
+ * its linkages from both routes on the one object.
+ */
+function samePrimaryRecords(walk: IncludeResult, primary: readonly StoredRecord[]): IncludeResult {
+  const byKey = new Map(primary.map((record) => [refKey(record), record]));
+  const included = new Map<StoredRecord, Needed<string>>();
+  for (const [record, needed] of walk.included) {
+    const same = byKey.get(refKey(record));
+    if (!same || same === record) {
+      included.set(record, needed);
+      continue;
+    }
+    if (!included.has(same) || needed.root < included.get(same)!.root) included.set(same, needed);
+    const linkages = walk.linkages.get(record);
+    if (linkages) walk.linkages.set(same, new Map([...linkages, ...(walk.linkages.get(same) ?? [])]));
+  }
+  return { ...walk, included };
 }
 
 /**

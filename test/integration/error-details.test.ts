@@ -12,7 +12,7 @@ beforeAll(freshStore);
 
 it('filter_not_allowed lists the filters of the type', async () => {
   const error = expectError(await call('GET', '/api/v2/samples?filter[colour]=red'), 400, 'filter_not_allowed');
-  expect(error.detail).toBe('colour is not an allowed filter for samples; its filters are id, name, site_sample_id, uuid');
+  expect(error.detail).toBe('colour is not an allowed filter for samples; its filters are id, name, sanger_sample_id, site_sample_id, uuid');
   expect(error.source).toEqual({ parameter: 'filter[colour]' });
 });
 
