@@ -2,7 +2,7 @@ import * as z from '#lib/zod.ts';
 import { OUTCOME_EVENTS } from '#lib/events/inbound.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import type { ResourceDef } from '#lib/jsonapi/resource.ts';
-import { STOCK_REGISTERED, stockResourceSchema } from '#lib/resources/stock-registration.ts';
+import { STOCK_REGISTERED, stockResourceSchema } from '#lib/operations/stock-registration.ts';
 
 /**
  * The machine-readable description of the events (contract §4): one JSON Schema (draft 2020-12) with a
@@ -69,7 +69,7 @@ const envelope = (type: string, resourceType: string, data: JsonSchema): JsonSch
 /**
  * Events named after an action rather than a record's creation or change, each a resource object of its
  * type, with what its `meta` carries: a plate's stock registration and each well it registered
- * (lib/resources/stock-registration.ts).
+ * (lib/operations/stock-registration.ts).
  */
 const ACTION_EVENTS: { type: string; resource: string; meta?: Record<string, z.core.$ZodType> }[] = [
   { type: `plates.${STOCK_REGISTERED}`, resource: 'plates' },

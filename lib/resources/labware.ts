@@ -27,7 +27,7 @@ import { childPlates, childrenOfType, lineageRelationships, parentIndex } from '
 import { directSubmissions, labwareSamples } from '#lib/resources/labware-work.ts';
 import { submissionPoolsOfPlate } from '#lib/resources/submission-pools.ts';
 import { labwareLifecycleFilters } from '#lib/resources/labware-filters.ts';
-import { registerStockForPlate } from '#lib/resources/stock-registration.ts';
+import { registerStockForPlate } from '#lib/operations/stock-registration.ts';
 
 /** What plates, tubes and tube racks share: barcodes, purpose, family links, custom metadata. */
 export const LABWARE_TYPES = ['plates', 'tubes', 'tube_racks'] as const;
