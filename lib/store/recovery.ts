@@ -161,6 +161,13 @@ export async function settle(txId: string, now: number, options: { force?: boole
 }
 
 /**
+ * How often the sweepers run recovery. With a large write's expiry (its request's deadline plus
+ * EXPIRY_MARGIN_MS: 30 s after it starts on AWS) a write abandoned by a crash is ended at most 60 s after
+ * it started, so within 60 s of the crash.
+ */
+export const SWEEP_INTERVAL_MS = 30_000;
+
+/**
  * Recovery (the sweeper: lib/local/ on a timer, functions/events/sweeper.ts on AWS): ends every large
  * write past its expiry — applies the committed, undoes the rest. Answers how many it ended. An entry
  * whose write's record is gone (its write finished but for the entry) is removed.

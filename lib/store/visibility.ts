@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { CapacityError, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
 import { type ItemKey, readAfterImages, readTxRecords, type TxOp, type TxState } from '#lib/store/tx-items.ts';
 
@@ -36,6 +37,30 @@ export function visibleItem<T extends object>(item: Marked<T>, state: TxState | 
  */
 const MAX_READS = 8;
 
+/** Reads that answer one request together (stableReads): the writes they learnt committed, and whether any was learnt during this pass. */
+interface ReadScope {
+  committed: Set<string>;
+  learnt: boolean;
+}
+
+const readScope = new AsyncLocalStorage<ReadScope>();
+
+/**
+ * Runs the reads that make one answer (an index read and the records it names, their includes) so that
+ * each large write is in it whole or not at all: if any read learnt of a write that committed or finished
+ * while the reads were under way — an index read before it may have listed only part of it — they all run
+ * again, knowing it committed. No write met, no second pass. `read` must read afresh each time (a new loader).
+ */
+export async function stableReads<T>(read: () => Promise<T>): Promise<T> {
+  const scope: ReadScope = { committed: new Set(), learnt: false };
+  for (let pass = 1; ; pass++) {
+    scope.learnt = false;
+    const result = await readScope.run(scope, read);
+    if (!scope.learnt) return result;
+    if (pass === MAX_READS) throw new CapacityError(`reads met large writes committing under them ${MAX_READS} times`, THROTTLED_RETRY_AFTER_SECONDS);
+  }
+}
+
 /**
  * Runs a read (one or more DynamoDB calls) and resolves the marked items it returns: the items visible,
  * markers removed, in the read's order. Items without a marker cost nothing more: no marker, no extra call.
@@ -47,36 +72,47 @@ const MAX_READS = 8;
  * from before: a write found committed that was not known committed when the read began is read again,
  * and a write whose record is gone (applied or undone, all its marks removed) likewise.
  *
- * `afterImageKey` says where the after-image of a changed item is (records only: index entries are
+ * `afterImageOf` says where the after-image of a changed item is (records only: index entries are
  * created or deleted, never changed); `project` picks a reader's attributes out of it.
  */
 export async function readResolved<T extends object>(
   read: () => Promise<Marked<T>[]>,
   options: { afterImageOf?: (item: T) => ItemKey; project?: (image: Record<string, unknown>) => T } = {},
 ): Promise<T[]> {
-  // States known before the read under way began; only final ones carry over (a pending write may commit).
-  const known = new Map<string, TxState>();
+  const scope = readScope.getStore();
+  const committed = new Set(scope?.committed);
   for (let reads = 1; ; reads++) {
-    for (const [tx, state] of known) if (state === 'pending') known.delete(tx);
+    // What is known before this read begins: the writes known committed (final); aborted ones are final too.
+    const known = new Map<string, TxState>([...committed].map((tx) => [tx, 'committed']));
     const items = await read();
     const marked = items.filter((item) => item.tx !== undefined);
     if (marked.length === 0) return items;
     const decided = await decide(marked, known, options);
-    if (decided)
+    if (decided instanceof Map) {
       return items.map((item) => visibleItem(item, item.tx === undefined ? undefined : known.get(item.tx), decided.get(item))).filter((item) => item !== null);
+    }
+    if (decided === 'learnt') {
+      // A write committed or finished under the read: every read of the same answer may hold part of it.
+      for (const [tx, state] of known) if (state === 'committed') committed.add(tx);
+      if (scope) {
+        scope.learnt = true;
+        for (const tx of committed) scope.committed.add(tx);
+      }
+    }
     if (reads === MAX_READS) throw new CapacityError(`a read met large writes committing under it ${MAX_READS} times`, THROTTLED_RETRY_AFTER_SECONDS);
   }
 }
 
 /**
  * Reads the states of the writes met that are not known yet (and the after-images a committed one's
- * changes need): their after-images by item, or undefined when the read must be repeated.
+ * changes need): their after-images by item; or why the read must be repeated — a write learnt to have
+ * committed or finished under it, or an item applied under it (its after-image gone).
  */
 async function decide<T extends object>(
   marked: Marked<T>[],
   known: Map<string, TxState>,
   options: { afterImageOf?: (item: T) => ItemKey; project?: (image: Record<string, unknown>) => T },
-): Promise<Map<Marked<T>, T> | undefined> {
+): Promise<Map<Marked<T>, T> | 'learnt' | 'applied'> {
   const unknown = [...new Set(marked.map((item) => item.tx!))].filter((tx) => !known.has(tx));
   let again = false;
   if (unknown.length > 0) {
@@ -88,7 +124,7 @@ async function decide<T extends object>(
       if (state !== undefined) known.set(tx, state);
     }
   }
-  if (again) return undefined;
+  if (again) return 'learnt';
   const images = new Map<Marked<T>, T>();
   const changed = marked.filter((item) => item.txOp === 'update' && known.get(item.tx!) === 'committed');
   for (const tx of new Set(changed.map((item) => item.tx!))) {
@@ -101,7 +137,7 @@ async function decide<T extends object>(
       const key = options.afterImageOf!(item);
       const image = found.get(`${key.pk} ${key.sk}`);
       // Gone: applied since the read (the after-image is deleted with the change), so read the item again.
-      if (!image) return undefined;
+      if (!image) return 'applied';
       images.set(item, options.project ? options.project(image) : (image as T));
     }
   }
