@@ -160,33 +160,43 @@ export async function settle(txId: string, now: number, options: { force?: boole
   return state;
 }
 
-/**
- * How often the sweepers run recovery. With a large write's expiry (its request's deadline plus
- * EXPIRY_MARGIN_MS: 30 s after it starts on AWS) a write abandoned by a crash is ended at most 60 s after
- * it started, so within 60 s of the crash.
- */
+/** How often the local sweeper looks for abandoned large writes at the latest (lib/local/sweeper.ts); it wakes earlier for a write about to expire. */
 export const SWEEP_INTERVAL_MS = 30_000;
 
+/** How often a schedule invokes the sweeper on AWS (infra/sweeper.ts, functions/events/sweeper.ts): EventBridge's finest rate. */
+export const SWEEP_SCHEDULE_MS = 60_000;
+
+/** What a pass of recovery did: how many writes it ended, and when the next open one expires (epoch ms), if any is open. */
+export interface Sweep {
+  ended: number;
+  nextExpiry?: number;
+}
+
 /**
- * Recovery (the sweeper: lib/local/ on a timer, functions/events/sweeper.ts on AWS): ends every large
- * write past its expiry — applies the committed, undoes the rest. Answers how many it ended. An entry
- * whose write's record is gone (its write finished but for the entry) is removed.
+ * Recovery (the sweepers: lib/local/sweeper.ts on a timer, functions/events/sweeper.ts on a schedule on
+ * AWS): ends every large write past its expiry — applies the committed, undoes the rest. An entry whose
+ * write's record is gone (its write finished but for the entry) is removed. Answers when the next write
+ * still open expires, so a sweeper can wake then: a write abandoned by a crash is ended as it expires,
+ * within its request's deadline plus EXPIRY_MARGIN_MS of its start (30 s on AWS).
  */
-export async function recoverTransactions(now: number = Date.now()): Promise<number> {
-  const expired = await readOpenEntries(now);
+export async function recoverTransactions(now: number = Date.now()): Promise<Sweep> {
+  const open = await readOpenEntries();
   let ended = 0;
-  for (const entry of expired) {
+  for (const entry of open.filter((e) => e.expiresAt <= now)) {
     try {
       const state = await settle(entry.txId, now);
       if (state === undefined) await sendFinishing([{ Delete: { TableName: table(), Key: openEntryKey(entry.txId, entry.expiresAt) } }]);
-      else ended++;
-      if (state) log('info', 'recovered a large write', { txId: entry.txId, state, startedAt: entry.startedAt });
+      else {
+        ended++;
+        log('info', 'recovered a large write', { txId: entry.txId, state, startedAt: entry.startedAt });
+      }
     } catch (error) {
       // One write that cannot be ended now holds back no other; the next pass tries it again.
       log('warn', 'a large write could not be recovered now', { txId: entry.txId, error: String(error) });
     }
   }
-  return ended;
+  const next = open.filter((e) => e.expiresAt > now).map((e) => e.expiresAt);
+  return { ended, ...(next.length > 0 ? { nextExpiry: Math.min(...next) } : {}) };
 }
 
 /**

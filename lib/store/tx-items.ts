@@ -152,8 +152,7 @@ export interface OpenEntry {
   idempotencyKey?: string;
 }
 
-/** The entries of the open large writes, or only of those expired by `now` (epoch ms). */
-export async function readOpenEntries(expiredBy?: number): Promise<OpenEntry[]> {
-  const entries = await queryPartition(OPEN_TXS_PK, OPEN_PREFIX);
-  return (entries as unknown as OpenEntry[]).filter((entry) => expiredBy === undefined || entry.expiresAt <= expiredBy);
+/** The entries of the open large writes (one partition, holding only the writes under way or abandoned). */
+export async function readOpenEntries(): Promise<OpenEntry[]> {
+  return (await queryPartition(OPEN_TXS_PK, OPEN_PREFIX)) as unknown as OpenEntry[];
 }

@@ -16,6 +16,7 @@ import { call, warmKeyCache } from '../support/api.ts';
 import { createPlate, type Linkage, recordCount, uniqueName } from '../support/fixtures.ts';
 import { expectError } from '../support/responses.ts';
 import { WAIT_MS } from '../support/limits.ts';
+import { commandsOf, commitPointOf, metadataOn } from '../support/large-writes.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused, tableSnapshot } from '../support/table.ts';
 
@@ -35,12 +36,6 @@ const BULK = '/api/v2/poly_metadata/bulk_create';
 /** Far past any write's expiry: recovery then ends every write left open. */
 const LATER = () => Date.now() + 60 * 60_000;
 
-const entriesOn = (well: Linkage, count: number, prefix: string, value = 'v') =>
-  Array.from({ length: count }, (_, i) => ({
-    type: 'poly_metadata',
-    attributes: { key: `${prefix}-${String(i).padStart(4, '0')}`, value },
-    relationships: { metadatable: { data: well } },
-  }));
 const bulk = (entries: unknown[], headers: Record<string, string> = {}) => call('POST', BULK, { body: { data: entries }, headers });
 
 /** Wells to hang metadata on, each the first well of a new plate (a plate's wells' metadata are read together: lib/resources/poly-metadata.ts). */
@@ -94,7 +89,7 @@ describe('a write of a lab’s size (400 poly metadata: 1,600 items)', () => {
     const [well] = await wells(1);
     const countBefore = await recordCount('poly_metadata');
     const prefix = uniqueName('lab');
-    const res = await bulk(entriesOn(well!, LAB_SIZE, prefix));
+    const res = await bulk(metadataOn(well!, LAB_SIZE, prefix));
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(201);
     expect(res.body.data).toHaveLength(LAB_SIZE);
     const ids = res.body.data.map((m: any) => m.id).sort();
@@ -123,7 +118,7 @@ describe('a write of a lab’s size (400 poly metadata: 1,600 items)', () => {
     try {
       await warmKeyCache();
       seen.length = 0;
-      const res = await bulk(entriesOn(well!, 24, uniqueName('small')));
+      const res = await bulk(metadataOn(well!, 24, uniqueName('small')));
       expect(res.status).toBe(201);
     } finally {
       dynamo().middlewareStack.remove('largeWritesSpy');
@@ -142,28 +137,6 @@ describe('a write of a lab’s size (400 poly metadata: 1,600 items)', () => {
   });
 });
 
-/** Records every DynamoDB command sent while `fn` runs: its name and input. */
-async function commandsOf<T>(fn: () => Promise<T>): Promise<{ result: T; commands: { op: string; input: any }[] }> {
-  const commands: { op: string; input: any }[] = [];
-  const name = `spy-${randomUUID()}`;
-  dynamo().middlewareStack.add(
-    (next, context) => async (args) => {
-      commands.push({ op: String(context.commandName).replace(/Command$/, ''), input: args.input });
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  try {
-    return { result: await fn(), commands };
-  } finally {
-    dynamo().middlewareStack.remove(name);
-  }
-}
-
-/** Whether a command is a large write's commit point: the transaction that moves its record to committed. */
-const isCommitPoint = (c: { op: string; input: any }) =>
-  c.op === 'TransactWriteItems' && c.input.TransactItems[0]?.Update?.ExpressionAttributeValues?.[':committed'] === 'committed';
-
 describe('a crash between any two DynamoDB calls of a large write', () => {
   /** The write's calls, counted once uninterrupted, and which of them is its commit point. */
   let calls: number;
@@ -174,11 +147,11 @@ describe('a crash between any two DynamoDB calls of a large write', () => {
     await freshStore();
     const [well] = await wells(1);
     await warmKeyCache();
-    const { result, commands } = await commandsOf(() => bulk(entriesOn(well!, LAB_SIZE, 'whole')));
+    const { result, commands } = await commandsOf(() => bulk(metadataOn(well!, LAB_SIZE, 'whole')));
     expect(result.status).toBe(201);
     expect(result.calls).toBe(commands.length);
     calls = commands.length;
-    commitAt = commands.findIndex(isCommitPoint) + 1;
+    commitAt = commitPointOf(commands);
     expect(commitAt).toBeGreaterThan(1);
   });
 
@@ -189,7 +162,7 @@ describe('a crash between any two DynamoDB calls of a large write', () => {
   async function crashAfter(n: number) {
     await freshStore();
     const [well] = await wells(1);
-    const entries = entriesOn(well!, LAB_SIZE, `killed-${n}`);
+    const entries = metadataOn(well!, LAB_SIZE, `killed-${n}`);
     const [before, countBefore] = [await contentSnapshot(), await recordCount('poly_metadata')];
     await warmKeyCache();
     const killed = await killProcessAfter(n, () => bulk(entries));
@@ -227,15 +200,15 @@ describe('a retry under the same Idempotency-Key', () => {
   async function keyedCalls(): Promise<{ calls: number; commitAt: number }> {
     const [well] = await wells(1);
     await warmKeyCache();
-    const { result, commands } = await commandsOf(() => bulk(entriesOn(well!, LAB_SIZE, uniqueName('keyed')), { 'idempotency-key': randomUUID() }));
+    const { result, commands } = await commandsOf(() => bulk(metadataOn(well!, LAB_SIZE, uniqueName('keyed')), { 'idempotency-key': randomUUID() }));
     expect(result.status).toBe(201);
-    return { calls: commands.length, commitAt: commands.findIndex(isCommitPoint) + 1 };
+    return { calls: commands.length, commitAt: commitPointOf(commands) };
   }
 
   /** Crashes a keyed write after call n, then sends it again under its key (no recovery in between) and once more. */
   async function retriedAfterCrash(n: number) {
     const [well] = await wells(1);
-    const entries = entriesOn(well!, LAB_SIZE, uniqueName('retried'));
+    const entries = metadataOn(well!, LAB_SIZE, uniqueName('retried'));
     const headers = { 'idempotency-key': randomUUID() };
     const countBefore = await recordCount('poly_metadata');
     await warmKeyCache();
@@ -282,7 +255,7 @@ describe('large writes at once', () => {
     const [well] = await wells(1);
     const prefix = uniqueName('contended');
     const countBefore = await recordCount('poly_metadata');
-    const results = await Promise.all(Array.from({ length: 20 }, (_, w) => bulk(entriesOn(well!, 100, prefix, `writer ${w}`))));
+    const results = await Promise.all(Array.from({ length: 20 }, (_, w) => bulk(metadataOn(well!, 100, prefix, `writer ${w}`))));
     const statuses = results.map((r) => r.status);
     expect(
       statuses.filter((s) => s === 201),
@@ -351,7 +324,7 @@ describe('large writes at once', () => {
       Array.from({ length: 5 }, async () => {
         while (next < WRITES) {
           const w = next++;
-          statuses.push((await bulk(entriesOn(targets[w]!, EACH, prefixes[w]!))).status);
+          statuses.push((await bulk(metadataOn(targets[w]!, EACH, prefixes[w]!))).status);
         }
       }),
     );
@@ -394,10 +367,10 @@ describe('a small write meeting a large write’s lock', () => {
   /** Metadata whose change of value by a large write is staged and left pending (its process killed before the commit point). */
   async function locked(count: number): Promise<number[]> {
     const [well, twin] = await wells(2);
-    const idsOf = async (on: Linkage) => (await bulk(entriesOn(on, count, uniqueName('lock')))).body.data.map((m: any) => Number(m.id));
+    const idsOf = async (on: Linkage) => (await bulk(metadataOn(on, count, uniqueName('lock')))).body.data.map((m: any) => Number(m.id));
     const [twinIds, ids] = [await idsOf(twin!), await idsOf(well!)];
     const { commands } = await commandsOf(() => changeValues(twinIds, 'twin'));
-    const commitAt = commands.findIndex(isCommitPoint) + 1;
+    const commitAt = commitPointOf(commands);
     expect(commitAt, 'the change is a large write').toBeGreaterThan(1);
     await expect(killProcessAfter(commitAt - 1, () => changeValues(ids, 'large'))).rejects.toThrow(/killed/);
     return ids;
@@ -435,11 +408,11 @@ describe('the bound of one request', () => {
     expect(MAX_POLY_METADATA_PER_WRITE * POLY_METADATUM_ITEMS).toBeLessThanOrEqual(LARGE_WRITE_ITEM_LIMIT);
     const [well] = await wells(1);
     const prefix = uniqueName('bound');
-    const full = await bulk(entriesOn(well!, MAX_POLY_METADATA_PER_WRITE, prefix));
+    const full = await bulk(metadataOn(well!, MAX_POLY_METADATA_PER_WRITE, prefix));
     expect(full.status).toBe(201);
     const stored = await call('GET', `/api/v2/poly_metadata?filter[metadatable_id]=${well!.id}&page[size]=1`);
     expect(stored.body.meta.record_count).toBe(MAX_POLY_METADATA_PER_WRITE);
-    const over = await refused('POST', BULK, { data: entriesOn(well!, MAX_POLY_METADATA_PER_WRITE + 1, uniqueName('over')) });
+    const over = await refused('POST', BULK, { data: metadataOn(well!, MAX_POLY_METADATA_PER_WRITE + 1, uniqueName('over')) });
     expect(expectError(over, 422, 'too_large', '/data').detail).toBe(
       `data - one request may create at most ${MAX_POLY_METADATA_PER_WRITE} poly_metadata (each writes ${POLY_METADATUM_ITEMS} of the ${LARGE_WRITE_ITEM_LIMIT} records and index entries one request may write), got ${MAX_POLY_METADATA_PER_WRITE + 1}; send them in several requests`,
     );
@@ -465,13 +438,13 @@ describe('the bound of one request', () => {
 describe('the sweeper', () => {
   it('ends a write abandoned by a crash on its own once it expires: undone, nothing left', async () => {
     const [well, twin] = await wells(2);
-    const { commands } = await commandsOf(() => bulk(entriesOn(twin!, LAB_SIZE, uniqueName('twin'))));
-    const commitAt = commands.findIndex(isCommitPoint) + 1;
+    const { commands } = await commandsOf(() => bulk(metadataOn(twin!, LAB_SIZE, uniqueName('twin'))));
+    const commitAt = commitPointOf(commands);
     const before = await contentSnapshot();
     setEnv('LTS_LARGE_WRITE_EXPIRY_MS', '1000');
     const sweeper = startSweeper(200);
     try {
-      expect((await killProcessAfter(commitAt - 1, () => bulk(entriesOn(well!, LAB_SIZE, uniqueName('abandoned'))))).status).toBe(500);
+      expect((await killProcessAfter(commitAt - 1, () => bulk(metadataOn(well!, LAB_SIZE, uniqueName('abandoned'))))).status).toBe(500);
       // No recovery called here: the sweeper's timer finds the write once it has expired.
       await expect.poll(async () => (await readOpenEntries()).length, { timeout: WAIT_MS, interval: 200 }).toBe(0);
     } finally {
