@@ -6,18 +6,18 @@ import { recoverTransactions, SWEEP_SCHEDULE_MS } from '#lib/store/recovery.ts';
  * minute. A pass ends the writes past their expiry; while an open write expires before the next
  * invocation, it waits for that and passes again, so an abandoned write is ended as it expires or at the
  * next invocation, whichever is later: at most 60 s after it started. Nothing open (the common case): one
- * Query, and done. `now` and `horizonMs` are for tests.
+ * Query, and done. The clock and the pause are the test's to give.
  */
-export function createSweeper(options: { now?: () => number; horizonMs?: number } = {}) {
-  const { now = Date.now, horizonMs = SWEEP_SCHEDULE_MS } = options;
+export function createSweeper(options: { now?: () => number; sleep?: (ms: number) => Promise<void> } = {}) {
+  const { now = Date.now, sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) } = options;
   return async (): Promise<{ ended: number }> => {
-    const until = now() + horizonMs;
+    const until = now() + SWEEP_SCHEDULE_MS;
     let ended = 0;
     for (;;) {
       const sweep = await recoverTransactions(now());
       ended += sweep.ended;
       if (sweep.nextExpiry === undefined || sweep.nextExpiry >= until) break;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, sweep.nextExpiry! - now())));
+      await sleep(Math.max(0, sweep.nextExpiry - now()));
     }
     if (ended > 0) log('info', 'sweep', { ended });
     return { ended };

@@ -1,9 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '#lib/config.ts';
+import { TRANSACTION_ITEM_LIMIT, TRANSACTION_SIZE_LIMIT } from '#lib/domain/budgets.ts';
 import { log } from '#lib/log.ts';
 import { bounded } from '#lib/store/bounded.ts';
 import { dynamo } from '#lib/store/client.ts';
 import { CapacityError, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
+import { storedBytes } from '#lib/store/request-payload.ts';
 import { type TransactItem, transact } from '#lib/store/transaction.ts';
 import {
   afterImageKey,
@@ -32,8 +34,6 @@ import {
 const table = () => config().LTS_TABLE_NAME;
 /** Apply or undo transactions one write runs at once (they touch disjoint items). */
 const PARALLEL_FINISHING = 4;
-/** Items of one finishing transaction: DynamoDB's limit. */
-const FINISH_ITEMS = 100;
 /** Times a finishing transaction is re-sent when it met another transaction on an item, before giving up for now (recovery finishes it). */
 const MAX_FINISH_ATTEMPTS = 8;
 
@@ -85,12 +85,22 @@ export async function finish(
           staged.filter((s) => s.op === 'update'),
         )
       : new Map<string, Record<string, unknown>>());
-  const items = staged.flatMap((s) => {
-    const { main, side } = finishing(tx.txId, s, decision, imageOf.get(itemKeyText(s)));
-    return [main, side].filter((item) => item !== undefined);
-  });
-  const chunks: TransactItem[][] = [];
-  for (let i = 0; i < items.length; i += FINISH_ITEMS) chunks.push(items.slice(i, i + FINISH_ITEMS));
+  // An item and its after-image go in one transaction (an after-image is gone only once its item is
+  // applied or undone), within a transaction's items and bytes (after-images are whole records).
+  const chunks: TransactItem[][] = [[]];
+  let bytes = 0;
+  for (const s of staged) {
+    const image = imageOf.get(itemKeyText(s));
+    const { main, side } = finishing(tx.txId, s, decision, image);
+    const items = [main, side].filter((item) => item !== undefined);
+    const size = decision === 'apply' && image ? storedBytes(image) : 0;
+    if (chunks.at(-1)!.length + items.length > TRANSACTION_ITEM_LIMIT || bytes + size > TRANSACTION_SIZE_LIMIT) {
+      chunks.push([]);
+      bytes = 0;
+    }
+    chunks.at(-1)!.push(...items);
+    bytes += size;
+  }
   await bounded(chunks, PARALLEL_FINISHING, sendFinishing);
   const own: TransactItem[] = [
     { Delete: { TableName: table(), Key: txItemKey(tx.txId) } },

@@ -11,6 +11,7 @@ import { getRecords, recordKey } from '#lib/store/records.ts';
 import { recoverTransactions } from '#lib/store/recovery.ts';
 import { readOpenEntries } from '#lib/store/tx-items.ts';
 import { startSweeper } from '#lib/local/sweeper.ts';
+import { createSweeper } from '../../functions/events/sweeper.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { call, warmKeyCache } from '../support/api.ts';
 import { createPlate, type Linkage, recordCount, uniqueName } from '../support/fixtures.ts';
@@ -363,6 +364,49 @@ async function changeValues(ids: readonly number[], value: string): Promise<void
   await uow.commit();
 }
 
+/** The values of some metadata, as a reader finds them. */
+const valuesOf = async (ids: readonly number[]) => {
+  const found = await getRecords(ids.map((id) => ({ family: POLY, id })));
+  return ids.map((id) => found.get(recordKey(POLY, id))?.attrs.value);
+};
+
+/** Metadata on a well, created by one bulk write: their ids. */
+const metadataIds = async (on: Linkage, count: number) => (await bulk(metadataOn(on, count, uniqueName('changed')))).body.data.map((m: any) => Number(m.id));
+
+describe('a large change of existing records (past 4 MB: byte-sized stage and apply transactions)', () => {
+  const big = 'x'.repeat(40_000);
+
+  /** Changes 120 metadata to 40 KB values each (4.8 MB) as one large write, its process killed after call n of it counted from its commit point. */
+  async function crashedChange(fromCommit: number) {
+    const [well, twin] = await wells(2);
+    const [twinIds, ids] = [await metadataIds(twin!, 120), await metadataIds(well!, 120)];
+    const { commands } = await commandsOf(() => changeValues(twinIds, big));
+    const commitAt = commitPointOf(commands);
+    expect(commitAt, 'the change is a large write').toBeGreaterThan(1);
+    await expect(killProcessAfter(commitAt + fromCommit, () => changeValues(ids, big))).rejects.toThrow(/killed/);
+    return ids;
+  }
+
+  it('crashed before its commit point: readers see the records as they were; recovery undoes the marks and after-images', async () => {
+    const ids = await crashedChange(-1);
+    expect((await leftovers()).filter((item) => item.tx !== undefined)).toHaveLength(120);
+    expect(await valuesOf(ids)).toEqual(Array(120).fill('v'));
+    await recoverTransactions(LATER());
+    expect(await leftovers()).toEqual([]);
+    expect(await valuesOf(ids)).toEqual(Array(120).fill('v'));
+  });
+
+  it('crashed past its commit point: readers see the change at once (its after-images); recovery applies it', async () => {
+    const ids = await crashedChange(0);
+    expect((await leftovers()).filter((item) => item.tx !== undefined)).toHaveLength(120);
+    expect(await valuesOf(ids)).toEqual(Array(120).fill(big));
+    expect((await call('GET', `/api/v2/poly_metadata/${ids[0]}`)).body.data.attributes.value).toBe(big);
+    await recoverTransactions(LATER());
+    expect(await leftovers()).toEqual([]);
+    expect(await valuesOf(ids)).toEqual(Array(120).fill(big));
+  });
+});
+
 describe('a small write meeting a large write’s lock', () => {
   /** Metadata whose change of value by a large write is staged and left pending (its process killed before the commit point). */
   async function locked(count: number): Promise<number[]> {
@@ -377,10 +421,6 @@ describe('a small write meeting a large write’s lock', () => {
   }
   const patch = (id: number, value: string) =>
     call('PATCH', `/api/v2/poly_metadata/${id}`, { body: { data: { type: 'poly_metadata', id: String(id), attributes: { value } } } });
-  const valuesOf = async (ids: readonly number[]) => {
-    const found = await getRecords(ids.map((id) => ({ family: POLY, id })));
-    return ids.map((id) => found.get(recordKey(POLY, id))?.attrs.value);
-  };
 
   it('while the large write may still commit: a conflict (409 once its retries run out), the lock and the value untouched', async () => {
     const ids = await locked(120);
@@ -452,5 +492,35 @@ describe('the sweeper', () => {
     }
     expect(await leftovers()).toEqual([]);
     expect(await contentSnapshot()).toEqual(before);
+  });
+
+  it('on AWS, an invocation waits within its minute for an open write about to expire, and ends it', async () => {
+    const [well, twin] = await wells(2);
+    const { commands } = await commandsOf(() => bulk(metadataOn(twin!, LAB_SIZE, uniqueName('twin'))));
+    const before = await contentSnapshot();
+    expect((await killProcessAfter(commitPointOf(commands) - 1, () => bulk(metadataOn(well!, LAB_SIZE, uniqueName('abandoned'))))).status).toBe(500);
+    const [open] = await readOpenEntries();
+    // The invocation's clock: 20 s before the write expires, moved on by its pauses.
+    let clock = open!.expiresAt - 20_000;
+    const pauses: number[] = [];
+    const sweep = createSweeper({
+      now: () => clock,
+      sleep: async (ms) => {
+        pauses.push(ms);
+        clock += ms;
+      },
+    });
+    expect(await sweep()).toEqual({ ended: 1 });
+    expect(pauses).toEqual([20_000]);
+    expect(await leftovers()).toEqual([]);
+    expect(await contentSnapshot()).toEqual(before);
+    // A write expiring after the next invocation (its request's deadline is 120 s in tests) is left to that one: no pause.
+    const [later] = await wells(1);
+    expect((await killProcessAfter(commitPointOf(commands) - 1, () => bulk(metadataOn(later!, LAB_SIZE, uniqueName('later'))))).status).toBe(500);
+    clock = Date.now();
+    expect(await sweep()).toEqual({ ended: 0 });
+    expect(pauses).toEqual([20_000]);
+    expect(await readOpenEntries()).toHaveLength(1);
+    await recoverTransactions(LATER());
   });
 });
