@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { config, resetConfig } from '#lib/config.ts';
+import { resetConfig } from '#lib/config.ts';
 import { LARGE_WRITE_ITEM_LIMIT, MAX_POLY_METADATA_PER_WRITE, POLY_METADATUM_ITEMS } from '#lib/domain/budgets.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import { registry } from '#lib/resources/index.ts';
-import { dynamo, killProcessAfter } from '#lib/store/client.ts';
+import { killProcessAfter } from '#lib/store/client.ts';
 import { TooLargeError } from '#lib/store/errors.ts';
 import { getRecords, recordKey } from '#lib/store/records.ts';
 import { recoverTransactions } from '#lib/store/recovery.ts';
@@ -19,7 +18,7 @@ import { expectError } from '../support/responses.ts';
 import { WAIT_MS } from '../support/limits.ts';
 import { commandsOf, commitPointOf, metadataOn } from '../support/large-writes.ts';
 import { freshStore } from '../support/store.ts';
-import { outboxEvents, refused, tableSnapshot } from '../support/table.ts';
+import { outboxEvents, refused, scanWhere, tableSnapshot } from '../support/table.ts';
 
 /**
  * Writes larger than one DynamoDB transaction (contract §7.1; lib/store/large-write.ts), driven through
@@ -54,25 +53,12 @@ async function filteredOn(well: Linkage): Promise<any[]> {
 }
 
 /** Every item some large write left: a mark on a record or entry, its own items, an open entry. */
-async function leftovers(): Promise<Record<string, any>[]> {
-  const items: Record<string, any>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: config().LTS_TABLE_NAME,
-        ConsistentRead: true,
-        FilterExpression: 'attribute_exists(#tx) OR begins_with(#pk, :own) OR #pk = :open',
-        ExpressionAttributeNames: { '#tx': 'tx', '#pk': 'pk' },
-        ExpressionAttributeValues: { ':own': '$lts#tx', ':open': '$lts#open_txs' },
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
+const leftovers = () =>
+  scanWhere({
+    FilterExpression: 'attribute_exists(#tx) OR begins_with(#pk, :own) OR #pk = :open',
+    ExpressionAttributeNames: { '#tx': 'tx', '#pk': 'pk' },
+    ExpressionAttributeValues: { ':own': '$lts#tx', ':open': '$lts#open_txs' },
+  });
 
 /** The created events of the given metadata keys in the outbox. */
 const createdEventsOf = async (keys: ReadonlySet<string>) =>
@@ -108,33 +94,17 @@ describe('a write of a lab’s size (400 poly metadata: 1,600 items)', () => {
 
   it('a write that fits one transaction is sent as before: one TransactWriteItems, no mark, no protocol item', async () => {
     const [well] = await wells(1);
-    const seen: { op: string; input: any }[] = [];
-    dynamo().middlewareStack.add(
-      (next, context) => async (args) => {
-        seen.push({ op: String(context.commandName), input: args.input });
-        return next(args);
-      },
-      { step: 'initialize', name: 'largeWritesSpy' },
-    );
-    try {
-      await warmKeyCache();
-      seen.length = 0;
-      const res = await bulk(metadataOn(well!, 24, uniqueName('small')));
-      expect(res.status).toBe(201);
-    } finally {
-      dynamo().middlewareStack.remove('largeWritesSpy');
-    }
-    const transactions = seen.filter((c) => c.op === 'TransactWriteItemsCommand');
+    await warmKeyCache();
+    const { result, commands: seen } = await commandsOf(() => bulk(metadataOn(well!, 24, uniqueName('small'))));
+    expect(result.status).toBe(201);
+    const transactions = seen.filter((c) => c.op === 'TransactWriteItems');
     expect(transactions).toHaveLength(1);
     const items = transactions[0]!.input.TransactItems as any[];
     // 24 × (record + 3 index items) + the request item + one count shard: 98 + 1.
     expect(items).toHaveLength(24 * POLY_METADATUM_ITEMS + 2);
     for (const item of items) expect(JSON.stringify(item)).not.toMatch(/"tx"|\$lts#tx|open_txs/);
     // Besides its reads: the id reservation and the one transaction.
-    expect(seen.map((c) => c.op).filter((op) => op !== 'BatchGetItemCommand' && op !== 'QueryCommand')).toEqual([
-      'UpdateItemCommand',
-      'TransactWriteItemsCommand',
-    ]);
+    expect(seen.map((c) => c.op).filter((op) => op !== 'BatchGetItem' && op !== 'Query')).toEqual(['UpdateItem', 'TransactWriteItems']);
   });
 });
 
@@ -373,22 +343,26 @@ const valuesOf = async (ids: readonly number[]) => {
 /** Metadata on a well, created by one bulk write: their ids. */
 const metadataIds = async (on: Linkage, count: number) => (await bulk(metadataOn(on, count, uniqueName('changed')))).body.data.map((m: any) => Number(m.id));
 
+/**
+ * 120 metadata on a new well, then a change of all their values to `value` as one large write (past 100
+ * items), its process killed after call `offset` counted from its commit point (-1: the last call before it).
+ * A twin change of other metadata, uninterrupted, tells which call that is.
+ */
+async function crashedChange(value: string, offset: number): Promise<number[]> {
+  const [well, twin] = await wells(2);
+  const [twinIds, ids] = [await metadataIds(twin!, 120), await metadataIds(well!, 120)];
+  const { commands } = await commandsOf(() => changeValues(twinIds, value));
+  const commitAt = commitPointOf(commands);
+  expect(commitAt, 'the change is a large write').toBeGreaterThan(1);
+  await expect(killProcessAfter(commitAt + offset, () => changeValues(ids, value))).rejects.toThrow(/killed/);
+  return ids;
+}
+
 describe('a large change of existing records (past 4 MB: byte-sized stage and apply transactions)', () => {
   const big = 'x'.repeat(40_000);
 
-  /** Changes 120 metadata to 40 KB values each (4.8 MB) as one large write, its process killed after call n of it counted from its commit point. */
-  async function crashedChange(fromCommit: number) {
-    const [well, twin] = await wells(2);
-    const [twinIds, ids] = [await metadataIds(twin!, 120), await metadataIds(well!, 120)];
-    const { commands } = await commandsOf(() => changeValues(twinIds, big));
-    const commitAt = commitPointOf(commands);
-    expect(commitAt, 'the change is a large write').toBeGreaterThan(1);
-    await expect(killProcessAfter(commitAt + fromCommit, () => changeValues(ids, big))).rejects.toThrow(/killed/);
-    return ids;
-  }
-
   it('crashed before its commit point: readers see the records as they were; recovery undoes the marks and after-images', async () => {
-    const ids = await crashedChange(-1);
+    const ids = await crashedChange(big, -1);
     expect((await leftovers()).filter((item) => item.tx !== undefined)).toHaveLength(120);
     expect(await valuesOf(ids)).toEqual(Array(120).fill('v'));
     await recoverTransactions(LATER());
@@ -397,7 +371,7 @@ describe('a large change of existing records (past 4 MB: byte-sized stage and ap
   });
 
   it('crashed past its commit point: readers see the change at once (its after-images); recovery applies it', async () => {
-    const ids = await crashedChange(0);
+    const ids = await crashedChange(big, 0);
     expect((await leftovers()).filter((item) => item.tx !== undefined)).toHaveLength(120);
     expect(await valuesOf(ids)).toEqual(Array(120).fill(big));
     expect((await call('GET', `/api/v2/poly_metadata/${ids[0]}`)).body.data.attributes.value).toBe(big);
@@ -409,21 +383,12 @@ describe('a large change of existing records (past 4 MB: byte-sized stage and ap
 
 describe('a small write meeting a large write’s lock', () => {
   /** Metadata whose change of value by a large write is staged and left pending (its process killed before the commit point). */
-  async function locked(count: number): Promise<number[]> {
-    const [well, twin] = await wells(2);
-    const idsOf = async (on: Linkage) => (await bulk(metadataOn(on, count, uniqueName('lock')))).body.data.map((m: any) => Number(m.id));
-    const [twinIds, ids] = [await idsOf(twin!), await idsOf(well!)];
-    const { commands } = await commandsOf(() => changeValues(twinIds, 'twin'));
-    const commitAt = commitPointOf(commands);
-    expect(commitAt, 'the change is a large write').toBeGreaterThan(1);
-    await expect(killProcessAfter(commitAt - 1, () => changeValues(ids, 'large'))).rejects.toThrow(/killed/);
-    return ids;
-  }
+  const locked = () => crashedChange('large', -1);
   const patch = (id: number, value: string) =>
     call('PATCH', `/api/v2/poly_metadata/${id}`, { body: { data: { type: 'poly_metadata', id: String(id), attributes: { value } } } });
 
   it('while the large write may still commit: a conflict (409 once its retries run out), the lock and the value untouched', async () => {
-    const ids = await locked(120);
+    const ids = await locked();
     setEnv('LTS_REQUEST_BUDGET_MS', '4000');
     expectError(await patch(ids[0]!, 'small'), 409, 'concurrent_update');
     expect((await call('GET', `/api/v2/poly_metadata/${ids[0]}`)).body.data.attributes.value).toBe('v');
@@ -436,7 +401,7 @@ describe('a small write meeting a large write’s lock', () => {
 
   it('once the large write is abandoned (past its expiry): the writer ends it itself and goes through', async () => {
     setEnv('LTS_LARGE_WRITE_EXPIRY_MS', '0');
-    const ids = await locked(120);
+    const ids = await locked();
     expect((await patch(ids[0]!, 'small')).status).toBe(200);
     expect(await valuesOf(ids)).toEqual(['small', ...Array(119).fill('v')]);
     expect(await leftovers()).toEqual([]);
