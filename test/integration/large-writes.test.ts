@@ -246,6 +246,19 @@ describe('large writes at once', () => {
     expect(await leftovers()).toEqual([]);
   });
 
+  it('50 at once on 50 different wells: all 201, each whole, the count up by all of them', async () => {
+    const targets = await wells(50);
+    const countBefore = await recordCount('poly_metadata');
+    // 30 metadata each: 120 records and index entries, past one transaction.
+    const results = await Promise.all(targets.map((well) => bulk(metadataOn(well, 30, uniqueName('fifty')))));
+    expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
+    for (const [i, well] of targets.entries()) {
+      expect((await filteredOn(well)).map((m) => m.id).sort()).toEqual(results[i]!.body.data.map((m: any) => m.id).sort());
+    }
+    expect(await recordCount('poly_metadata')).toBe(countBefore + 50 * 30);
+    expect(await leftovers()).toEqual([]);
+  });
+
   it('20 readers polling every 10 ms (filter, item with include, related, listing) through 50 large writes, 5 at a time, never see part of one', async () => {
     const WRITES = 50;
     // Past one transaction (120 records and index entries: two stage transactions), small enough for 20 readers on a busy machine.
