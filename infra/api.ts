@@ -41,6 +41,8 @@ export class ServiceApi extends Construct {
   readonly stage: HttpStage;
   /** The route functions by route name. */
   readonly functions: Record<string, IFunction> = {};
+  /** The engine's role, which the route functions share (and the sweeper: infra/sweeper.ts). */
+  readonly role: Role;
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
@@ -51,6 +53,7 @@ export class ServiceApi extends Construct {
       managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole')],
     });
     grantTableAccess(props.table, role, ENGINE_ACCESS);
+    this.role = role;
 
     this.api = new HttpApi(this, 'Api', { createDefaultStage: false, description: `Laboratory Tracking Service (${props.stage.name})` });
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.stage.logRetention, removalPolicy: props.stage.removalPolicy });

@@ -29,13 +29,14 @@ export const bundling = {
   alias: { 'node:stream/web': './lib/http/lazy-stream-web.cjs' },
 } as const;
 
-/** The event functions' entries (DynamoDB stream publisher and inbound queue consumer; lib/events/). */
+/** The functions beyond HTTP: DynamoDB stream publisher and inbound queue consumer (lib/events/), and the scheduled sweeper of abandoned large writes (lib/store/recovery.ts). */
 export const eventEntries = {
   publisher: 'functions/events/publisher.ts',
   inbound: 'functions/events/inbound.ts',
+  sweeper: 'functions/events/sweeper.ts',
 } as const;
 
-/** Every function of the app by name: one per route of lib/routes.ts, and the two event functions. */
+/** Every function of the app by name: one per route of lib/routes.ts, and the three functions beyond HTTP. */
 export function functionEntries(): Record<string, string> {
   return { ...Object.fromEntries(routes.map((route) => [route.name, entryFile(route)])), ...eventEntries };
 }

@@ -6,6 +6,7 @@ import { ServiceApi } from './api.ts';
 import { ServiceEvents } from './events.ts';
 import { acknowledgeServiceFindings } from './nag.ts';
 import { stackName, type StageSettings } from './stage.ts';
+import { ServiceSweeper } from './sweeper.ts';
 import { serviceTable } from './table.ts';
 
 export interface ServiceStackProps extends StackProps {
@@ -14,11 +15,12 @@ export interface ServiceStackProps extends StackProps {
   keyless?: string;
 }
 
-/** One stage of the service, `Lts-<stage>`: the table, the API, events in and out, and the alarms. */
+/** One stage of the service, `Lts-<stage>`: the table, the API, events in and out, the sweeper of abandoned large writes, and the alarms. */
 export class ServiceStack extends Stack {
   readonly table: Table;
   readonly api: ServiceApi;
   readonly events: ServiceEvents;
+  readonly sweeper: ServiceSweeper;
   readonly alarms: ServiceAlarms;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
@@ -31,9 +33,10 @@ export class ServiceStack extends Stack {
     });
     this.api = new ServiceApi(this, 'Api', { stage, table: this.table, keyless: props.keyless ?? '' });
     this.events = new ServiceEvents(this, 'Events', { stage, table: this.table, baseUrl: this.api.stage.url });
+    this.sweeper = new ServiceSweeper(this, 'Sweeper', { stage, table: this.table, role: this.api.role });
     this.alarms = new ServiceAlarms(this, 'Alarms', {
       api: this.api.api,
-      functions: { ...this.api.functions, publisher: this.events.publisher, inbound: this.events.inbound },
+      functions: { ...this.api.functions, publisher: this.events.publisher, inbound: this.events.inbound, sweeper: this.sweeper.fn },
       publisher: this.events.publisher,
       deadLetterQueues: { PublisherDeadLetters: this.events.publisherDeadLetters, InboundDeadLetters: this.events.inboundDeadLetters },
       deadLetterRule: this.events.deadLetterRule,

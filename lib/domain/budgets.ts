@@ -1,7 +1,9 @@
 /**
  * Item budgets: how much one write may hold, against DynamoDB's limits of 100 items and 4 MB per
- * transaction and 400 KB per item. Every write is one transaction (all or nothing), so these are the
- * largest things the lab can do in one request. Sizes are JSON bytes, the measure the unit of work checks
+ * transaction and 400 KB per item. A write within one transaction is sent as one; a larger one is staged in
+ * several and is still one write (all or nothing: lib/store/large-write.ts), up to the bound of one request
+ * (LARGE_WRITE_ITEM_LIMIT, LARGE_WRITE_SIZE_LIMIT). The operations' own budgets below are the largest things
+ * the lab can do in one request where they are still held to one transaction. Sizes are JSON bytes, the measure the unit of work checks
  * (lib/store/unit-of-work.ts): DynamoDB's own measure of the same item is smaller, so each budget keeps a
  * margin. Past a budget a write is a 422 `too_large` naming it and the value, and nothing is written.
  * docs/decisions.md ("Labware aggregate, lineage and item budgets") has the measured sizes behind each number.
@@ -12,6 +14,29 @@ export const TRANSACTION_ITEM_LIMIT = 100;
 
 /** JSON bytes one transaction may write: DynamoDB allows 4 MiB (4,194,304 bytes); the rest is room for keys and index attributes. */
 export const TRANSACTION_SIZE_LIMIT = 4_000_000;
+
+/**
+ * The bound of one request: records and index entries one write may create, change or delete. Past one
+ * transaction a write is staged in several (lib/store/large-write.ts): ~2 calls per 100 items, each item
+ * written twice (staged, then applied). It must answer within its request's budget (25 s,
+ * LTS_REQUEST_BUDGET_MS, under API Gateway's 29 s), and within the engine's conflict window (three
+ * quarters of it) leave time to start again once. Measured on DynamoDB Local on the shared 2-core machine
+ * (load ~6.5): 4,000 items took 7.6–11.6 s, 1,600 took 2.9–7.3 s (~350 items/s at worst; docs/measurements.md,
+ * "Writes past one transaction"). So 4,000: one attempt in half the budget there; on AWS, where a
+ * transaction of 100 items takes tens of milliseconds, a few seconds. Every size contract §7.1 names fits
+ * (400 poly metadata are 1,600; a transfer into 384 new tubes ~1,150).
+ */
+export const LARGE_WRITE_ITEM_LIMIT = 4_000;
+
+/**
+ * The bound of one request in JSON bytes. Bytes cost little time (14 MB of records took 2.3 s, 5.6 MB
+ * 0.8–2.3 s, on DynamoDB Local as above): what bounds them is memory and what the answer carries. A
+ * write's response must fit Lambda's 6 MB — the response middleware gzips past it, else refuses
+ * (lib/http/response-size.ts) — but most of what a write stores (labware aggregates, request books) is not
+ * in its answer, and its events and stored response are chunked whatever their size
+ * (lib/store/request-payload.ts); so the bound is four transactions' worth, 16 MB, an eighth of the time budget.
+ */
+export const LARGE_WRITE_SIZE_LIMIT = 16_000_000;
 
 /** JSON bytes of one record: DynamoDB allows 400 KB an item; the rest is room for keys, index attributes and DynamoDB's per-attribute overhead. */
 export const ITEM_SIZE_LIMIT = 380_000;
@@ -119,8 +144,11 @@ export const polyMetadataItems = (metadata: number): number => transactionItems(
 /** Items each metadatum adds to its write. */
 export const POLY_METADATUM_ITEMS = polyMetadataItems(1) - polyMetadataItems(0);
 
-/** The most poly metadata one write may create: 4 items each within TRANSACTION_ITEM_LIMIT (24). */
-export const MAX_POLY_METADATA_PER_WRITE = Math.floor((TRANSACTION_ITEM_LIMIT - polyMetadataItems(0)) / POLY_METADATUM_ITEMS);
+/**
+ * The most poly metadata one write may create: past one transaction's 24 the write is staged in several
+ * (lib/store/large-write.ts), up to LARGE_WRITE_ITEM_LIMIT records and index entries, 4 each.
+ */
+export const MAX_POLY_METADATA_PER_WRITE = Math.floor(LARGE_WRITE_ITEM_LIMIT / POLY_METADATUM_ITEMS);
 
 /**
  * A QC assay (POST qc_assays): the assay record and one update per labware its results go into (results

@@ -18,6 +18,7 @@ import { refsOf, type StoredRecord } from '#lib/store/records.ts';
 import { currentDeadline } from '#lib/store/client.ts';
 import { ConflictError, IdempotencyRace } from '#lib/store/errors.ts';
 import { readRequest } from '#lib/store/request-payload.ts';
+import { stableReads } from '#lib/store/visibility.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { IDEMPOTENCY_SECONDS } from '#lib/store/write-plan.ts';
 
@@ -215,7 +216,11 @@ async function commitWrite(
     } catch (error) {
       if (error instanceof IdempotencyRace) return (await replay()) ?? response;
       const left = retryUntil - Date.now();
-      if (!(error instanceof ConflictError) || left <= 0) throw error;
+      if (!(error instanceof ConflictError)) throw error;
+      // Another attempt under the same key (a retry of a write past one transaction, which ended this one's) may have answered.
+      const answered = await replay();
+      if (answered) return answered;
+      if (left <= 0) throw error;
       // Another request changed what this one read: start again from fresh reads, after a pause (see MAX_BACKOFF_MS).
       const unit = Math.max(MIN_BACKOFF_UNIT_MS, Date.now() - attemptStart);
       const pause = Math.random() * Math.min(MAX_BACKOFF_MS, unit * 2 ** attempt);
@@ -258,7 +263,8 @@ export async function serve(ctx: RequestContext, def: ResourceDef, target: Targe
   if (target.action !== undefined) return runAction(ctx, def, target, own(def.actions, target.action)!, request);
   switch (request.method) {
     case 'GET':
-      return get(ctx, def, target, request);
+      // Every read of the answer sees each large write whole or not at all (afresh, with a new loader, if one committed under them).
+      return stableReads(() => get({ ...ctx, loader: new Loader(ctx.registry) }, def, target, request));
     case 'POST':
       return write(ctx, def, target, request, 'create');
     case 'PATCH':

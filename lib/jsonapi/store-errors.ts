@@ -4,7 +4,7 @@ import { asCapacityError, ConflictError, TooLargeError, UniqueValueTaken, WriteO
 /**
  * The one place the store's errors (lib/store/errors.ts) become JSON:API errors, for HTTP and messages
  * alike: a unique value taken is a 422 at the field that gave it; a conflict that outlived the engine's
- * retries a 409; a write past DynamoDB's limits a 422; a write whose transaction got no answer a 503 saying it
+ * retries a 409; a write past the bound of one request (or a record past an item's size) a 422; a write whose transaction got no answer a 503 saying it
  * may have been applied; any other capacity fault (DynamoDB throttled, timed out or
  * unreachable, raised by the store or straight from the SDK) a 503 with Retry-After. Undefined for
  * anything else, which is a fault of this service.

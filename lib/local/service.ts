@@ -8,6 +8,7 @@ import { handlerForRoute } from '#lib/http/route-handlers.ts';
 import { createLocalServer } from '#lib/http/local-server.ts';
 import { ensureTable, LOOPBACK, startDynamoLocal, type LocalDynamo } from '#lib/local/dynamodb.ts';
 import { startLocalEvents, type LocalEvents, type LocalEventsOptions } from '#lib/local/event-publishing.ts';
+import { startSweeper, type Sweeper } from '#lib/local/sweeper.ts';
 import { describeLoad, loadReferenceData } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
 import { routeForPath } from '#lib/routes.ts';
@@ -59,7 +60,7 @@ export const DEFAULT_GRACE_MS = 10_000;
 
 /**
  * The whole service on one machine: DynamoDB Local, the table from the shared definition, the default
- * reference data, the route table over HTTP, and (with `events`) the local event publishers. Used by `npm start` and by the contract tests.
+ * reference data, the route table over HTTP, the sweeper of abandoned large writes, and (with `events`) the local event publishers. Used by `npm start` and by the contract tests.
  *
  * `prepare` runs once the store is ready and before the server listens (`npm start` registers its keys
  * and writes its endpoint file there). Whatever fails, or `signal` aborting, before the service is up stops what was started (the
@@ -80,6 +81,8 @@ export async function startLocalService(
     progress?: (step: string) => void;
     /** Publish the outbox locally (`npm start`): to an NDJSON file and optionally a webhook. */
     events?: LocalEventsOptions;
+    /** How often abandoned large writes are recovered (lib/local/sweeper.ts); SWEEP_INTERVAL_MS by default. */
+    sweepIntervalMs?: number;
   } = {},
 ): Promise<LocalService> {
   const { signal } = options;
@@ -96,6 +99,7 @@ export async function startLocalService(
   if (ownDynamo) progress(`DynamoDB Local at ${dynamo.endpoint} (pid ${dynamo.pid}), data ${options.dataDir ? `in ${options.dataDir}` : 'in memory'}`);
   let server: Server | undefined;
   let events: LocalEvents | undefined;
+  let sweeper: Sweeper | undefined;
   try {
     const tableName = options.tableName ?? 'lts';
     useDynamo(dynamo.endpoint, tableName);
@@ -110,6 +114,7 @@ export async function startLocalService(
       progress('starting the event feed');
       events = await startLocalEvents(dynamo.endpoint, tableName, options.events);
     }
+    sweeper = startSweeper(options.sweepIntervalMs);
 
     const handlers = new Map<string, LambdaHandler>();
     const feed = events;
@@ -128,12 +133,14 @@ export async function startLocalService(
   } catch (error) {
     server?.closeAllConnections();
     server?.close();
+    await sweeper?.stop();
     await events?.stop();
     if (ownDynamo) await dynamo.stop();
     throw error;
   }
 
   const listening = server;
+  const sweeping = sweeper;
   const { port } = listening.address() as AddressInfo;
   let stopped: Promise<void> | undefined;
   return {
@@ -147,6 +154,7 @@ export async function startLocalService(
         const force = setTimeout(() => listening.closeAllConnections(), graceMs);
         await closed;
         clearTimeout(force);
+        await sweeping.stop();
         // The requests' events are in the stream; what the publishers have not sent yet waits for the next start.
         await events?.stop();
         if (ownDynamo) await dynamo.stop();

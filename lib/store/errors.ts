@@ -33,7 +33,7 @@ export class UniqueValueTaken extends Error {
   }
 }
 
-/** A write past one of DynamoDB's limits (items in one transaction, bytes in one item); the message names it. */
+/** A write past the bound of one request (records and index entries, bytes: lib/domain/budgets.ts) or a record past an item's size; the message names the bound and the size. */
 export class TooLargeError extends Error {
   constructor(message: string) {
     super(message);

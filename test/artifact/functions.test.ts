@@ -5,17 +5,20 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SWAGGER_UI_FILES } from '#lib/http/docs-assets.ts';
 import { KEY_COOKIE } from '#lib/http/middleware/labware-page.ts';
 import { LAMBDA_RESPONSE_BYTES, payloadBytes } from '#lib/http/response-size.ts';
-import { config } from '#lib/config.ts';
+import { config, resetConfig } from '#lib/config.ts';
 import { DEAD_LETTER_DETAIL_TYPE, DEAD_LETTER_SOURCE } from '#lib/events/dead-letters.ts';
-import { MAX_POLY_METADATA_PER_WRITE } from '#lib/domain/budgets.ts';
+import { POLY_METADATUM_ITEMS, polyMetadataItems, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
 import { FALLBACK, routes } from '#lib/routes.ts';
-import { dynamo } from '#lib/store/client.ts';
+import { slotId } from '#lib/domain/labware-ids.ts';
+import { dynamo, killProcessAfter } from '#lib/store/client.ts';
+import { readOpenEntries } from '#lib/store/tx-items.ts';
 import { registry } from '#lib/resources/index.ts';
 import { call, doc } from '../support/api.ts';
 import { serviceStack } from '../support/cdk-app.ts';
 import { SynthesizedStack } from '../support/cloudformation.ts';
 import { type Artifacts, buildArtifacts, LambdaContainer, type RecordedCall } from '../support/deployed-functions.ts';
 import { createPlate, purposeId, uniqueName } from '../support/fixtures.ts';
+import { commandsOf, commitPointOf, metadataOn } from '../support/large-writes.ts';
 import { resultText } from '../support/http.ts';
 import { allows, iamRequests, roleOf, roleStatements } from '../support/iam.ts';
 import { API_HOST, type HttpRequest, httpEvent, lambdaStreamRecords, sqsEvent } from '../support/lambda-events.ts';
@@ -47,6 +50,7 @@ const stackFunctions: Record<string, { node: { defaultChild?: unknown } }> = {
   ...dev.api.functions,
   publisher: dev.events.publisher,
   inbound: dev.events.inbound,
+  sweeper: dev.sweeper.fn,
 };
 const logicalIds = () => Object.fromEntries(Object.entries(stackFunctions).map(([name, fn]) => [stack.logicalId(fn), name]));
 
@@ -169,8 +173,8 @@ describe('every route function', () => {
 
   it('poly_metadata: a write whose events and response outgrow the request item stores them in chunk items', async () => {
     const plate = { type: 'plates', id: (await createPlate()).id };
-    // Random (incompressible) values: 24 metadata of 4,000 characters gzip past the 64 KB a request item carries.
-    const metadata = Array.from({ length: MAX_POLY_METADATA_PER_WRITE }, () => ({
+    // Random (incompressible) values: 24 metadata (what one transaction holds) of 4,000 characters gzip past the 64 KB a request item carries.
+    const metadata = Array.from({ length: Math.floor((TRANSACTION_ITEM_LIMIT - polyMetadataItems(0)) / POLY_METADATUM_ITEMS) }, () => ({
       type: 'poly_metadata',
       attributes: { key: uniqueName('big'), value: randomBytes(3000).toString('base64') },
       relationships: { metadatable: { data: plate } },
@@ -357,6 +361,30 @@ describe('the inbound consumer', () => {
     expect(outcomeOf(refused)).toMatchObject({ type: 'messages.refused', data: { status: 422 } });
     const [sample] = (await call('GET', `/api/v2/samples?filter[name]=${good.body.data.attributes.name}`)).body.data;
     expect(sample.attributes.name).toBe(good.body.data.attributes.name);
+  });
+});
+
+describe('the sweeper', () => {
+  it('ends a large write a crash abandoned once it has expired, as the schedule invokes it', async () => {
+    const firstWell = async () => ({ type: 'wells', id: String(slotId(Number((await createPlate()).id), 1)) });
+    const [well, twin] = [await firstWell(), await firstWell()];
+    const bulk = (on: { type: string; id: string }, prefix: string) =>
+      call('POST', '/api/v2/poly_metadata/bulk_create', { body: { data: metadataOn(on, 400, uniqueName(prefix)) } });
+    // In this process: a write past one transaction, its process killed before its commit point (the store's test seam), expired at once.
+    const { commands } = await commandsOf(() => bulk(twin, 'twin'));
+    process.env.LTS_LARGE_WRITE_EXPIRY_MS = '0';
+    resetConfig();
+    try {
+      expect((await killProcessAfter(commitPointOf(commands) - 1, () => bulk(well, 'abandoned'))).status).toBe(500);
+    } finally {
+      delete process.env.LTS_LARGE_WRITE_EXPIRY_MS;
+      resetConfig();
+    }
+    expect(await readOpenEntries()).toHaveLength(1);
+    const scheduled = { version: '0', 'detail-type': 'Scheduled Event', source: 'aws.events', time: new Date().toISOString(), resources: [], detail: {} };
+    expect(await (await container('sweeper')).invoke(scheduled)).toEqual({ ended: 1 });
+    expect(await readOpenEntries()).toEqual([]);
+    expect((await call('GET', `/api/v2/poly_metadata?filter[metadatable_id]=${well.id}`)).body.data).toEqual([]);
   });
 });
 

@@ -25,7 +25,8 @@ it('bundles every function, as the stack does, under 1 MB each and without zod c
   );
   const entries = functionEntries();
   expect(Object.keys(built).sort()).toEqual(Object.keys(entries).sort());
-  expect(Object.keys(built)).toHaveLength(routes.length + 2);
+  // The routes', the stream publisher, the inbound consumer and the sweeper.
+  expect(Object.keys(built)).toHaveLength(routes.length + 3);
   for (const [name, { bytes, inputs }] of Object.entries(built)) {
     // An empty bundle would pass the limit: each must hold at least its handler.
     expect(bytes, name).toBeGreaterThan(0);

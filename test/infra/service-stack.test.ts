@@ -4,6 +4,7 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { INBOUND_MAX_RECEIVE_COUNT } from '../../infra/events.ts';
 import { DEAD_LETTER_DETAIL_TYPE, DEAD_LETTER_SOURCE } from '#lib/events/dead-letters.ts';
+import { SWEEP_SCHEDULE_MS } from '#lib/store/recovery.ts';
 import { stageSettings } from '../../infra/stage.ts';
 import { ENGINE_ACCESS, PUBLISHER_ACCESS, type TableAccess } from '../../infra/table.ts';
 import { FALLBACK, routes } from '#lib/routes.ts';
@@ -21,11 +22,16 @@ const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.T
 const logicalId = (construct: { node: { defaultChild?: unknown } }) => dev.getLogicalId(construct.node.defaultChild as CfnElement);
 
 describe('the API', () => {
-  it('has one function per route of the route table, and the two event functions, and no other', () => {
+  it('has one function per route of the route table, the two event functions and the sweeper, and no other', () => {
     const functions = ofType('AWS::Lambda::Function').map(([id]) => id);
-    const expected = [...routes.map((r) => logicalId(dev.api.functions[r.name]!)), logicalId(dev.events.publisher), logicalId(dev.events.inbound)];
+    const expected = [
+      ...routes.map((r) => logicalId(dev.api.functions[r.name]!)),
+      logicalId(dev.events.publisher),
+      logicalId(dev.events.inbound),
+      logicalId(dev.sweeper.fn),
+    ];
     expect(functions.sort()).toEqual(expected.sort());
-    expect(functions).toHaveLength(routes.length + 2);
+    expect(functions).toHaveLength(routes.length + 3);
   });
 
   it("routes each type's paths and pages, and only those, to its own function (payload 2.0); the fallback serves $default", () => {
@@ -65,8 +71,8 @@ describe('the API', () => {
       expect(fn.Properties.Environment.Variables.NODE_OPTIONS, route.name).toBeUndefined();
     }
     const logGroups = ofType('AWS::Logs::LogGroup');
-    // 40 function log groups and the access log.
-    expect(logGroups).toHaveLength(routes.length + 3);
+    // A log group per function (the routes', the two event functions', the sweeper's) and the access log.
+    expect(logGroups).toHaveLength(routes.length + 4);
     for (const [id, group] of logGroups) expect(group.Properties.RetentionInDays, id).toBe(7);
   });
 
@@ -167,6 +173,8 @@ describe('the table', () => {
     expect(ENGINE_ACCESS.table).not.toContain('dynamodb:ConditionCheckItem');
     for (const route of routes) expect(grantsOf(dev.api.functions[route.name]!), route.name).toEqual(sorted(ENGINE_ACCESS));
     expect(grantsOf(dev.events.inbound)).toEqual(sorted(ENGINE_ACCESS));
+    // The sweeper ends abandoned large writes with the engine's own calls (lib/store/recovery.ts).
+    expect(grantsOf(dev.sweeper.fn)).toEqual(sorted(ENGINE_ACCESS));
     expect(grantsOf(dev.events.publisher)).toEqual(sorted(PUBLISHER_ACCESS));
     // test/artifact/functions.test.ts holds these lists to the calls the deployed functions make.
     for (const unused of ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:DescribeTable']) expect(ENGINE_ACCESS.table).not.toContain(unused);
@@ -264,6 +272,16 @@ describe('events', () => {
     expect(queues).toHaveLength(3);
     for (const [id, queue] of queues) expect(queue.Properties.SqsManagedSseEnabled, id).toBe(true);
     expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(3);
+  });
+});
+
+describe('the sweeper of abandoned large writes', () => {
+  it('is invoked every minute, and may wait that minute for a write about to expire', () => {
+    const [, rule] = ofType('AWS::Events::Rule').find(([id]) => id === logicalId(dev.sweeper.schedule))!;
+    expect(rule.Properties.ScheduleExpression).toBe('rate(1 minute)');
+    expect(rule.Properties.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [logicalId(dev.sweeper.fn), 'Arn'] } })]);
+    const sweeper = resources[logicalId(dev.sweeper.fn)]!;
+    expect(sweeper.Properties.Timeout * 1000).toBeGreaterThan(SWEEP_SCHEDULE_MS);
   });
 });
 

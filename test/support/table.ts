@@ -23,9 +23,19 @@ export interface RequestItem {
 
 /** Every item of the test file's table (the one freshStore made), or only one ElectroDB entity's; a Scan is fine in a test. */
 export async function scanTable(entity?: string): Promise<Record<string, any>[]> {
-  const filter = entity
-    ? { FilterExpression: '#entity = :entity', ExpressionAttributeNames: { '#entity': '__edb_e__' }, ExpressionAttributeValues: { ':entity': entity } }
-    : {};
+  return scanWhere(
+    entity
+      ? { FilterExpression: '#entity = :entity', ExpressionAttributeNames: { '#entity': '__edb_e__' }, ExpressionAttributeValues: { ':entity': entity } }
+      : {},
+  );
+}
+
+/** Every item of the test file's table that a Scan filter keeps. */
+export async function scanWhere(filter: {
+  FilterExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+}): Promise<Record<string, any>[]> {
   const items: Record<string, any>[] = [];
   let start: Record<string, unknown> | undefined;
   do {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_POLY_METADATA_PER_WRITE, POLY_METADATUM_ITEMS, polyMetadataItems, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
+import { LARGE_WRITE_ITEM_LIMIT, MAX_POLY_METADATA_PER_WRITE, POLY_METADATUM_ITEMS, polyMetadataItems, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
 import { foldKey, keyOfRecord, METADATABLE_TYPES, metadatableTypeNamed, repeatedKeys } from '#lib/domain/poly-metadata.ts';
 import { registry } from '#lib/resources/index.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
@@ -77,8 +77,12 @@ describe('the bulk_create budget', () => {
   });
 
   it('fits 24 metadata with the count shard and the request item in a transaction, not 25', () => {
-    expect(MAX_POLY_METADATA_PER_WRITE).toBe(24);
     expect(polyMetadataItems(24)).toBe(98);
     expect(polyMetadataItems(25)).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
+  });
+
+  it('takes in one request as many metadata as the bound of a large write holds: a lab’s 400 and more', () => {
+    expect(MAX_POLY_METADATA_PER_WRITE).toBe(Math.floor(LARGE_WRITE_ITEM_LIMIT / POLY_METADATUM_ITEMS));
+    expect(MAX_POLY_METADATA_PER_WRITE).toBeGreaterThanOrEqual(400);
   });
 });
