@@ -5,6 +5,7 @@ import { plateCreation, specificTubeCreation } from './creations.ts';
 import { stamp, tagLayout } from './lab.ts';
 import { plateStateChange, transferRequestCollection } from './lab-work.ts';
 import { plateForPresenter, PRESENTER_INCLUDE } from './plate-page.ts';
+import { bulkCreatePolyMetadata } from './poly-metadata.ts';
 import { Db } from './db.ts';
 import { getPlate, getSample, listSamples, type Answer, type SamplesPage } from './reads.ts';
 
@@ -49,6 +50,8 @@ function samplesPage(params: URLSearchParams): SamplesPage | undefined {
 async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: string): Promise<Answer> {
   const url = new URL(req.url ?? '/', base);
   const [, api, v2, type, rawId, ...rest] = url.pathname.split('/');
+  if (req.method === 'POST' && type === 'poly_metadata' && rawId === 'bulk_create' && rest.length === 0)
+    return bulkCreatePolyMetadata(db, options.table, base, await readBody(req));
   const id = rawId === undefined ? undefined : positiveId(rawId);
   if (api !== 'api' || v2 !== 'v2' || rest.length > 0 || (rawId !== undefined && id === undefined)) return { status: 404 };
   if (req.method === 'GET' && type === 'samples' && id !== undefined) return getSample(db, options.table, base, id);
