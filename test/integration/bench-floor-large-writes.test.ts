@@ -7,7 +7,7 @@ import { readPayload } from '#lib/store/request-payload.ts';
 import { documentClient } from '../bench/floor/db.ts';
 import { createFloorServer } from '../bench/floor/server.ts';
 import { call, warmKeyCache } from '../support/api.ts';
-import { addAliquot, createPlate, createSample } from '../support/fixtures.ts';
+import { addAliquot, createPlate, createSample, submissionWithOrder } from '../support/fixtures.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -76,10 +76,22 @@ async function written(send: () => Promise<{ status: number; calls: number; id?:
     id: reply.id,
     calls: reply.calls,
     items: others.map((item) => `${shape(item.pk)} ${shape(item.sk)} [${Object.keys(item).sort().join(' ')}]`).sort(),
-    counts: Object.fromEntries([...counts].sort()),
+    counts: Object.fromEntries([...counts].filter(([, n]) => n !== 0).sort()),
     events: events.map((e) => e.type).sort(),
     gone: [...before.keys()].filter((key) => !after.has(key)),
   };
+}
+
+/** Tubes of each rack of the rack split. */
+const RACK_TUBES = 12;
+
+const uuidOf = async (path: string): Promise<string> => (await call('GET', path)).body.data[0].attributes.uuid;
+
+/** What Limber's creators name: an MX Tube purpose, a user, a submission (with an order) to pool by. */
+async function creatorReferences() {
+  const [tubePurpose, user] = [await uuidOf('/api/v2/tube_purposes?filter[name]=MX%20Tube'), await uuidOf('/api/v2/users?page[size]=1')];
+  const submission = (await call('GET', `/api/v2/submissions/${(await submissionWithOrder()).submission.id}`)).body.data.attributes.uuid as string;
+  return { tubePurpose, user, submission };
 }
 
 const viaFloor = async (path: string, body: unknown) => {
@@ -125,5 +137,64 @@ describe("the bench floor's writes past one transaction", () => {
     expect(floor.events).toEqual(service.events);
     expect([service.gone, floor.gone]).toEqual([[], []]);
     expect(service.items.join('\n')).not.toMatch(/\btx\b|txImage|\$lts#tx|floortx|open_txs/);
+  });
+
+  it('the rack split: two racks of new tubes, a tube of each for every well, then the collection into them', async () => {
+    const plate = await createPlate();
+    const wells = (await call('GET', `/api/v2/plates/${plate.id}/wells?page[size]=${RACK_TUBES}`)).body.data as { id: string; attributes: { uuid: string } }[];
+    for (const well of wells) await addAliquot({ type: 'wells', id: well.id }, (await createSample()).id);
+    const { tubePurpose, user, submission } = await creatorReferences();
+    const rackPurpose = await uuidOf('/api/v2/tube_rack_purposes?page[size]=1');
+    const coordinate = (n: number) => `${'ABCDEFGH'[n % 8]}${Math.floor(n / 8) + 1}`;
+    const creation = await bothSides('/api/v2/specific_tube_rack_creations', (side) => ({
+      data: {
+        type: 'specific_tube_rack_creations',
+        attributes: {
+          parent_uuids: [plate.attributes.uuid],
+          tube_rack_attributes: ['SEQ', 'SPR'].map((kind, r) => ({
+            tube_rack_name: `${kind} rack`,
+            tube_rack_barcode: `TR${side === 'service' ? 1 : 2}${r}${process.pid}`,
+            tube_rack_purpose_uuid: rackPurpose,
+            racked_tubes: wells.map((_, n) => ({
+              tube_barcode: `FR${side === 'service' ? 1 : 2}${r}${String(n).padStart(3, '0')}${process.pid}`,
+              tube_name: `${kind}:${coordinate(n)}`,
+              tube_purpose_uuid: tubePurpose,
+              tube_position: coordinate(n),
+            })),
+          })),
+          user_uuid: user,
+        },
+      },
+    }));
+    expect(creation.service.items.filter((item) => item.startsWith('$lts#family_labware')).length).toBe(2 + 2 * RACK_TUBES);
+    expect(creation.floor).toEqual({ ...creation.service, id: creation.floor.id, calls: creation.floor.calls });
+    const made: Record<string, string[]> = {};
+    for (const [side, { id }] of Object.entries(creation)) {
+      const racks = (await call('GET', `/api/v2/specific_tube_rack_creations/${id}/children`)).body.data as { id: string }[];
+      made[side] = [];
+      for (const rack of racks.sort((x, y) => Number(x.id) - Number(y.id))) {
+        const tubes = (await call('GET', `/api/v2/tube_racks/${rack.id}/racked_tubes?include=tube&page[size]=100`)).body.included as {
+          id: string;
+          attributes: { uuid: string };
+        }[];
+        made[side].push(...tubes.sort((x, y) => Number(x.id) - Number(y.id)).map((tube) => tube.attributes.uuid));
+      }
+      expect(made[side]).toHaveLength(2 * RACK_TUBES);
+    }
+    const collection = await bothSides('/api/v2/transfer_request_collections', (side) => ({
+      data: {
+        type: 'transfer_request_collections',
+        attributes: {
+          transfer_requests_attributes: made[side]!.map((tube, t) => ({
+            source_asset: wells[t % RACK_TUBES]!.attributes.uuid,
+            target_asset: tube,
+            submission,
+          })),
+          user_uuid: user,
+        },
+      },
+    }));
+    expect(collection.service.items.filter((item) => item.startsWith('$lts#family_labware')).length).toBeGreaterThanOrEqual(2 * RACK_TUBES);
+    expect(collection.floor).toEqual({ ...collection.service, id: collection.floor.id, calls: collection.floor.calls });
   });
 });

@@ -93,11 +93,19 @@ function newLabware(
   });
 }
 
-/** The count shard of a family, every key the registry counts for these records added at once. */
-export function countsPut(table: string, family: string, records: Item[]) {
+/**
+ * The count shard of a family, every key the registry counts for these records added at once; for records
+ * changed, what they count now less what they counted `before` (the aliquots and transfer requests a
+ * collection adds to its targets).
+ */
+export function countsPut(table: string, family: string, records: Item[], before: Item[] = []) {
   const deltas = new Map<string, number>();
-  for (const record of records) for (const [key, n] of Object.entries(registry.countsOf(asRecord(record)))) deltas.set(key, (deltas.get(key) ?? 0) + n);
-  const entries = [...deltas];
+  const add = (items: Item[], sign: number) => {
+    for (const record of items) for (const [key, n] of Object.entries(registry.countsOf(asRecord(record)))) deltas.set(key, (deltas.get(key) ?? 0) + sign * n);
+  };
+  add(records, 1);
+  add(before, -1);
+  const entries = [...deltas].filter(([, n]) => n !== 0);
   return {
     Update: {
       TableName: table,

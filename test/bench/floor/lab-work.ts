@@ -15,6 +15,7 @@ import { requestBooks, requestViews } from '#lib/resources/request-books.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
 import { newRecord, nextId, problem, requestPut } from './create.ts';
+import { countsPut } from './creations.ts';
 import { asRecord, termsUnder, type Db, type Item } from './db.ts';
 import { parentLink, recordKey } from './keys.ts';
 import { type FloorOp, writeLarge } from './large-write.ts';
@@ -167,8 +168,13 @@ export async function transferRequestCollection(db: Db, table: string, base: str
       { kind: 'create', item: record, unique: true },
     ],
     [
-      countUpdate(table, 'transfer_request_collections'),
-      countUpdate(table, 'labware'),
+      countsPut(table, 'transfer_request_collections', [record]),
+      countsPut(
+        table,
+        'labware',
+        writes.map(({ item }) => item),
+        targets,
+      ),
       requestPut(table, now, [
         event(now, base, 'transfer_request_collections.created', asRecord(record), user),
         ...writes.map(({ item }) => event(now, base, `${item.type}.updated`, asRecord(item), user)),

@@ -6,6 +6,7 @@ import { stamp, tagLayout } from './lab.ts';
 import { plateStateChange, transferRequestCollection } from './lab-work.ts';
 import { plateForPresenter, PRESENTER_INCLUDE } from './plate-page.ts';
 import { bulkCreatePolyMetadata } from './poly-metadata.ts';
+import { specificTubeRackCreation } from './rack-creation.ts';
 import { Db } from './db.ts';
 import { getPlate, getSample, listSamples, type Answer, type SamplesPage } from './reads.ts';
 
@@ -76,6 +77,8 @@ async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: 
   if (req.method === 'POST' && type === 'plate_creations' && rawId === undefined) return plateCreation(db, options.table, base, await readBody(req));
   if (req.method === 'POST' && type === 'specific_tube_creations' && rawId === undefined)
     return specificTubeCreation(db, options.table, base, await readBody(req));
+  if (req.method === 'POST' && type === 'specific_tube_rack_creations' && rawId === undefined)
+    return specificTubeRackCreation(db, options.table, base, await readBody(req));
   if (req.method === 'POST' && type === 'state_changes' && rawId === undefined) return plateStateChange(db, options.table, base, await readBody(req));
   return { status: 404 };
 }
