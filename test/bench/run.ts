@@ -110,6 +110,7 @@ async function benchScenarios(): Promise<void> {
         stateChangeWells: STATE_CHANGE_WELLS,
         stampCreation: wanted(LIMBER_CREATORS.stamp),
         tubeCreation: wanted(LIMBER_CREATORS.tubes) || wanted(LAB_SIZE.tubes),
+        rackSplit: wanted(LAB_SIZE.rackSplit),
       },
       requestBookCopier(dynamo.endpoint, env.BENCH_SERVICE_TABLE),
       log,

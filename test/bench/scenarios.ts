@@ -399,7 +399,45 @@ function tubesFromPlate(tubes: NonNullable<WorkSeeds['tubeCreation']>, count: nu
 export const LAB_SIZE = {
   bulkCreate: 'POST poly_metadata/bulk_create (400 metadata on aliquots): a lab size write',
   tubes: 'POST specific_tube_creations (96 tubes) + transfer_request_collections (96 entries): 96 tubes from a plate, a lab size write',
+  rackSplit: 'POST specific_tube_rack_creations (2 racks × 96 new tubes) + transfer_request_collections (192 entries): the rack split, a lab size write',
 };
+
+/** A rack's coordinates in column order (A1, B1, … H1, A2, …): where the rack split puts its tubes. */
+const rackCoordinate = (n: number) => `${'ABCDEFGH'[n % 8]}${Math.floor(n / 8) + 1}`;
+
+/**
+ * Limber's plate split into tube racks (`plate_split_to_tube_racks`), a unit of two writes: a specific
+ * tube rack creation of a sequencing and a contingency rack of 96 new tubes each (barcodes given, as a rack
+ * scan gives them: unique by side and request), then the collection of 192 entries moving each well into
+ * its tube of both racks, by submission (as the MX tubes pool; Limber names the well's outer request).
+ */
+function rackSplit(split: NonNullable<WorkSeeds['rackSplit']>, created: Created, collect: Collect): Send {
+  return async (side, i) => {
+    const mark = `${side.role === 'service' ? 1 : 2}${String(i).padStart(3, '0')}`;
+    const { reply, made } = await created(
+      side,
+      'specific_tube_rack_creations',
+      {
+        parent_uuids: [split.parent],
+        tube_rack_attributes: ['SEQ', 'SPR'].map((kind, r) => ({
+          tube_rack_name: `${kind} rack`,
+          tube_rack_barcode: `TR${r}${mark}`,
+          tube_rack_purpose_uuid: split.rackPurpose,
+          racked_tubes: Array.from({ length: 96 }, (_, n) => ({
+            tube_barcode: `FR${r}${mark}${String(n).padStart(2, '0')}`,
+            tube_name: `${kind}:${rackCoordinate(n)}`,
+            tube_purpose_uuid: split.tubePurpose,
+            tube_position: rackCoordinate(n),
+          })),
+        })),
+      },
+      'racked_tubes',
+    );
+    if (reply.status !== 201) return reply;
+    const entries = made.map((tube, t) => ({ source_asset: slotUuid(split.parent, (t % 96) + 1), target_asset: tube, submission: split.submission }));
+    return both(reply, await collect(side, entries));
+  };
+}
 
 /** Poly metadata of one bulk create: the size contract §7.1 names (Limber's balanced pooled tube sends 96 × 2). */
 export const BULK_METADATA = 400;
@@ -425,8 +463,20 @@ export const largeRequests = (iterations: number): number => {
 function labSize(seeded: Seeded, iterations: number, runId: string, childrenOf: ChildrenOf): Scenario[] {
   const plate = Number(seeded.plateId);
   const tubes = seeded.work?.tubeCreation;
+  const split = seeded.work?.rackSplit;
   const { created, collect } = creatorCalls(seeded.work?.user ?? '', childrenOf);
   return [
+    ...(split
+      ? [
+          {
+            name: LAB_SIZE.rackSplit,
+            plan: largePlan(iterations),
+            target: { kind: 'latency', max: 1.5 } as const,
+            compare: false,
+            send: rackSplit(split, created, collect),
+          },
+        ]
+      : []),
     ...(tubes
       ? [
           {
