@@ -200,12 +200,12 @@ export async function seedWork(api: Api, filled: FilledPlates, wanted: WorkWante
   }
   if (wanted.stampCreation || wanted.tubeCreation) await seedCreators(api, filled[96]!, user, wanted, seeds);
   if (wanted.rackSplit) {
-    const uuidOf = async (path: string) => (await api.json('GET', path)).data[0].attributes.uuid as string;
+    const firstUuid = async (path: string) => (await api.json('GET', path)).data[0].attributes.uuid as string;
     seeds.rackSplit = {
       parent: filled[96]!.uuid,
-      rackPurpose: await uuidOf('/tube_rack_purposes?page%5Bsize%5D=1'),
-      tubePurpose: await uuidOf('/tube_purposes?filter%5Bname%5D=MX%20Tube'),
-      submission: await uuidOf(`/submissions/${(await librarySubmission(api)).submission}`),
+      rackPurpose: await firstUuid('/tube_rack_purposes?page%5Bsize%5D=1'),
+      tubePurpose: await firstUuid('/tube_purposes?filter%5Bname%5D=MX%20Tube'),
+      submission: (await api.json('GET', `/submissions/${(await librarySubmission(api)).submission}`)).data.attributes.uuid as string,
     };
   }
   log(`seeded the lab work (issue 20's and 21's scenarios) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
