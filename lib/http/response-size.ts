@@ -14,6 +14,67 @@ export const LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024;
 export const GZIP_MIN_BYTES = 8 * 1024;
 
 /**
+ * The result's bytes other than its body: status, headers and the result's own JSON. Measured at ~280
+ * (Content-Type, Vary, Content-Encoding, X-DynamoDB-Calls, the CORS headers); 16 KB leaves room for any
+ * header the chain may add.
+ */
+const RESULT_ENVELOPE_BYTES = 16 * 1024;
+
+/** What a body may take of Lambda's response, as `payloadCost` counts it or, compressed, as its base64 length. */
+const BODY_LIMIT = LAMBDA_RESPONSE_BYTES - RESULT_ENVELOPE_BYTES;
+
+/**
+ * How much a response body is assumed to shrink by gzip at GZIP_LEVEL, to plan a page before it is
+ * compressed. Measured on real documents (docs/measurements.md, "Listings shortened to fit a response"):
+ * Limber's ongoing-plates page of submitted 96-well plates 15.9–16.5×, its plate page of a full 384-well
+ * plate 15.8×, eight 384-well plates with their wells 14×; pages of 500 samples 12.2× (15.1× with their
+ * metadata), of 500 requests 19.8×, of 500 wells with aliquots, samples and requests 15.8×. Assumed: 8,
+ * two thirds of the lowest. A page planned on it is measured compressed before it is sent (`overLimit`),
+ * so a body of rarer text that compresses less is shortened further, never refused.
+ */
+export const ASSUMED_GZIP_RATIO = 8;
+
+/** How large a response body may be planned, as `payloadCost` counts its parts, and whether it will be compressed. */
+export interface BodyBound {
+  bytes: number;
+  gzip: boolean;
+}
+
+/**
+ * The body a response may have: Lambda's limit less the envelope, for a client that takes the body as
+ * it is; for one that accepts gzip, that limit as base64 carries it (3 bytes in 4) times the assumed ratio
+ * — 37.6 MB of JSON, ~17,000 resources of Limber's pages at ~2.2 KB each.
+ */
+export function bodyBound(acceptEncoding: string | undefined): BodyBound {
+  const gzip = acceptsGzip(acceptEncoding);
+  return { bytes: gzip ? Math.floor(((BODY_LIMIT * 3) / 4) * ASSUMED_GZIP_RATIO) : BODY_LIMIT, gzip };
+}
+
+/** The bytes a piece of a JSON body takes of the result as Lambda returns it: its own, and a backslash for each quote and backslash the result's JSON escapes. */
+export const payloadCost = (json: string): number => Buffer.byteLength(json) + escapes(json);
+
+/**
+ * How many times over what a response may hold the body is, as encodeResult would send it: compressed
+ * when the client accepts gzip and the body needs it, else as it is. 1 or less: it fits.
+ */
+export function overLimit(body: string, gzip: boolean): number {
+  const plain = payloadCost(body) / BODY_LIMIT;
+  if (plain <= 1 || !gzip) return plain;
+  return (Math.ceil(gzipOf(body).length / 3) * 4) / BODY_LIMIT;
+}
+
+/**
+ * The last body compressed, so that the page the engine measured (`overLimit`) is compressed once more
+ * only if it changed; encodeResult lets go of it.
+ */
+let lastCompressed: { body: string; gzipped: Buffer } | undefined;
+
+function gzipOf(body: string): Buffer {
+  if (lastCompressed?.body !== body) lastCompressed = { body, gzipped: gzipSync(body, { level: GZIP_LEVEL }) };
+  return lastCompressed.gzipped;
+}
+
+/**
  * Level 1, as web servers default to: a 4.9 MB plate page compresses to 0.31 MB in ~15 ms here, where
  * level 6 makes 0.22 MB in ~37 ms; on the wire the 0.09 MB is worth less than the 22 ms.
  */
@@ -56,7 +117,8 @@ export function encodeResult(result: APIGatewayProxyStructuredResultV2, acceptEn
   if (!COMPRESSIBLE.test(headerOf(result, 'content-type') ?? '') || Buffer.byteLength(body) < GZIP_MIN_BYTES) return result;
   const headers = { ...result.headers, Vary: 'Accept-Encoding' };
   if (!acceptsGzip(acceptEncoding)) return { ...result, headers };
-  const gzipped = gzipSync(body, { level: GZIP_LEVEL }).toString('base64');
+  const gzipped = gzipOf(body).toString('base64');
+  lastCompressed = undefined;
   return { ...result, headers: { ...headers, 'Content-Encoding': 'gzip' }, body: gzipped, isBase64Encoded: true };
 }
 
@@ -66,6 +128,9 @@ function occurrences(text: string, char: string): number {
   for (let at = text.indexOf(char); at !== -1; at = text.indexOf(char, at + 1)) count++;
   return count;
 }
+
+/** The backslashes JSON.stringify adds to a text free of control characters: one before each quote and backslash. */
+const escapes = (text: string): number => occurrences(text, '"') + occurrences(text, '\\');
 
 /**
  * The bytes of the result as Lambda returns it: `Buffer.byteLength(JSON.stringify(result))`, counted without
@@ -81,7 +146,7 @@ function countPayload(result: APIGatewayProxyStructuredResultV2, bodyBytes: numb
   const { body } = result;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters JSON.stringify escapes other than quotes and backslashes.
   if (body === undefined || /[\u0000-\u001f\ud800-\udfff]/.test(body)) return Buffer.byteLength(JSON.stringify(result));
-  return Buffer.byteLength(JSON.stringify({ ...result, body: '' })) + bodyBytes + occurrences(body, '"') + occurrences(body, '\\');
+  return Buffer.byteLength(JSON.stringify({ ...result, body: '' })) + bodyBytes + escapes(body);
 }
 
 /**

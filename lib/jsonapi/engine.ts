@@ -1,16 +1,18 @@
 import { config } from '#lib/config.ts';
+import { bodyBound } from '#lib/http/response-size.ts';
 import { Loader, refKey, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { parseFieldsets } from '#lib/jsonapi/fieldsets.ts';
 import { checkFilterNames, recordMatches } from '#lib/jsonapi/filters.ts';
-import { listRecords } from '#lib/jsonapi/listing.ts';
-import { inMemoryPage, pageLinks, parsePage, parseSort } from '#lib/jsonapi/paging.ts';
+import { listRecords, type CollectionPage } from '#lib/jsonapi/listing.ts';
+import { inMemoryPage, pageLinks, parsePage, parseSort, positionOf, type Page, type Sort } from '#lib/jsonapi/paging.ts';
 import { parseId, parseWriteDocument, type WriteMode } from '#lib/jsonapi/document.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
-import { parseIncludes, resolveIncludes, resolveRelationship, type IncludeTree } from '#lib/jsonapi/include.ts';
+import { compoundBody, type Frame, type ReadOptions } from '#lib/jsonapi/compound.ts';
+import { parseIncludes, resolveRelationship } from '#lib/jsonapi/include.ts';
 import { parseQuery, type ParsedQuery } from '#lib/jsonapi/query.ts';
 import type { ApiRequest, ApiResponse, Target } from '#lib/jsonapi/request.ts';
 import { own, type ActionDef, type ActionResult, type ResourceDef } from '#lib/jsonapi/resource.ts';
-import { linkage, loadAttributes, renderResource, resourceUrl, type Fieldsets } from '#lib/jsonapi/render.ts';
+import { linkage, resourceUrl } from '#lib/jsonapi/render.ts';
 import { defaultCreate, defaultUpdate, recordEvents, requestHash, resolveInput, validateValues } from '#lib/jsonapi/write.ts';
 import { refsOf, type StoredRecord } from '#lib/store/records.ts';
 import { currentDeadline } from '#lib/store/client.ts';
@@ -25,7 +27,8 @@ import { IDEMPOTENCY_SECONDS } from '#lib/store/write-plan.ts';
  * uses are lib/jsonapi/request.ts.
  */
 
-const json = (status: number, document: unknown, headers: Record<string, string> = {}): ApiResponse => ({ status, headers, body: JSON.stringify(document) });
+const answer = (status: number, body: string, headers: Record<string, string> = {}): ApiResponse => ({ status, headers, body });
+const json = (status: number, document: unknown, headers: Record<string, string> = {}): ApiResponse => answer(status, JSON.stringify(document), headers);
 
 function urlId(raw: string): number {
   const id = parseId(raw);
@@ -41,23 +44,38 @@ export async function loadOwner(ctx: Pick<RequestContext, 'loader'>, def: Resour
   return record;
 }
 
-interface ReadOptions {
-  fields: Fieldsets;
-  tree: IncludeTree;
-}
-
 function readOptions(ctx: RequestContext, query: ParsedQuery, rootTypes: readonly string[]): ReadOptions {
   return { fields: parseFieldsets(ctx.registry, query.fields), tree: parseIncludes(ctx.registry, rootTypes, query.include) };
 }
 
-/** Renders primary data with its compound document. */
-async function compound(ctx: RequestContext, primary: StoredRecord[], options: ReadOptions) {
-  const { linkages, included } = await resolveIncludes(ctx, primary, options.tree);
-  const primaryKeys = new Set(primary.map((r) => refKey(r)));
-  const loaded = await loadAttributes(ctx, [...primary, ...included], options.fields);
-  const render = (r: StoredRecord) => renderResource(ctx, r, options.fields, linkages.get(r), loaded.get(r));
-  const extra = included.filter((r) => !primaryKeys.has(refKey(r))).map(render);
-  return { render, included: extra.length > 0 ? { included: extra } : {} };
+/** The body of primary data with its compound document, whole: one record, or a write's answer (which must tell all it did). */
+async function wholeBody(ctx: RequestContext, request: ApiRequest, primary: StoredRecord[], options: ReadOptions, shape: 'one' | 'many', frame: Frame) {
+  return compoundBody(ctx, primary, options, bodyBound(request.headers['accept-encoding']), shape, frame, false);
+}
+
+/**
+ * A page of a collection with its compound document, shortened to what one response holds (contract
+ * §7.2): then `links.next` continues by cursor from the first record left out — page numbers count
+ * whole pages, so they cannot say where a shortened one ends — and `meta.page_shortened` says so.
+ */
+async function pageResponse(
+  ctx: RequestContext,
+  request: ApiRequest,
+  query: ParsedQuery,
+  options: ReadOptions,
+  sort: Sort,
+  page: Page,
+  listed: CollectionPage,
+) {
+  const { records, count, next } = listed;
+  const frame: Frame = (kept, shortenedBy) => ({
+    links: pageLinks(ctx, request.path, query, page, sort, count, shortenedBy ? { after: positionOf(records[kept - 1]!, sort), count } : next),
+    meta: {
+      record_count: count,
+      ...(shortenedBy ? { page_shortened: { records: kept, page_size: page.size, limit: shortenedBy === 'bytes' ? 'response_size' : 'read_budget' } } : {}),
+    },
+  });
+  return answer(200, await compoundBody(ctx, records, options, bodyBound(request.headers['accept-encoding']), 'many', frame, true));
 }
 
 async function getCollection(ctx: RequestContext, def: ResourceDef, request: ApiRequest, query: ParsedQuery): Promise<ApiResponse> {
@@ -65,14 +83,7 @@ async function getCollection(ctx: RequestContext, def: ResourceDef, request: Api
   const options = readOptions(ctx, query, [def.type]);
   const sort = parseSort(query.sort);
   const page = parsePage(query, sort);
-  const { records, count, next } = await listRecords(ctx, def, query.filters, sort, page);
-  const { render, included } = await compound(ctx, records, options);
-  return json(200, {
-    data: records.map(render),
-    ...included,
-    links: pageLinks(ctx, request.path, query, page, sort, count, next),
-    meta: { record_count: count },
-  });
+  return pageResponse(ctx, request, query, options, sort, page, await listRecords(ctx, def, query.filters, sort, page));
 }
 
 async function getRelated(ctx: RequestContext, owner: StoredRecord, name: string, request: ApiRequest, query: ParsedQuery): Promise<ApiResponse> {
@@ -83,10 +94,8 @@ async function getRelated(ctx: RequestContext, owner: StoredRecord, name: string
     .map((r) => loaded.get(refKey(r)))
     .filter((r): r is StoredRecord => r !== undefined);
   const options = readOptions(ctx, query, relationship.types);
-  if (relationship.kind === 'one') {
-    const { render, included } = await compound(ctx, targets, options);
-    return json(200, { data: targets[0] ? render(targets[0]) : null, ...included, links: { self: `${ctx.baseUrl}${request.path}` } });
-  }
+  if (relationship.kind === 'one')
+    return answer(200, await wholeBody(ctx, request, targets.slice(0, 1), options, 'one', () => ({ links: { self: `${ctx.baseUrl}${request.path}` } })));
   // A related collection is bounded by its owner, so it is filtered, sorted and paged in memory.
   const targetDef = ctx.registry.get(relationship.types[0]!);
   let matching = targets;
@@ -101,14 +110,7 @@ async function getRelated(ctx: RequestContext, owner: StoredRecord, name: string
   }
   const sort = parseSort(query.sort);
   const page = parsePage(query, sort);
-  const { records, count } = inMemoryPage(matching, sort, page);
-  const { render, included } = await compound(ctx, records, options);
-  return json(200, {
-    data: records.map(render),
-    ...included,
-    links: pageLinks(ctx, request.path, query, page, sort, count),
-    meta: { record_count: count },
-  });
+  return pageResponse(ctx, request, query, options, sort, page, inMemoryPage(matching, sort, page));
 }
 
 async function get(ctx: RequestContext, def: ResourceDef, target: Target, request: ApiRequest): Promise<ApiResponse> {
@@ -116,8 +118,10 @@ async function get(ctx: RequestContext, def: ResourceDef, target: Target, reques
   if (target.id === undefined) return getCollection(ctx, def, request, query);
   const owner = await loadOwner(ctx, def, target.id);
   if (target.relationship === undefined) {
-    const { render, included } = await compound(ctx, [owner], readOptions(ctx, query, [owner.type]));
-    return json(200, { data: render(owner), ...included, links: { self: resourceUrl(ctx, owner.type, owner.id) } });
+    return answer(
+      200,
+      await wholeBody(ctx, request, [owner], readOptions(ctx, query, [owner.type]), 'one', () => ({ links: { self: resourceUrl(ctx, owner.type, owner.id) } })),
+    );
   }
   if (!own(ctx.registry.require(owner.type).relationships, target.relationship)) {
     throw errors.notFound(`${target.relationship} is not a relationship of ${owner.type}`);
@@ -162,11 +166,10 @@ function parseBody(request: ApiRequest): unknown {
 }
 
 /** The response to a write: its primary data in a compound document; a single created record's Location. */
-async function writeResponse(ctx: RequestContext, { status, data }: ActionResult, options: ReadOptions): Promise<ApiResponse> {
-  const { render, included } = await compound(ctx, Array.isArray(data) ? data : [data], options);
-  if (Array.isArray(data)) return json(status, { data: data.map(render), ...included });
+async function writeResponse(ctx: RequestContext, request: ApiRequest, { status, data }: ActionResult, options: ReadOptions): Promise<ApiResponse> {
+  if (Array.isArray(data)) return answer(status, await wholeBody(ctx, request, data, options, 'many', () => ({})));
   const self = resourceUrl(ctx, data.type, data.id);
-  return json(status, { data: render(data), ...included, links: { self } }, status === 201 ? { Location: self } : {});
+  return answer(status, await wholeBody(ctx, request, [data], options, 'one', () => ({ links: { self } })), status === 201 ? { Location: self } : {});
 }
 
 /**
@@ -204,7 +207,7 @@ async function commitWrite(
     const attemptStart = Date.now();
     const uow = new UnitOfWork(ctx.registry, ctx.now);
     const wctx: WriteContext = { ...ctx, uow, loader: new Loader(ctx.registry, (family, rid) => uow.staged(family, rid), true) };
-    const response = await writeResponse(wctx, await stage(wctx), options);
+    const response = await writeResponse(wctx, request, await stage(wctx), options);
     if (scopedKey) uow.rememberResponse(scopedKey, hash, response);
     try {
       await uow.commit();

@@ -110,6 +110,18 @@ export const errors = {
       `the response would be ${bytes} bytes, past the ${limit} a response may have; send Accept-Encoding: gzip, or ask for fewer includes, sparse fieldsets or a smaller page[size]`,
       { parameter },
     ),
+  /**
+   * A record whose own includes cannot fit one response (a page holding more is shortened instead,
+   * lib/jsonapi/compound.ts): `why` names the limit they would pass.
+   */
+  includeTooLarge: (record: { type: string; id: number }, path: string, why: string) =>
+    error(
+      400,
+      'include_too_large',
+      'Include too large',
+      `${path ? `include ${show(path)} of ` : ''}${record.type} ${record.id} ${why}; ask for fewer includes or sparse fieldsets`,
+      { parameter: 'include' },
+    ),
   payloadTooLarge: (limit: number) => error(413, 'payload_too_large', 'Payload too large', `request bodies are limited to ${limit} bytes`),
   conflict: (detail: string, pointer?: string) => error(409, 'conflict', 'Conflict', detail, pointer ? { pointer } : undefined),
   concurrentUpdate: () =>

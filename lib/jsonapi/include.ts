@@ -2,21 +2,15 @@ import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { own, type RelationshipDef } from '#lib/jsonapi/resource.ts';
+import { pastReadBudget, READ_BUDGET_ITEMS, type ReadBudget } from '#lib/jsonapi/read-budget.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
-import { refsOf, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { recordKey, refsOf, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 
 export type IncludeTree = Map<string, IncludeTree>;
 
 /** Limber's tube-rack page includes `racked_tubes.tube.receptacle.aliquots.request.request_type` (6 levels); 8 leaves room. */
 export const MAX_INCLUDE_DEPTH = 8;
 export const MAX_INCLUDE_PATHS = 20;
-/**
- * Included resources one response may carry: a bound on what a request reads (a full 384-well plate with
- * `include=wells.aliquots.sample.sample_metadata` includes 1,536). It does not bound the answer's bytes — a
- * well renders to ~2.9 KB, so 5,000 of them are ~14 MB — which lib/http/response-size.ts keeps within
- * Lambda's 6 MB response.
- */
-export const MAX_INCLUDED = 5_000;
 
 /** Types a relationship may lead to, polymorphic types expanded to their members. */
 function targetTypes(registry: Registry, relationship: RelationshipDef): string[] {
@@ -54,19 +48,31 @@ export function parseIncludes(registry: Registry, rootTypes: readonly string[], 
   return tree;
 }
 
-/** The linkage of one relationship for many records, resolved in one batch. */
-export async function resolveRelationship(ctx: RequestContext, name: string, records: readonly StoredRecord[]): Promise<Map<StoredRecord, RelValue>> {
+/**
+ * The linkage of one relationship for many records, resolved in one batch. With a read budget (an include
+ * walk's), a reverse relationship resolves the records its budget reaches, in the order given, and leaves
+ * the others out (lib/jsonapi/reverse.ts).
+ */
+export async function resolveRelationship(
+  ctx: RequestContext,
+  name: string,
+  records: readonly StoredRecord[],
+  budget?: ReadBudget,
+): Promise<Map<StoredRecord, RelValue>> {
   const result = new Map<StoredRecord, RelValue>();
   const byType = new Map<string, StoredRecord[]>();
   for (const record of records) {
-    if (!own(ctx.registry.get(record.type)?.relationships, name)) continue;
-    byType.set(record.type, [...(byType.get(record.type) ?? []), record]);
+    if (!relationshipOf(ctx, record, name)) continue;
+    // Pushed, not copied: an include level may hold tens of thousands of records (a page of 384-well plates' wells).
+    const group = byType.get(record.type);
+    if (group) group.push(record);
+    else byType.set(record.type, [record]);
   }
   await Promise.all(
     [...byType].map(async ([type, group]) => {
       const relationship = ctx.registry.require(type).relationships[name]!;
       const { reverse, resolve } = relationship;
-      const resolved = reverse ? await resolveReverse(ctx, name, reverse, group) : resolve ? await resolve(ctx, group) : undefined;
+      const resolved = reverse ? await resolveReverse(ctx, name, reverse, group, budget) : resolve ? await resolve(ctx, group) : undefined;
       if (resolved) {
         for (const [record, value] of resolved) result.set(record, value);
       } else {
@@ -77,63 +83,145 @@ export async function resolveRelationship(ctx: RequestContext, name: string, rec
   return result;
 }
 
+const relationshipOf = (ctx: RequestContext, record: StoredRecord, name: string): RelationshipDef | undefined =>
+  own(ctx.registry.get(record.type)?.relationships, name);
+
+/** What a record or a linkage of a compound document is there for: the first primary record (its place in the page) that needs it. */
+export interface Needed<T> {
+  value: T;
+  root: number;
+}
+
 export interface IncludeResult {
   /** Linkage to render on each record, for the relationships that were included. */
-  linkages: Map<StoredRecord, Map<string, RelValue>>;
-  included: StoredRecord[];
+  linkages: Map<StoredRecord, Map<string, Needed<RelValue>>>;
+  /**
+   * Every record the includes reached, in the order first read, with the include path that first reached
+   * it for its primary record. Primary records another one's include reaches are among them.
+   */
+  included: Map<StoredRecord, Needed<string>>;
+  /** How many of the primary records, the first ones, the walk resolved within its read budget. */
+  resolved: number;
 }
 
 /**
  * Walks the include tree breadth-first per path: at each level one batched load serves every record, so
  * the number of DynamoDB calls grows with the depth and number of paths, never with the number of records.
+ *
+ * Each record reached is noted with the first primary record that needs it, so that a page can be cut
+ * after any of its records (lib/jsonapi/compound.ts). Reads are counted for the first primary record they
+ * are made for, before they are made (a level's items; a reverse relationship's aggregates, one by one):
+ * once the primary records up to one would need more than `budget` items, the walk keeps those before it,
+ * reads only for those, and says how many it kept. When not even the first one's fit, the request is a 400
+ * naming the include.
  */
-export async function resolveIncludes(ctx: RequestContext, records: readonly StoredRecord[], tree: IncludeTree): Promise<IncludeResult> {
-  const result: IncludeResult = { linkages: new Map(), included: [] };
-  const seen = new Set(records.map((r) => refKey(r)));
-  const setLinkage = (record: StoredRecord, name: string, value: RelValue) => {
+export async function resolveIncludes(
+  ctx: RequestContext,
+  records: readonly StoredRecord[],
+  tree: IncludeTree,
+  budget = READ_BUDGET_ITEMS,
+): Promise<IncludeResult> {
+  const result: IncludeResult = { linkages: new Map(), included: new Map(), resolved: records.length };
+  const itemOf = (ref: Ref) => {
+    const { family, id } = ctx.registry.storageOf(ref);
+    return recordKey(family, id);
+  };
+  // The items read so far (the primary records' are), and how many each primary record's includes needed.
+  const read = new Set(records.map(itemOf));
+  const charged = new Array<number>(records.length).fill(0);
+  const charge = (root: number, items: number, path: string) => {
+    charged[root]! += items;
+    const fits = fittingPrefix(charged, budget);
+    if (fits >= result.resolved) return;
+    if (fits === 0) throw errors.includeTooLarge(records[0]!, path, pastReadBudget(budget));
+    result.resolved = fits;
+  };
+  const setLinkage = (record: StoredRecord, name: string, value: RelValue, root: number) => {
     let map = result.linkages.get(record);
     if (!map) {
       map = new Map();
       result.linkages.set(record, map);
     }
-    map.set(name, value);
+    map.set(name, { value, root: Math.min(root, map.get(name)?.root ?? root) });
   };
 
-  async function expand(level: readonly StoredRecord[], node: IncludeTree): Promise<void> {
-    if (node.size === 0 || level.length === 0) return;
-    const resolved = await Promise.all([...node].map(async ([name, child]) => ({ name, child, values: await resolveRelationship(ctx, name, level) })));
-    const refs = resolved.flatMap(({ name, values }) =>
-      [...values].flatMap(([record, value]) => {
-        setLinkage(record, name, value);
-        return refsOf(value);
+  /** `level`: the records at this node of the tree, each with the first primary record it is reached for. */
+  async function expand(level: Map<StoredRecord, number>, node: IncludeTree, path: string): Promise<void> {
+    const alive = [...level.keys()].filter((r) => level.get(r)! < result.resolved);
+    if (node.size === 0 || alive.length === 0) return;
+    const rootOf = (held: readonly Ref[]) => held.reduce((min, r) => Math.min(min, level.get(r as StoredRecord) ?? min), records.length);
+    const resolved = await Promise.all(
+      [...node].map(async ([name, child]) => {
+        const at = `${path}${name}`;
+        // A reverse relationship's aggregates are read for the first primary record in each.
+        const reads: ReadBudget = {
+          open: (held) => rootOf(held) < result.resolved,
+          charge: (held, items) => {
+            charge(rootOf(held), items, at);
+            return rootOf(held) < result.resolved;
+          },
+        };
+        return { name, child, path: at, values: await resolveRelationship(ctx, name, alive, reads) };
       }),
     );
-    // Counted before reading: a request past the budget is refused without loading what it asked for.
-    const fresh = new Set(refs.map(refKey).filter((key) => !seen.has(key)));
-    if (result.included.length + fresh.size > MAX_INCLUDED) {
-      throw errors.invalidParameter(
-        'include',
-        `include would add more than ${MAX_INCLUDED} resources to this response; ask for fewer related resources or a smaller page[size]`,
-      );
-    }
-    const loaded = await ctx.loader.load(refs);
-    for (const record of loaded.values()) {
-      if (!seen.has(refKey(record))) {
-        seen.add(refKey(record));
-        result.included.push(record);
+    const wanted: { ref: Ref; root: number }[] = [];
+    for (const { name, values } of resolved) {
+      for (const [record, value] of values) {
+        const root = level.get(record)!;
+        setLinkage(record, name, value, root);
+        // What a reverse relationship found was read with its entries, and counted with them.
+        const counted = relationshipOf(ctx, record, name)?.reverse !== undefined;
+        for (const ref of refsOf(value)) {
+          if (counted) read.add(itemOf(ref));
+          wanted.push({ ref, root });
+        }
       }
     }
+    // Counted before reading: the items not read yet, each for the first primary record needing it.
+    const fresh = new Map<string, number>();
+    for (const { ref, root } of wanted) {
+      const item = itemOf(ref);
+      if (!read.has(item)) fresh.set(item, Math.min(root, fresh.get(item) ?? root));
+    }
+    const paths = resolved.map((r) => r.path).join(', ');
+    const freshByRoot = new Array<number>(records.length).fill(0);
+    for (const root of fresh.values()) freshByRoot[root]! += 1;
+    for (const [root, items] of freshByRoot.entries()) if (items > 0 && root < result.resolved) charge(root, items, paths);
+    for (const [item, root] of fresh) if (root < result.resolved) read.add(item);
+
+    const loaded = await ctx.loader.load(wanted.filter(({ root }) => root < result.resolved).map(({ ref }) => ref));
     await Promise.all(
-      resolved.map(({ child, values }) => {
-        const targets = [...values.values()]
-          .flatMap(refsOf)
-          .map((ref) => loaded.get(refKey(ref)))
-          .filter((r): r is StoredRecord => r !== undefined);
-        return expand([...new Set(targets)], child);
+      resolved.map(({ child, path: at, values }) => {
+        const next = new Map<StoredRecord, number>();
+        for (const [record, value] of values) {
+          const root = level.get(record)!;
+          if (root >= result.resolved) continue;
+          for (const ref of refsOf(value)) {
+            const target = loaded.get(refKey(ref));
+            if (!target) continue;
+            const known = result.included.get(target);
+            if (!known || root < known.root) result.included.set(target, { value: at, root });
+            next.set(target, Math.min(root, next.get(target) ?? root));
+          }
+        }
+        return expand(next, child, `${at}.`);
       }),
     );
   }
 
-  await expand(records, tree);
+  await expand(new Map(records.map((r, i) => [r, i])), tree, '');
   return result;
+}
+
+/**
+ * How many of the first records fit: the longest prefix whose costs (what each record adds, in the page's
+ * order) add up to at most `budget`. The rule that shortens a page, for its reads and its bytes alike.
+ */
+export function fittingPrefix(costs: readonly number[], budget: number): number {
+  let total = 0;
+  for (const [i, cost] of costs.entries()) {
+    total += cost;
+    if (total > budget) return i;
+  }
+  return costs.length;
 }

@@ -1,6 +1,6 @@
 import type { RequestContext } from '#lib/jsonapi/context.ts';
 import { allMatches, planFilter, readAll, recordMatches, type FilterPlan } from '#lib/jsonapi/filters.ts';
-import { inMemoryPage, type Cursor, type Page, type Sort } from '#lib/jsonapi/paging.ts';
+import { inMemoryPage, listOrder, pageOfSorted, positionOf, type Cursor, type Page, type Sort } from '#lib/jsonapi/paging.ts';
 import type { ResourceDef } from '#lib/jsonapi/resource.ts';
 import { readCounts } from '#lib/store/counts.ts';
 import {
@@ -66,8 +66,12 @@ export async function listRecords(ctx: RequestContext, def: ResourceDef, filters
   const why = plans.length > 1 ? `to combine with ${plans.map((p) => `filter[${p.name}]`).join(' and ')}` : 'to sort by updated_at';
   const hits = await intersection(ctx, plans, types, why);
   if (sort.field === 'updated_at') return inMemoryPage(await loadHits(ctx, hits), sort, page);
-  const ordered = hits.sort((a, b) => (sort.descending ? b.id - a.id : a.id - b.id));
-  return { records: await loadHits(ctx, ordered.slice((page.number - 1) * page.size, page.number * page.size)), count: hits.length };
+  const { items, next } = pageOfSorted(
+    hits.sort((a, b) => (sort.descending ? b.id - a.id : a.id - b.id)),
+    sort,
+    page,
+  );
+  return { records: await loadHits(ctx, items), count: hits.length, ...(next ? { next } : {}) };
 }
 
 /** An id past every id: a position after every record of one update time. */
@@ -120,15 +124,6 @@ async function intersection(ctx: RequestContext, plans: FilterPlan[], types: Rea
   return matched[0]!.filter((h) => keys.every((k) => k.has(recordKey(h.family, h.id))));
 }
 
-/** The order of listing entries: by update time then id, or by id, as the sort asks. */
-const listOrder = (sort: Sort) => (a: ListPosition, b: ListPosition) =>
-  (sort.field === 'updated_at' && a.updatedAt !== b.updatedAt ? (a.updatedAt! < b.updatedAt! ? -1 : 1) : a.id - b.id) * (sort.descending ? -1 : 1);
-
-const positionOf = (hit: ListPosition, byUpdated: boolean): ListPosition => ({
-  id: hit.id,
-  ...(byUpdated && hit.updatedAt !== undefined ? { updatedAt: hit.updatedAt } : {}),
-});
-
 /**
  * The first `want` entries of several ranges in one order, of the given types, each record once: a k-way
  * merge that reads every range only as far as the merged order needs (a range whose buffer runs dry is
@@ -154,7 +149,7 @@ async function mergedRead(
           const limit = Math.max(1, want + 1 - hits.length);
           const batch = await readRange(s.range, { byUpdated, limit, descending: sort.descending, ...(s.after ? { after: s.after } : {}) });
           s.done = batch.length < limit;
-          if (batch.length > 0) s.after = positionOf(batch.at(-1)!, byUpdated);
+          if (batch.length > 0) s.after = positionOf(batch.at(-1)!, sort);
           s.buffer.push(...batch);
         }),
     );
@@ -186,15 +181,17 @@ async function rangedPage(
   const [kept, { hits, more }] = await Promise.all([known ?? keptCount?.(), mergedRead(ranges, types, sort, skip + page.size, page.cursor?.after)]);
   const pageHits = hits.slice(skip);
   const last = pageHits.at(-1);
-  // Without a kept count: a page that ends the listing tells it (earlier pages were full); else DynamoDB
-  // counts the keys once, on the first page, and the walk carries that count in its cursor.
+  // Without a kept count: the count the walk carries in its cursor (its pages may have been shortened, so
+  // their numbers do not count the records before); else a bare page that ends the listing tells it
+  // (earlier pages were full), or DynamoDB counts the keys once, on the first page.
   const count =
     kept ??
-    (!more ? (page.number - 1) * page.size + pageHits.length : (page.cursor?.count ?? (await Promise.all(ranges.map(countRange))).reduce((a, b) => a + b, 0)));
+    page.cursor?.count ??
+    (!more ? (page.number - 1) * page.size + pageHits.length : (await Promise.all(ranges.map(countRange))).reduce((a, b) => a + b, 0));
   return {
     records: await loadHits(ctx, pageHits),
     count,
-    ...(more && last ? { next: { after: positionOf(last, sort.field === 'updated_at'), ...(kept === undefined ? { count } : {}) } } : {}),
+    ...(more && last ? { next: { after: positionOf(last, sort), ...(kept === undefined ? { count } : {}) } } : {}),
   };
 }
 /** Parents are read this many at a time while walking them for their embedded records. */
@@ -231,7 +228,7 @@ async function listEmbedded(ctx: RequestContext, def: ResourceDef, types: Set<st
         children.push(...own.filter((c) => !resumed || (sort.descending ? c.id < last.id : c.id > last.id)));
       }
       if (children.length > skip + page.size || !more) break;
-      position = positionOf(batch.at(-1)!, byUpdated);
+      position = positionOf(batch.at(-1)!, sort);
     }
   };
   const [counts] = await Promise.all([readCounts(ctx.registry.counterOf(ctx.registry.familyOf(parentTypes[0]!))), walk()]);
@@ -240,7 +237,7 @@ async function listEmbedded(ctx: RequestContext, def: ResourceDef, types: Set<st
   return {
     records,
     count: counts.get(def.type) ?? 0,
-    ...(children.length > skip + page.size && lastRecord ? { next: { after: positionOf(lastRecord, byUpdated) } } : {}),
+    ...(children.length > skip + page.size && lastRecord ? { next: { after: positionOf(lastRecord, sort) } } : {}),
   };
 }
 

@@ -85,7 +85,36 @@ export function sortRecords(records: StoredRecord[], sort: Sort): StoredRecord[]
   return [...records].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0) * (sort.descending ? -1 : 1));
 }
 
-/** Top-level pagination links: absolute, every other parameter kept, brackets percent-encoded. */
+/** The order of listing positions: by update time then id, or by id, as the sort asks. */
+export const listOrder = (sort: Sort) => (a: ListPosition, b: ListPosition) =>
+  (sort.field === 'updated_at' && a.updatedAt !== b.updatedAt ? (a.updatedAt! < b.updatedAt! ? -1 : 1) : a.id - b.id) * (sort.descending ? -1 : 1);
+
+/** Where a record (or an index entry) stands in a listing of this sort: what a cursor after it holds. */
+export const positionOf = (at: ListPosition, sort: Sort): ListPosition => ({
+  id: at.id,
+  ...(sort.field === 'updated_at' && at.updatedAt !== undefined ? { updatedAt: at.updatedAt } : {}),
+});
+
+/**
+ * A page of items held in the sort's order: by page number, or after the cursor of a walk — a walk that
+ * a shortened page sent on by cursor (lib/jsonapi/compound.ts), which page numbers cannot express — and
+ * then with the cursor of the next page when more follow.
+ */
+export function pageOfSorted<T extends ListPosition>(sorted: readonly T[], sort: Sort, page: Page): { items: T[]; next?: Cursor } {
+  if (!page.cursor) return { items: sorted.slice((page.number - 1) * page.size, page.number * page.size) };
+  const { after, count } = page.cursor;
+  const order = listOrder(sort);
+  const start = sorted.findIndex((item) => order(positionOf(item, sort), after) > 0);
+  const rest = start < 0 ? [] : sorted.slice(start);
+  const items = rest.slice(0, page.size);
+  return { items, ...(rest.length > page.size ? { next: { after: positionOf(items.at(-1)!, sort), ...(count !== undefined ? { count } : {}) } } : {}) };
+}
+
+/**
+ * Top-level pagination links: absolute, every other parameter kept, brackets percent-encoded. `next` when
+ * the listing has a cursor for it (more records follow), or while page numbers go on; a page after a
+ * shortened one is numbered on, so its number can pass the last page's while records remain.
+ */
 export function pageLinks(ctx: RequestContext, path: string, query: ParsedQuery, page: Page, sort: Sort, count: number, next?: Cursor) {
   const kept = query.pairs.filter(([k]) => !k.startsWith('page'));
   const lastPage = Math.max(1, Math.ceil(count / page.size));
@@ -94,12 +123,13 @@ export function pageLinks(ctx: RequestContext, path: string, query: ParsedQuery,
   return {
     first: link(1),
     ...(page.number > 1 ? { prev: link(Math.min(page.number - 1, lastPage)) } : {}),
-    ...(page.number < lastPage ? { next: link(page.number + 1, next ? encodeCursor(page.number + 1, sort, next) : undefined) } : {}),
+    ...(next || page.number < lastPage ? { next: link(page.number + 1, next ? encodeCursor(page.number + 1, sort, next) : undefined) } : {}),
     last: link(lastPage),
   };
 }
 
 /** A page of records held in memory (selective filters, related collections). */
-export function inMemoryPage(records: StoredRecord[], sort: Sort, page: Page): { records: StoredRecord[]; count: number } {
-  return { records: sortRecords(records, sort).slice((page.number - 1) * page.size, page.number * page.size), count: records.length };
+export function inMemoryPage(records: StoredRecord[], sort: Sort, page: Page): { records: StoredRecord[]; count: number; next?: Cursor } {
+  const { items, next } = pageOfSorted(sortRecords(records, sort), sort, page);
+  return { records: items, count: records.length, ...(next ? { next } : {}) };
 }

@@ -63,7 +63,11 @@ export async function loadAttributes(
 ): Promise<Map<StoredRecord, Map<string, unknown>>> {
   const result = new Map<StoredRecord, Map<string, unknown>>();
   const byType = new Map<string, StoredRecord[]>();
-  for (const record of records) byType.set(record.type, [...(byType.get(record.type) ?? []), record]);
+  for (const record of records) {
+    const group = byType.get(record.type);
+    if (group) group.push(record);
+    else byType.set(record.type, [record]);
+  }
   await Promise.all(
     [...byType].flatMap(([type, group]) =>
       Object.entries(ctx.registry.require(type).attributes)

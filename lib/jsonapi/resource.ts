@@ -83,7 +83,7 @@ export interface RelationshipDef<K extends 'one' | 'many' = 'one' | 'many'> {
 export interface ReverseDef {
   type: string;
   relationship: string;
-  /** Pointing records one resolution may read (default MAX_REVERSE_RECORDS, lib/jsonapi/reverse.ts); past it a 400. */
+  /** Pointing records one aggregate may have (default MAX_REVERSE_RECORDS, lib/jsonapi/reverse.ts); past it a 400. */
   max?: number;
 }
 

@@ -245,22 +245,6 @@ export async function readRange(
 }
 
 /**
- * The entries under several values of one index scope, in id order per value: one Query per value, each
- * read page after page (DynamoDB answers at most 1 MB a call) to its end, at most four at once, strongly
- * consistent. Bounded: a Query reads no more than the `limit` + 1 entries still wanted when it starts, and
- * none starts once they are found, so at most four times that is ever read. A result longer than `limit`
- * means "more than `limit`", not all of them.
- */
-export async function findTermsUnder(scope: string, values: readonly string[], limit: number): Promise<TermHit[]> {
-  const found: TermHit[] = [];
-  await bounded(values, MAX_PARALLEL_READS, async (value) => {
-    const wanted = limit + 1 - found.length;
-    if (wanted > 0) found.push(...(await readRange({ kind: 'term', scope, value }, { byUpdated: false, limit: wanted, descending: false })));
-  });
-  return found;
-}
-
-/**
  * How many entries a range holds, counted by DynamoDB (keys only, page by page); for ranges of few entries.
  * Index entries are read with their markers instead (what a count of them reads is the same), so that
  * those of a large write not committed are not counted.

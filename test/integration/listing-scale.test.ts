@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FILTER_VALUES, MAX_IN_MEMORY } from '#lib/jsonapi/filters.ts';
-import { MAX_INCLUDED } from '#lib/jsonapi/include.ts';
+import { LAMBDA_RESPONSE_BYTES } from '#lib/http/response-size.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { call } from '../support/api.ts';
 import { purposeId } from '../support/fixtures.ts';
@@ -124,16 +124,23 @@ describe('150 fully filled 384-well plates', () => {
     expect([...counts]).toEqual([150]);
   });
 
-  it('a compound document past the include budget is a 400 naming include and page[size]; nothing is loaded for it', async () => {
-    const res = await call('GET', '/api/v2/plates?page[size]=100&include=wells.aliquots.sample');
-    const error = expectError(res, 400, 'invalid_parameter');
-    expect(error.source).toEqual({ parameter: 'include' });
-    expect(error.detail).toContain(String(MAX_INCLUDED));
-    expect(error.detail).toContain('page[size]');
-    // Under the budget it works: 10 plates × 384 wells = 3,840 included wells. That is an ~11 MB body, past
-    // Lambda's 6 MB response as it is (test/integration/response-size.test.ts), so asked for as clients do: gzip.
+  it('a page whose includes are large is shortened to what one response holds; links.next continues from the first plate left out', async () => {
+    const res = await call('GET', '/api/v2/plates?page[size]=20&include=wells.aliquots.sample');
+    expect(res.status).toBe(200);
+    expect(res.payloadBytes).toBeLessThanOrEqual(LAMBDA_RESPONSE_BYTES);
+    const kept = res.body.data.length;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(20);
+    expect(idsOf(res)).toEqual(plates.slice(0, kept).map((p) => String(p.id)));
+    expect(res.body.meta).toEqual({ record_count: 150, page_shortened: { records: kept, page_size: 20, limit: 'response_size' } });
+    // Each plate whole: its 384 wells, their aliquots, the one sample they share.
+    expect(res.body.included).toHaveLength(kept * 384 * 2 + 1);
+    const next = await call('GET', pathOf(res.body.links.next));
+    expect(idsOf(next)[0]).toBe(String(plates[kept]!.id));
+    // Asked for as clients do, gzip: 10 plates × 384 wells = 3,840 included wells, an ~11 MB body, is whole.
     const fits = await call('GET', '/api/v2/plates?page[size]=10&include=wells', { headers: { 'accept-encoding': 'gzip' } });
     expect(fits.status).toBe(200);
     expect(fits.body.included).toHaveLength(3_840);
+    expect(fits.body.meta).toEqual({ record_count: 150 });
   });
 });

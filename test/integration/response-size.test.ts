@@ -3,29 +3,40 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAMBDA_RESPONSE_BYTES } from '#lib/http/response-size.ts';
 import type { LocalService } from '#lib/local/service.ts';
+import type { StoredRecord } from '#lib/store/records.ts';
 import { call } from '../support/api.ts';
 import { purposeId } from '../support/fixtures.ts';
 import { http } from '../support/http.ts';
-import { expectError } from '../support/responses.ts';
-import { seedFullPlates, seedSamples } from '../support/seed.ts';
+import { expectError, pathOf } from '../support/responses.ts';
+import { seedFullPlates, seedPlates, seedSamples } from '../support/seed.ts';
 import { freshHttpService, WRITE_KEY } from '../support/store.ts';
 
 /**
  * Answers within Lambda's 6 MB response (lib/http/response-size.ts), with real data: full 384-well plates,
  * whose wells render to ~2.9 KB each (a well has many relationships, each with its links), so eight plates
- * with their wells — 3,080 resources, well within the 5,000 a compound document may include — are a ~9 MB
- * body. On AWS that answer would be refused by Lambda and turned into API Gateway's bare 502; here it is
- * gzip for a client that accepts it and a 400 naming the limit for one that does not. Through the handler as
- * Lambda invokes it (`call`), and over HTTP from `npm start`'s server.
+ * with their wells (3,080 resources) are a ~9 MB body. On AWS that answer would be refused by Lambda and
+ * turned into API Gateway's bare 502; here it is gzip for a client that accepts it, and for one that does
+ * not the page is shortened to the plates that fit (lib/jsonapi/compound.ts). A plate whose own includes
+ * pass the limit (four samples pooled in each of its 384 wells, with their samples and metadata: ~8 MB) is
+ * a 400 naming the include and the limit, unless the client accepts gzip. Through the handler as Lambda
+ * invokes it (`call`), and over HTTP from `npm start`'s server.
  */
 const PLATES = 8;
+const POOLED = 4;
 let service: LocalService;
+let full: StoredRecord[];
+let pooled: StoredRecord;
 
 beforeAll(async () => {
   service = await freshHttpService();
   const purpose = Number(await purposeId('plate_purposes', 'Stock Plate 384'));
   const [sample] = await seedSamples(1, 'size');
-  await seedFullPlates(PLATES, purpose, sample!.id, 'SIZEPLATE');
+  full = await seedFullPlates(PLATES, purpose, sample!.id, 'SIZEPLATE');
+  const samples = await seedSamples(384 * POOLED, 'pooled');
+  const [plate] = await seedPlates(1, purpose, 'POOLEDPLATE', 384, (_, slot) =>
+    samples.slice((slot - 1) * POOLED, slot * POOLED).map((s) => ({ sample: s.id, study: null })),
+  );
+  pooled = plate!;
 });
 
 afterAll(() => service.stop());
@@ -41,13 +52,29 @@ describe('through the handler, as Lambda invokes it', () => {
     expect(res.headers.Vary).toBe('Accept-Encoding');
   });
 
-  it('eight do not: a 400 naming include and the limit, rather than the 502 Lambda would make of it', async () => {
+  it('eight do not fit as they are: the page holds the plates that do, and links.next the rest, rather than the 502 Lambda would make of it', async () => {
     const res = await call('GET', ALL_WELLS);
-    const error = expectError(res, 400, 'response_too_large');
+    expect(res.status).toBe(200);
+    expect(res.payloadBytes).toBeLessThanOrEqual(LAMBDA_RESPONSE_BYTES);
+    const kept = res.body.data.length;
+    expect(kept).toBeLessThan(PLATES);
+    expect(res.body.included).toHaveLength(kept * 384);
+    expect(res.body.meta.page_shortened).toEqual({ records: kept, page_size: PLATES, limit: 'response_size' });
+    const rest = await call('GET', pathOf(res.body.links.next));
+    const walked = [...res.body.data, ...rest.body.data].map((p: any) => p.id);
+    expect(walked.slice(0, PLATES)).toEqual(full.map((p) => String(p.id)));
+  });
+
+  it('a plate whose own includes pass the limit is a 400 naming the include and the limit; gzip-compressed it fits', async () => {
+    const path = `/api/v2/plates/${pooled.id}?include=wells.aliquots.sample.sample_metadata`;
+    const error = expectError(await call('GET', path), 400, 'include_too_large');
     expect(error.source).toEqual({ parameter: 'include' });
-    const bytes = Number(/would be (\d+) bytes/.exec(error.detail)?.[1]);
-    expect(bytes).toBeGreaterThan(LAMBDA_RESPONSE_BYTES);
+    expect(error.detail).toContain(`plates ${pooled.id}`);
+    expect(error.detail).toMatch(/include "wells\.aliquots(\.sample(\.sample_metadata)?)?"/);
     expect(error.detail).toContain(String(LAMBDA_RESPONSE_BYTES));
+    const whole = await call('GET', path, { headers: { 'accept-encoding': 'gzip' } });
+    expect(whole.status).toBe(200);
+    expect(whole.body.included).toHaveLength(384 + 3 * 384 * POOLED);
   });
 
   it.each([
@@ -83,11 +110,12 @@ describe("over HTTP, from npm start's server", () => {
     expect(res.body.included).toHaveLength(PLATES * 384);
   });
 
-  it('a client that accepts no encoding gets the 400, as a JSON:API error', async () => {
+  it('a client that accepts no encoding gets the page shortened, as it is', async () => {
     const res = await rawGet(`${service.url}${ALL_WELLS}`, { accept: 'application/vnd.api+json', 'x-sequencescape-client-id': WRITE_KEY });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(200);
     expect(res.headers['content-encoding']).toBeUndefined();
-    expect(JSON.parse(res.body.toString('utf8')).errors[0]).toMatchObject({ code: 'response_too_large', source: { parameter: 'include' } });
+    expect(res.body.length).toBeLessThanOrEqual(LAMBDA_RESPONSE_BYTES);
+    expect(JSON.parse(res.body.toString('utf8')).meta.page_shortened.limit).toBe('response_size');
   });
 
   it('the gzip body is a fraction of the JSON it holds', async () => {

@@ -2,6 +2,7 @@ import type { Context } from 'aws-lambda';
 import { vi } from 'vitest';
 import type { LambdaHandler } from '#lib/http/handler.ts';
 import { eventOf } from '#lib/http/payload-v2.ts';
+import { payloadBytes } from '#lib/http/response-size.ts';
 import { handlerForRoute } from '#lib/http/route-handlers.ts';
 import { routeForPath } from '#lib/routes.ts';
 import { authenticateKey, clearApiKeyCache } from '#lib/store/api-keys.ts';
@@ -25,6 +26,8 @@ export interface CallResult {
   calls: number;
   /** The result's payload-2.0 `cookies` (API Gateway sends each as a Set-Cookie header). */
   cookies: string[];
+  /** The bytes of the handler's result as Lambda returns it (lib/http/response-size.ts, payloadBytes): in this process only, not over HTTP. */
+  payloadBytes?: number;
 }
 
 const handlers = new Map<string, LambdaHandler>();
@@ -54,6 +57,7 @@ interface Answer {
   headers: Record<string, string>;
   body: string | undefined;
   cookies: string[];
+  payloadBytes?: number;
 }
 
 /** Runs a request through the handler of its path in this process, with the payload-2.0 event API Gateway would hand it. */
@@ -72,6 +76,7 @@ async function invoke(method: string, pathAndQuery: string, headers: Record<stri
     headers: result.headers as Record<string, string>,
     body: result.body === undefined ? undefined : resultText(result),
     cookies: result.cookies ?? [],
+    payloadBytes: payloadBytes(result),
   };
 }
 
@@ -118,7 +123,14 @@ export async function call(method: string, pathAndQuery: string, options: CallOp
     assertJsonApiDocument(body);
     assertAttributesMatchSchemas(body);
   }
-  const answer = { status: result.status, headers: result.headers, body, calls: Number(result.headers['X-DynamoDB-Calls']), cookies: result.cookies };
+  const answer: CallResult = {
+    status: result.status,
+    headers: result.headers,
+    body,
+    calls: Number(result.headers['X-DynamoDB-Calls']),
+    cookies: result.cookies,
+    ...(result.payloadBytes !== undefined ? { payloadBytes: result.payloadBytes } : {}),
+  };
   if (method === 'POST' || method === 'PATCH') writes?.push({ method, path: pathAndQuery.split('?')[0]!, result: answer });
   return answer;
 }

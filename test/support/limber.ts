@@ -36,6 +36,29 @@ export const PLATE_DEFAULT_INCLUDES = [
   'wells.aliquots.request.request_type',
 ];
 
+/** app/models/ongoing_plate.rb, `search_parameters` (lines 7-13): the states the ongoing-plates search asks for unless told (all six). */
+export const ONGOING_PLATE_STATES = ['pending', 'started', 'passed', 'qc_complete', 'failed', 'cancelled'];
+
+/** app/models/asset_search_form.rb line 7: `per_page` of the ongoing plates and tubes searches. */
+export const SEARCH_PER_PAGE = 30;
+
+/**
+ * Limber's ongoing-plates search as it puts it on the wire: search_controller.rb `ongoing_plates` (lines
+ * 11-17) calls `Plate.find_all(OngoingPlate#search_parameters, paginate: {page:, per_page:})`, which
+ * (plate.rb lines 42-46) sends `includes(*DEFAULT_INCLUDES).where(state:, purpose_name:, include_used:)`
+ * and `.paginate`: the purposes the user picked, by name; `include_used` true only when ticked; 30 a
+ * page (a test may ask for another size).
+ */
+export const ongoingPlatesQuery = (purposes: string[], page: number, perPage = SEARCH_PER_PAGE, includeUsed = false): string =>
+  faradayQuery({
+    filter: { include_used: String(includeUsed), purpose_name: purposes.join(','), state: ONGOING_PLATE_STATES.join(',') },
+    include: PLATE_DEFAULT_INCLUDES.join(','),
+    page: { number: String(page), size: String(perPage) },
+  });
+
+/** What Limber's client (json_api_client over Faraday over Ruby's Net::HTTP) sends as Accept-Encoding by default. */
+export const LIMBER_ACCEPT_ENCODING = 'gzip;q=1.0,deflate;q=0.6,identity;q=0.3';
+
 /** v2.rb `plate_for_completion`'s include string. */
 export const PLATE_FOR_COMPLETION = 'wells.aliquots.request.submission,wells.aliquots.request.request_type';
 /** v2.rb `tube_for_completion`'s include string (Tubes::WorkCompletionsController reads the tube with it). */

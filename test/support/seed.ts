@@ -95,24 +95,43 @@ export async function seedSamples(count: number, prefix: string): Promise<Stored
   return samples;
 }
 
+/** What a seeded plate's well holds: aliquots of samples (of a study); none for an empty well. */
+export type SeededWell = { sample: number; study: number | null }[];
+
 /**
- * `count` 384-well plates of a purpose, every well holding one aliquot of `sample`, as the service stores
- * them; each its own external barcode `${prefix}${i}`.
+ * `count` plates of `size` wells of a purpose, as the service stores them, well `slot` (1-based, column
+ * order) of plate `i` holding what `well(i, slot)` says; each its own external barcode `${prefix}${i}`.
  */
-export function seedFullPlates(count: number, purpose: number, sample: number, prefix: string): Promise<StoredRecord[]> {
-  const aliquot = (n: number) => ({ n, sample, study: null, tag: null, tag2: null, library_type: null });
-  return seedRecords('plates', count, (i) => ({
-    attrs: {
-      name: null,
-      barcode: { human_barcode: `${prefix}${i}`, machine_barcode: `${prefix}${i}`, ean13_barcode: null, external: true },
-      state: 'pending',
-      size: 384,
-      receptacles: Array.from({ length: 384 }, (_, slot) => ({ ...emptyReceptacle(), aliquots: [aliquot(slot + 1)] })),
-      aliquotCount: 384,
-    },
-    rels: { purpose: { type: 'plate_purposes', id: purpose }, parents: [], custom_metadatum_collection: null },
-  }));
+export function seedPlates(
+  count: number,
+  purpose: number,
+  prefix: string,
+  size: number,
+  well: (i: number, slot: number) => SeededWell,
+): Promise<StoredRecord[]> {
+  return seedRecords('plates', count, (i) => {
+    let n = 0;
+    const receptacles = Array.from({ length: size }, (_, slot) => ({
+      ...emptyReceptacle(),
+      aliquots: well(i, slot + 1).map((held) => ({ n: ++n, ...held, tag: null, tag2: null, library_type: null })),
+    }));
+    return {
+      attrs: {
+        name: null,
+        barcode: { human_barcode: `${prefix}${i}`, machine_barcode: `${prefix}${i}`, ean13_barcode: null, external: true },
+        state: 'pending',
+        size,
+        receptacles,
+        aliquotCount: n,
+      },
+      rels: { purpose: { type: 'plate_purposes', id: purpose }, parents: [], custom_metadatum_collection: null },
+    };
+  });
 }
+
+/** `count` 384-well plates of a purpose, every well holding one aliquot of `sample`; each its own external barcode `${prefix}${i}`. */
+export const seedFullPlates = (count: number, purpose: number, sample: number, prefix: string): Promise<StoredRecord[]> =>
+  seedPlates(count, purpose, prefix, 384, () => [{ sample, study: null }]);
 
 /** `count` empty tubes of a purpose, as the service stores them; each its own barcode, and optionally a name and parents. */
 export function seedTubes(

@@ -9,6 +9,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 export const SLOWEST_FIRST = [
   'test/integration/state-change-concurrency.test.ts',
   'test/integration/listing-scale.test.ts',
+  'test/integration/limber-ongoing-plates.test.ts',
   'test/integration/lab-concurrency.test.ts',
   'test/integration/transfer-request-collections.test.ts',
   'test/integration/write-conflicts.test.ts',

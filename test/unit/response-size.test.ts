@@ -1,9 +1,21 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import fc from 'fast-check';
+import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { responseSize } from '#lib/http/middleware/response-size.ts';
-import { acceptsGzip, bytesPastLimit, encodeResult, GZIP_MIN_BYTES, LAMBDA_RESPONSE_BYTES, payloadBytes } from '#lib/http/response-size.ts';
+import {
+  acceptsGzip,
+  ASSUMED_GZIP_RATIO,
+  bodyBound,
+  bytesPastLimit,
+  encodeResult,
+  GZIP_MIN_BYTES,
+  LAMBDA_RESPONSE_BYTES,
+  overLimit,
+  payloadBytes,
+  payloadCost,
+} from '#lib/http/response-size.ts';
 import { JsonApiError } from '#lib/jsonapi/errors.ts';
 
 const JSON_API = 'application/vnd.api+json';
@@ -101,6 +113,37 @@ describe("payloadBytes and the limit: the result's bytes as Lambda returns it", 
   it("counts a body's escapes: 4 MB of quotes is 8 MB as a payload", () => {
     const quotes = result('"'.repeat(4 * 1024 * 1024));
     expect(bytesPastLimit(quotes)).toBe(Buffer.byteLength(JSON.stringify(quotes)));
+  });
+});
+
+describe('planning a body within the limit', () => {
+  it("payloadCost is what a piece of the body adds to the result's bytes as Lambda returns it", () => {
+    const json = fc.json().filter((text) => !/[\ud800-\udfff]/.test(text));
+    fc.assert(
+      fc.property(json, json, (head, piece) => {
+        expect(payloadBytes(result(`${head}${piece}`)) - payloadBytes(result(head))).toBe(payloadCost(piece));
+      }),
+    );
+  });
+
+  it('a client that takes the body as it is may have the limit less the envelope; one that accepts gzip that much compressed, at the assumed ratio', () => {
+    const plain = bodyBound(undefined);
+    expect(plain.gzip).toBe(false);
+    expect(plain.bytes).toBeLessThan(LAMBDA_RESPONSE_BYTES);
+    expect(plain.bytes).toBeGreaterThan(LAMBDA_RESPONSE_BYTES - 20_000);
+    const gzip = bodyBound('gzip;q=1.0,deflate;q=0.6,identity;q=0.3');
+    expect(gzip).toEqual({ bytes: Math.floor(((plain.bytes * 3) / 4) * ASSUMED_GZIP_RATIO), gzip: true });
+  });
+
+  it('overLimit: a body within the limit fits as it is; past it, it fits compressed if gzip makes it small enough, and says by how much it does not', () => {
+    const { bytes } = bodyBound(undefined);
+    expect(overLimit(documentOf(bytes / 2), false)).toBeLessThanOrEqual(1);
+    const large = documentOf(bytes * 2);
+    expect(overLimit(large, false)).toBeGreaterThan(1.9);
+    expect(overLimit(large, true)).toBeLessThan(0.5);
+    // Text gzip cannot shrink (random base64): a third larger than it is, as base64 of its compressed bytes.
+    const noise = JSON.stringify({ data: randomBytes(bytes).toString('base64') });
+    expect(overLimit(noise, true)).toBeGreaterThan(1.3);
   });
 });
 
