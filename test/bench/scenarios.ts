@@ -408,7 +408,8 @@ const rackCoordinate = (n: number) => `${'ABCDEFGH'[n % 8]}${Math.floor(n / 8) +
 /**
  * Limber's plate split into tube racks (`plate_split_to_tube_racks`), a unit of two writes: a specific
  * tube rack creation of a sequencing and a contingency rack of 96 new tubes each (barcodes given, as a rack
- * scan gives them: unique by side and request), then the collection of 192 entries moving each well into
+ * scan gives them: unique by side and request; each with its well as `parent_uuids`, which the service
+ * accepts and does not use, as the reference), then the collection of 192 entries moving each well into
  * its tube of both racks, by submission (as the MX tubes pool; Limber names the well's outer request).
  */
 function rackSplit(split: NonNullable<WorkSeeds['rackSplit']>, created: Created, collect: Collect): Send {
@@ -428,6 +429,7 @@ function rackSplit(split: NonNullable<WorkSeeds['rackSplit']>, created: Created,
             tube_name: `${kind}:${rackCoordinate(n)}`,
             tube_purpose_uuid: split.tubePurpose,
             tube_position: rackCoordinate(n),
+            parent_uuids: [slotUuid(split.parent, n + 1)],
           })),
         })),
       },

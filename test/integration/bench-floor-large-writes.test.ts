@@ -155,11 +155,12 @@ describe("the bench floor's writes past one transaction", () => {
             tube_rack_name: `${kind} rack`,
             tube_rack_barcode: `TR${side === 'service' ? 1 : 2}${r}${process.pid}`,
             tube_rack_purpose_uuid: rackPurpose,
-            racked_tubes: wells.map((_, n) => ({
+            racked_tubes: wells.map((_well, n) => ({
               tube_barcode: `FR${side === 'service' ? 1 : 2}${r}${String(n).padStart(3, '0')}${process.pid}`,
               tube_name: `${kind}:${coordinate(n)}`,
               tube_purpose_uuid: tubePurpose,
               tube_position: coordinate(n),
+              parent_uuids: [wells[n]!.attributes.uuid],
             })),
           })),
           user_uuid: user,
