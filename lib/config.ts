@@ -34,6 +34,11 @@ const schema = () =>
     LTS_DYNAMODB_REQUEST_TIMEOUT_MS: z.optional(timeoutMs()),
     /** How long one request may take before it answers 503 `service_unavailable` (DEFAULT_REQUEST_BUDGET_MS); at most 15 minutes, Lambda's limit. */
     LTS_REQUEST_BUDGET_MS: z._default(z.coerce.number().check(z.int(), z.gte(100), z.lte(900_000)), DEFAULT_REQUEST_BUDGET_MS),
+    /**
+     * How long after it starts a write larger than one transaction may be abandoned, aborted and undone by
+     * recovery (lib/store/large-write.ts); by default its request's deadline plus 5 s. Tests of recovery set it short.
+     */
+    LTS_LARGE_WRITE_EXPIRY_MS: z.optional(z.coerce.number().check(z.int(), z.gte(0), z.lte(900_000))),
     /** The EventBridge bus the stream publisher sends events to (functions/events/publisher.ts; AWS only). */
     LTS_EVENT_BUS_NAME: z.optional(z.string().check(z.minLength(1))),
     /** The name inbound queue messages act as, in place of an API key's (functions/events/inbound.ts). */

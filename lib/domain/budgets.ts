@@ -13,6 +13,12 @@ export const TRANSACTION_ITEM_LIMIT = 100;
 /** JSON bytes one transaction may write: DynamoDB allows 4 MiB (4,194,304 bytes); the rest is room for keys and index attributes. */
 export const TRANSACTION_SIZE_LIMIT = 4_000_000;
 
+/** Records and index entries one write may create, change or delete when it is past one transaction (lib/store/large-write.ts). */
+export const LARGE_WRITE_ITEM_LIMIT = 4_000;
+
+/** JSON bytes one write past one transaction may write. */
+export const LARGE_WRITE_SIZE_LIMIT = 16_000_000;
+
 /** JSON bytes of one record: DynamoDB allows 400 KB an item; the rest is room for keys, index attributes and DynamoDB's per-attribute overhead. */
 export const ITEM_SIZE_LIMIT = 380_000;
 
@@ -119,8 +125,11 @@ export const polyMetadataItems = (metadata: number): number => transactionItems(
 /** Items each metadatum adds to its write. */
 export const POLY_METADATUM_ITEMS = polyMetadataItems(1) - polyMetadataItems(0);
 
-/** The most poly metadata one write may create: 4 items each within TRANSACTION_ITEM_LIMIT (24). */
-export const MAX_POLY_METADATA_PER_WRITE = Math.floor((TRANSACTION_ITEM_LIMIT - polyMetadataItems(0)) / POLY_METADATUM_ITEMS);
+/**
+ * The most poly metadata one write may create: past one transaction's 24 the write is staged in several
+ * (lib/store/large-write.ts), up to LARGE_WRITE_ITEM_LIMIT records and index entries, 4 each.
+ */
+export const MAX_POLY_METADATA_PER_WRITE = Math.floor(LARGE_WRITE_ITEM_LIMIT / POLY_METADATUM_ITEMS);
 
 /**
  * A QC assay (POST qc_assays): the assay record and one update per labware its results go into (results

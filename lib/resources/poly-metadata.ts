@@ -1,5 +1,5 @@
 import * as z from '#lib/zod.ts';
-import { MAX_POLY_METADATA_PER_WRITE, POLY_METADATUM_ITEMS, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
+import { LARGE_WRITE_ITEM_LIMIT, MAX_POLY_METADATA_PER_WRITE, POLY_METADATUM_ITEMS } from '#lib/domain/budgets.ts';
 import {
   foldKey,
   keyOfRecord,
@@ -91,11 +91,11 @@ const claimOf = (input: WriteInput, at = ''): KeyClaim => ({
   pointer: `/data${at}/attributes/key`,
 });
 
-/** `POST /api/v2/poly_metadata/bulk_create`: every entry created, or none (one transaction), 201 with the array. */
+/** `POST /api/v2/poly_metadata/bulk_create`: every entry created, or none (one write, of several transactions past 24), 201 with the array. */
 async function bulkCreate(ctx: WriteContext, body: unknown) {
   const inputs = await resolveEntries(ctx, polyMetadata, body, {
     max: MAX_POLY_METADATA_PER_WRITE,
-    why: `each writes ${POLY_METADATUM_ITEMS} of the ${TRANSACTION_ITEM_LIMIT} items one transaction may hold`,
+    why: `each writes ${POLY_METADATUM_ITEMS} of the ${LARGE_WRITE_ITEM_LIMIT} records and index entries one request may write`,
   });
   await checkKeysFree(
     ctx,

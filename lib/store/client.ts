@@ -16,6 +16,35 @@ export type CallCount = Record<string, number>;
 interface CallScope {
   counts?: CallCount;
   deadline?: Deadline;
+  /** A test's simulated death of the process (killProcessAfter); absent in service. */
+  kill?: ProcessKill;
+}
+
+/** How many DynamoDB calls a scope may still complete before its process is taken as dead. */
+interface ProcessKill {
+  after: number;
+  made: number;
+}
+
+/**
+ * The process serving the scope died (a test seam: killProcessAfter). Thrown by the call after which it
+ * died and by every call after it, so no code of the dead request, its clean-up included, reaches DynamoDB.
+ */
+export class ProcessKilled extends Error {
+  constructor() {
+    super('the process was killed (a test of crash recovery)');
+    this.name = 'ProcessKilled';
+  }
+}
+
+/**
+ * Runs `fn` as a process that dies once `calls` DynamoDB calls made inside it have completed: that call's
+ * effect stands, its answer is lost, and it and every later call throw ProcessKilled — as when a Lambda is
+ * stopped between two calls of a write. A test seam for crash recovery; nothing in the service arms it, and
+ * unarmed it costs one property read a call.
+ */
+export function killProcessAfter<T>(calls: number, fn: () => Promise<T>): Promise<T> {
+  return callScope.run({ ...callScope.getStore(), kill: { after: calls, made: 0 } }, fn);
 }
 
 const callScope = new AsyncLocalStorage<CallScope>();
@@ -86,7 +115,9 @@ export function currentCallCount(): CallCount | undefined {
 export async function onBehalfOf<T>(counts: readonly (CallCount | undefined)[], fn: () => Promise<T>): Promise<T> {
   const made: CallCount = {};
   try {
-    return await callScope.run({ counts: made }, fn);
+    // A killed process makes no call on behalf of others either.
+    const kill = callScope.getStore()?.kill;
+    return await callScope.run({ counts: made, ...(kill ? { kill } : {}) }, fn);
   } finally {
     for (const count of new Set(counts)) if (count) for (const [op, n] of Object.entries(made)) count[op] = (count[op] ?? 0) + n;
   }
@@ -151,15 +182,21 @@ export function dynamo(): DynamoDBDocumentClient {
     // AbortError (its retry pause does not even keep the reason).
     base.middlewareStack.add(
       (next, context) => async (args) => {
-        const { counts, deadline } = callScope.getStore() ?? {};
+        const { counts, deadline, kill } = callScope.getStore() ?? {};
         if (counts) {
           const op = String(context.commandName ?? 'Unknown').replace(/Command$/, '');
           counts[op] = (counts[op] ?? 0) + 1;
         }
+        if (kill && ++kill.made > kill.after) throw new ProcessKilled();
         if (deadline?.signal.aborted) throw new DeadlineExceeded(deadline.budgetMs);
+        // Once the process has died (its last call made), no answer reaches it.
+        const dead = () => kill !== undefined && kill.made >= kill.after;
         try {
-          return await next(args);
+          const result = await next(args);
+          if (dead()) throw new ProcessKilled();
+          return result;
         } catch (error) {
+          if (dead()) throw error instanceof ProcessKilled ? error : new ProcessKilled();
           if (deadline?.signal.aborted) throw new DeadlineExceeded(deadline.budgetMs, { cause: error });
           throw error;
         }

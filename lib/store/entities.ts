@@ -19,12 +19,19 @@ import { tableDefinition } from '#lib/store/table.ts';
  *   the response to replay; a large payload compressed, or in requestChunk items beside it
  *   (lib/store/request-payload.ts).
  * - apiKey / apiKeyName: a hashed API key with its name and scope, found by hash (requests) or name (admin).
+ * - a write larger than one transaction keeps its transaction record, staged keys, after-images and its
+ *   entry among the open ones in plain items of its own key space (lib/store/tx-items.ts).
  */
 const pk = tableDefinition.partitionKey;
 const sk = tableDefinition.sortKey;
 const [byType, byTypeUpdated, byLookup1, byLookup2, byLookup2Updated] = tableDefinition.indexes;
 /** Ids sort as text in keys, so they are zero-padded there. */
 const idPadding = { length: 12, char: '0' };
+/**
+ * A write larger than one transaction marks the records and index entries it stages with its id and what
+ * it does to them (lib/store/large-write.ts); readers resolve the marks (lib/store/visibility.ts).
+ */
+const markerAttributes = { tx: { type: 'string' }, txOp: { type: 'string' } } as const;
 
 function build() {
   const options = { table: config().LTS_TABLE_NAME, client: dynamo() };
@@ -48,6 +55,7 @@ function build() {
         lookup1Id: { type: 'number', padding: idPadding },
         lookup2Id: { type: 'number', padding: idPadding },
         lookup2UpdatedAt: { type: 'string' },
+        ...markerAttributes,
       },
       indexes: {
         byId: { pk: { field: pk, composite: ['family', 'id'], casing: 'none' }, sk: { field: sk, composite: [], casing: 'none' } },
@@ -95,6 +103,7 @@ function build() {
         family: { type: 'string', required: true },
         type: { type: 'string', required: true },
         id: { type: 'number', required: true },
+        ...markerAttributes,
       },
       indexes: { byValue: { pk: { field: pk, composite: ['scope', 'value'], casing: 'none' }, sk: { field: sk, composite: ['ref'], casing: 'none' } } },
     },

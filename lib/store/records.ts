@@ -5,6 +5,7 @@ import { dynamo } from '#lib/store/client.ts';
 import { store } from '#lib/store/entities.ts';
 import { bounded } from '#lib/store/bounded.ts';
 import { CapacityError, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
+import { type Marked, MARKER_ATTRIBUTES, readResolved } from '#lib/store/visibility.ts';
 
 /** A pointer to a record: its JSON:API type and integer id. */
 export interface Ref {
@@ -69,41 +70,53 @@ export const recordKey = (family: string, id: number): string => `${family}:${id
 export const recordItemKey = (family: string, id: number) => ({ pk: `$lts#family_${family}#id_${padId(id)}`, sk: '$record_1' });
 /** The attributes of a record item that make a StoredRecord (not its keys or index keys), as a projection (several are reserved words). */
 const RECORD_ATTRIBUTES = ['family', 'id', 'type', 'uuid', 'createdAt', 'updatedAt', 'version', 'attrs', 'rels'];
+/** What a read of records asks for: their attributes, and the marker a large write may have left (lib/store/visibility.ts). */
+const READ_ATTRIBUTES = [...RECORD_ATTRIBUTES, ...MARKER_ATTRIBUTES];
 const RECORD_PROJECTION = {
-  ProjectionExpression: RECORD_ATTRIBUTES.map((_, i) => `#r${i}`).join(', '),
-  ExpressionAttributeNames: Object.fromEntries(RECORD_ATTRIBUTES.map((name, i) => [`#r${i}`, name])),
+  ProjectionExpression: READ_ATTRIBUTES.map((_, i) => `#r${i}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(READ_ATTRIBUTES.map((name, i) => [`#r${i}`, name])),
 };
 
 /**
  * Fetches records by family and id: de-duplicated, strongly consistent, in chunks of 100 keys with at
- * most four chunks in flight. Missing records are simply absent from the result.
+ * most four chunks in flight. Missing records are simply absent from the result. Records a write larger
+ * than one transaction has staged are seen as that write's state says (lib/store/visibility.ts).
  */
 export async function getRecords(keys: { family: string; id: number }[]): Promise<Map<string, StoredRecord>> {
   const unique = [...new Map(keys.map((k) => [recordKey(k.family, k.id), recordItemKey(k.family, k.id)])).values()];
-  const found = new Map<string, StoredRecord>();
   const chunks: Record<string, string>[][] = [];
   for (let i = 0; i < unique.length; i += BATCH_GET_LIMIT) chunks.push(unique.slice(i, i + BATCH_GET_LIMIT));
   const table = config().LTS_TABLE_NAME;
-  await bounded(chunks, MAX_PARALLEL_READS, async (chunk) => {
-    let pending: Record<string, unknown>[] = chunk;
-    // BatchGetItem may hand back part of the keys unprocessed (16 MB per call, or under load); ask again
-    // for those, a few times: keys still left then mean DynamoDB is short of capacity (a 503).
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === MAX_UNPROCESSED_ATTEMPTS) throw new CapacityError(`BatchGetItem left ${pending.length} keys unprocessed`, THROTTLED_RETRY_AFTER_SECONDS);
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
-      const result = await dynamo().send(
-        new BatchGetCommand({
-          RequestItems: {
-            [table]: { Keys: pending, ConsistentRead: true, ...RECORD_PROJECTION },
-          },
-        }),
-      );
-      for (const item of (result.Responses?.[table] ?? []) as StoredRecord[]) found.set(recordKey(item.family, item.id), item);
-      pending = result.UnprocessedKeys?.[table]?.Keys ?? [];
-    }
-  });
-  return found;
+  const read = async () => {
+    const items: Marked<StoredRecord>[] = [];
+    await bounded(chunks, MAX_PARALLEL_READS, async (chunk) => {
+      let pending: Record<string, unknown>[] = chunk;
+      // BatchGetItem may hand back part of the keys unprocessed (16 MB per call, or under load); ask again
+      // for those, a few times: keys still left then mean DynamoDB is short of capacity (a 503).
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt === MAX_UNPROCESSED_ATTEMPTS)
+          throw new CapacityError(`BatchGetItem left ${pending.length} keys unprocessed`, THROTTLED_RETRY_AFTER_SECONDS);
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
+        const result = await dynamo().send(
+          new BatchGetCommand({
+            RequestItems: {
+              [table]: { Keys: pending, ConsistentRead: true, ...RECORD_PROJECTION },
+            },
+          }),
+        );
+        items.push(...((result.Responses?.[table] ?? []) as Marked<StoredRecord>[]));
+        pending = result.UnprocessedKeys?.[table]?.Keys ?? [];
+      }
+    });
+    return items;
+  };
+  const records = await readResolved(read, { afterImageOf: (r) => recordItemKey(r.family, r.id), project: recordOf });
+  return new Map(records.map((record) => [recordKey(record.family, record.id), record]));
 }
+
+/** A record's own attributes out of its whole item (an after-image holds its keys and index attributes too). */
+const recordOf = (item: Record<string, unknown>): StoredRecord =>
+  Object.fromEntries(RECORD_ATTRIBUTES.map((name) => [name, item[name]])) as unknown as StoredRecord;
 
 /** Index values above this many bytes are stored by hash: DynamoDB partition keys are limited to 2048 bytes. */
 const MAX_TERM_VALUE_BYTES = 1024;
@@ -114,10 +127,12 @@ export const termValue = (value: string): string =>
 
 /** Every index entry under one scope and value (a unique value has at most one), in id order. */
 export async function findTerms(scope: string, value: string): Promise<TermHit[]> {
-  const { data } = await store()
-    .entities.term.query.byValue({ scope, value: termValue(value) })
-    .go({ consistent: true, pages: 'all', attributes: ['ref', 'family', 'type', 'id'] });
-  return data as TermHit[];
+  return readResolved(async () => {
+    const { data } = await store()
+      .entities.term.query.byValue({ scope, value: termValue(value) })
+      .go({ consistent: true, pages: 'all', attributes: ['ref', 'family', 'type', 'id', ...MARKER_ATTRIBUTES] });
+    return data as Marked<TermHit>[];
+  });
 }
 
 /**
@@ -127,11 +142,14 @@ export async function findTerms(scope: string, value: string): Promise<TermHit[]
 export async function findHolders(scope: string, values: readonly string[]): Promise<Map<string, TermHit>> {
   const byTerm = new Map(values.map((value) => [termValue(value), value]));
   if (byTerm.size === 0) return new Map();
-  const { data, unprocessed } = await store()
-    .entities.term.get([...byTerm.keys()].map((value) => ({ scope, value, ref: '-' })))
-    .go({ consistent: true, attributes: ['value', 'ref', 'family', 'type', 'id'] });
-  if (unprocessed.length > 0) throw new CapacityError(`BatchGetItem left ${unprocessed.length} keys unprocessed`, THROTTLED_RETRY_AFTER_SECONDS);
-  return new Map(data.map(({ value, ...hit }) => [byTerm.get(value)!, hit as TermHit]));
+  const found = await readResolved(async () => {
+    const { data, unprocessed } = await store()
+      .entities.term.get([...byTerm.keys()].map((value) => ({ scope, value, ref: '-' })))
+      .go({ consistent: true, attributes: ['value', 'ref', 'family', 'type', 'id', ...MARKER_ATTRIBUTES] });
+    if (unprocessed.length > 0) throw new CapacityError(`BatchGetItem left ${unprocessed.length} keys unprocessed`, THROTTLED_RETRY_AFTER_SECONDS);
+    return data as Marked<TermHit & { value: string }>[];
+  });
+  return new Map(found.map(({ value, ...hit }) => [byTerm.get(value)!, hit]));
 }
 
 /** A position in an ordered listing: the sort values of the last record of a page. */
@@ -213,8 +231,17 @@ export async function readRange(
   };
   const position = after && positionKey(range, byUpdated, after, options.descending);
   const ranged = position ? (options.descending ? query.lt(position) : query.gt(position)) : query;
-  const { data } = await ranged.go(go);
-  return data.map((d) => ({ ref: d.ref ?? '-', family: d.family, type: d.type, id: d.id, ...(d.updatedAt !== undefined ? { updatedAt: d.updatedAt } : {}) }));
+  const hitOf = (d: { family: string; id: number; type: string; updatedAt?: string; ref?: string }): ListHit => ({
+    ref: d.ref ?? '-',
+    family: d.family,
+    type: d.type,
+    id: d.id,
+    ...(d.updatedAt !== undefined ? { updatedAt: d.updatedAt } : {}),
+  });
+  // A secondary index holds no marker (it projects keys only): its records are resolved as they are read.
+  if (!term) return (await ranged.go(go)).data.map(hitOf);
+  const entries = await readResolved(async () => (await ranged.go({ ...go, attributes: [...go.attributes, ...MARKER_ATTRIBUTES] })).data as Marked<TermHit>[]);
+  return entries.map(hitOf);
 }
 
 /**
@@ -233,24 +260,43 @@ export async function findTermsUnder(scope: string, values: readonly string[], l
   return found;
 }
 
-/** How many entries a range holds, counted by DynamoDB (keys only, page by page); for ranges of few entries. */
+/**
+ * How many entries a range holds, counted by DynamoDB (keys only, page by page); for ranges of few entries.
+ * Index entries are read with their markers instead (what a count of them reads is the same), so that
+ * those of a large write not committed are not counted.
+ */
 export async function countRange(range: IndexRange): Promise<number> {
   const { query } = rangeQuery(range, false);
   const params = query.params();
   delete params.ProjectionExpression;
-  let total = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        ...params,
-        Select: 'COUNT',
-        ...(range.kind === 'term' ? { ConsistentRead: true } : {}),
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      } as never),
-    );
-    total += page.Count ?? 0;
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return total;
+  const terms = range.kind === 'term';
+  let unmarked = 0;
+  const read = async () => {
+    unmarked = 0;
+    const marked: Marked<object>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await dynamo().send(
+        new QueryCommand({
+          ...params,
+          ...(terms
+            ? {
+                ConsistentRead: true,
+                ProjectionExpression: '#tx, #txOp',
+                ExpressionAttributeNames: { ...(params.ExpressionAttributeNames as object), '#tx': 'tx', '#txOp': 'txOp' },
+              }
+            : { Select: 'COUNT' }),
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        } as never),
+      );
+      const found = ((page.Items ?? []) as Marked<object>[]).filter((item) => item.tx !== undefined);
+      unmarked += (page.Count ?? 0) - found.length;
+      marked.push(...found);
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return marked;
+  };
+  // Only the marked entries need resolving; the count of the others is the last read's.
+  const visible = await readResolved(read);
+  return unmarked + visible.length;
 }

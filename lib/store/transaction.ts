@@ -4,6 +4,8 @@ import { countUpdate, randomShard } from '#lib/store/counts.ts';
 import { CapacityError, capacityReason, ConflictError, IdempotencyRace, THROTTLED_RETRY_AFTER_SECONDS, UniqueValueTaken } from '#lib/store/errors.ts';
 import type { StagedOp, TakenValue } from '#lib/store/write-plan.ts';
 import { dynamo } from '#lib/store/client.ts';
+import { settleLocks } from '#lib/store/recovery.ts';
+import type { ItemKey } from '#lib/store/tx-items.ts';
 
 /** One item of a TransactWriteItems call (`Put`, `Update`, `Delete` or `ConditionCheck` with its parameters), as lib-dynamodb takes it. */
 export type TransactItem = Partial<Record<'Put' | 'Update' | 'Delete' | 'ConditionCheck', Record<string, unknown>>>;
@@ -46,12 +48,30 @@ export async function sendWrite(items: TransactItem[], onReject: StagedOp['onRej
     const rejected = codes.map((code, i) => ({ code, i })).filter(({ code }) => code !== 'None');
     // Only count shards met another write: the same plan on other shards needs no fresh reads.
     if (rejected.every(({ code, i }) => code === 'TransactionConflict' && i >= items.length) && attempt < SHARD_RETRIES) continue;
-    throw failure(rejected.map(({ code, i }) => ({ code, onReject: onReject[i] ?? 'conflict' })));
+    throw await failure(rejected.map(({ code, i }) => ({ code, onReject: onReject[i] ?? 'conflict', item: items[i] })));
   }
 }
 
-/** The error a cancelled transaction becomes: values taken, an idempotency race, or a conflict (retried by the engine). */
-function failure(rejected: { code: string; onReject: StagedOp['onReject'] }[]): Error {
+/** The table key of a transaction's item. */
+export const keyOfItem = (item: TransactItem): ItemKey => {
+  const params = (item.Put ?? item.Update ?? item.Delete ?? item.ConditionCheck)!;
+  const { pk, sk } = (params.Item ?? params.Key) as ItemKey;
+  return { pk, sk };
+};
+
+/**
+ * The error a cancelled transaction becomes: values taken, an idempotency race, or a conflict (retried by
+ * the engine). A condition that failed on an item a larger write holds (lib/store/large-write.ts) is a
+ * conflict whatever the item: that write is ended if it may be (an abandoned one undone, a committed one
+ * applied), and the writer starts again and finds it decided.
+ */
+export async function failure(rejected: { code: string; onReject: StagedOp['onReject']; item?: TransactItem }[]): Promise<Error> {
+  const conditions = rejected.filter(({ code, item }) => code === 'ConditionalCheckFailed' && item !== undefined);
+  if (await settleLocks(conditions.map(({ item }) => keyOfItem(item!)))) return new ConflictError('an item is held by a larger write');
+  return classify(rejected);
+}
+
+function classify(rejected: { code: string; onReject: StagedOp['onReject'] }[]): Error {
   const unexpected = rejected.filter(({ code }) => code !== 'ConditionalCheckFailed' && code !== 'TransactionConflict').map(({ code }) => code);
   // Anything but a lost race or a taken value is a fault of ours (e.g. a validation error): a 500, not a retry.
   if (unexpected.length > 0) return new Error(`transaction cancelled: ${unexpected.join(', ')}`);

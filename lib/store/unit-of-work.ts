@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { TRANSACTION_ITEM_LIMIT, TRANSACTION_SIZE_LIMIT } from '#lib/domain/budgets.ts';
+import { LARGE_WRITE_ITEM_LIMIT, LARGE_WRITE_SIZE_LIMIT, TRANSACTION_ITEM_LIMIT, TRANSACTION_SIZE_LIMIT } from '#lib/domain/budgets.ts';
 import { countDeltas } from '#lib/store/counts.ts';
 import { mayHaveApplied, TooLargeError, WriteOutcomeUnknown } from '#lib/store/errors.ts';
 import { deleteChunks, putChunks, type EventEnvelope, type StoredResponse } from '#lib/store/request-payload.ts';
 import { recordKey, type RelValue, type StoredRecord } from '#lib/store/records.ts';
+import { commitLarge } from '#lib/store/large-write.ts';
 import { reserve } from '#lib/store/sequences.ts';
 import { sendWrite } from '#lib/store/transaction.ts';
 import { encodeUuid } from '#lib/store/uuids.ts';
@@ -149,17 +150,16 @@ export class UnitOfWork {
   async commit(): Promise<void> {
     const request = { events: this.events, ...(this.idempotency ? { idempotency: this.idempotency } : {}) };
     const changes = { created: this.created, updated: this.updated, deleted: [...this.deletedByKey.values()] };
-    const { items, onReject, bytes, payload, requestKey, ttl } = planWrite(changes, this.model, request, this.now);
+    const plan = planWrite(changes, this.model, request, this.now);
+    const { items, onReject, bytes, payload, requestKey, ttl } = plan;
     if (items.length === 0) return;
     const deltas = [...countDeltas(this.model, changes)];
     const total = items.length + deltas.length;
-    if (total > TRANSACTION_ITEM_LIMIT) {
-      throw new TooLargeError(`this request would write ${total} items; one request may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`);
-    }
-    if (bytes > TRANSACTION_SIZE_LIMIT) {
-      throw new TooLargeError(
-        `this request would write ${bytes} bytes; one request may write at most ${TRANSACTION_SIZE_LIMIT} bytes (a DynamoDB transaction)`,
-      );
+    if (total > TRANSACTION_ITEM_LIMIT || bytes > TRANSACTION_SIZE_LIMIT) {
+      // Past one transaction: several calls, still one write (lib/store/large-write.ts), up to the bound of one request.
+      checkLargeWriteBound(plan.changes.length, bytes);
+      await commitLarge({ plan, deltas, startedAt: this.now, ...(this.idempotency ? { idempotencyKey: this.idempotency.key } : {}) });
+      return;
     }
     await putChunks(requestKey, ttl, payload.chunks);
     try {
@@ -173,4 +173,13 @@ export class UnitOfWork {
       throw error;
     }
   }
+}
+
+/** Refuses (TooLargeError: a 422 naming the bound and the size) a write past what one request may write. */
+function checkLargeWriteBound(items: number, bytes: number): void {
+  if (items > LARGE_WRITE_ITEM_LIMIT) {
+    throw new TooLargeError(`this request would write ${items} records and index entries; one request may write at most ${LARGE_WRITE_ITEM_LIMIT}`);
+  }
+  if (bytes > LARGE_WRITE_SIZE_LIMIT)
+    throw new TooLargeError(`this request would write ${bytes} bytes; one request may write at most ${LARGE_WRITE_SIZE_LIMIT} bytes`);
 }

@@ -24,7 +24,7 @@ export interface RecordLookups {
   lookup2UpdatedAt?: string;
 }
 
-/** A record item's Put: new (its key must be free), or replacing the version read (`version`). */
+/** A record item's Put: new (its key must be free), or replacing the version read (`version`) that no larger write holds. */
 export function recordPut(record: StoredRecord & RecordLookups, expected: { version: number } | 'new') {
   const { family, id, type, uuid, createdAt, updatedAt, version, attrs, rels, lookup1, lookup1Id, lookup2, lookup2Id, lookup2UpdatedAt } = record;
   const padded = padId(id);
@@ -60,16 +60,19 @@ export function recordPut(record: StoredRecord & RecordLookups, expected: { vers
       [byLookup2Updated.sortKey]: `$record_1#lookup2UpdatedAt_${lookup2UpdatedAt}#lookup2Id_${padId(lookup2Id!)}`,
     });
   }
-  const condition =
-    expected === 'new'
-      ? absent()
-      : {
-          ConditionExpression: '#version = :version0',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':version0': expected.version },
-        };
+  const condition = expected === 'new' ? absent() : unlockedAt(expected.version);
   return { Item, TableName: config().LTS_TABLE_NAME, ...condition };
 }
+
+/**
+ * The condition of replacing or deleting a record: still the version read, and no larger write holds it
+ * (lib/store/large-write.ts marks what it stages; such a mark is never written over).
+ */
+export const unlockedAt = (version: number) => ({
+  ConditionExpression: '#version = :version0 AND attribute_not_exists(#tx)',
+  ExpressionAttributeNames: { '#version': 'version', '#tx': 'tx' },
+  ExpressionAttributeValues: { ':version0': version },
+});
 
 /** An index entry's Put: a unique entry new (its value must be free), a listed one written over whatever is there. */
 export function termPut(term: { scope: string; value: string; ref: string; family: string; type: string; id: number }, unique: boolean) {

@@ -5,6 +5,7 @@ import { TooLargeError, type ValueOrigin } from '#lib/store/errors.ts';
 import { packPayload, storedBytes, type EventEnvelope, type PackedPayload, type StoredResponse } from '#lib/store/request-payload.ts';
 import { padId, termValue, type StoredRecord } from '#lib/store/records.ts';
 import type { TransactItem } from '#lib/store/transaction.ts';
+import type { ItemKey } from '#lib/store/tx-items.ts';
 import { recordPut, requestPut, termPut } from '#lib/store/write-items.ts';
 
 /**
@@ -58,6 +59,21 @@ export interface StagedOp {
   itemSize?: number;
 }
 
+/**
+ * What one record or index item op does, for a write staged item by item (lib/store/large-write.ts): an
+ * item created (its key must be free), a record replaced over the version read, or a record (at the
+ * version read) or index entry removed.
+ */
+export type ItemChange =
+  | { kind: 'create'; item: Record<string, unknown> }
+  | { kind: 'replace'; item: Record<string, unknown>; version: number }
+  | { kind: 'remove'; key: ItemKey; version?: number };
+
+/** A record or index item op: its transaction item and the change it makes. */
+export interface ChangeOp extends StagedOp {
+  change: ItemChange;
+}
+
 export type TakenValue = ValueOrigin & { value: string };
 
 const termKey = (t: TermSpec) => `${t.scope}\u0000${t.value}\u0000${t.ref ?? '-'}`;
@@ -77,8 +93,12 @@ export interface RequestItemContent {
 }
 
 export interface WritePlan {
+  /** The records' and index entries' ops. */
+  changes: ChangeOp[];
+  /** The request item's op (the events, the idempotent response), if the write has one. */
+  request?: StagedOp;
+  /** Every op's transaction item, the request item's last, and what a failed condition on each means. */
   items: TransactItem[];
-  /** What a failed condition on each item means. */
   onReject: StagedOp['onReject'][];
   bytes: number;
   /** The request item's payload; its chunks (if large) are written before the transaction. */
@@ -92,7 +112,7 @@ export interface WritePlan {
  * each means; and the request item's payload, whose chunks (if large) are written before the transaction.
  */
 export function planWrite(changes: StagedChanges, model: RecordModel, request: RequestItemContent, now: string): WritePlan {
-  const ops: StagedOp[] = [];
+  const ops: ChangeOp[] = [];
   const measured = (record: StoredRecord) => {
     const size = recordBytes(record);
     if (size > ITEM_SIZE_LIMIT) {
@@ -103,67 +123,71 @@ export function planWrite(changes: StagedChanges, model: RecordModel, request: R
   const { record: records } = store().entities;
 
   for (const record of changes.created) {
-    ops.push({
-      item: { Put: recordPut({ ...record, ...lookupAttributes(record, model.lookupsOf(record)) }, 'new') },
-      onReject: 'conflict',
-      itemSize: measured(record),
-    });
+    const put = recordPut({ ...record, ...lookupAttributes(record, model.lookupsOf(record)) }, 'new');
+    ops.push({ item: { Put: put }, onReject: 'conflict', itemSize: measured(record), change: { kind: 'create', item: put.Item } });
     ops.push(...termOps([], model.termsOf(record), record));
   }
   for (const { before, after } of changes.updated) {
-    ops.push({
-      item: { Put: recordPut({ ...after, ...lookupAttributes(after, model.lookupsOf(after)) }, { version: before.version }) },
-      onReject: 'conflict',
-      itemSize: measured(after),
-    });
+    const put = recordPut({ ...after, ...lookupAttributes(after, model.lookupsOf(after)) }, { version: before.version });
+    ops.push({ item: { Put: put }, onReject: 'conflict', itemSize: measured(after), change: { kind: 'replace', item: put.Item, version: before.version } });
     ops.push(...termOps(model.termsOf(before), model.termsOf(after), after));
   }
   for (const record of changes.deleted) {
-    ops.push({
-      item: {
-        Delete: records
-          .delete({ family: record.family, id: record.id })
-          .where((a, op) => op.eq(a.version, record.version))
-          .params(),
-      },
-      onReject: 'conflict',
-    });
+    const remove = records
+      .delete({ family: record.family, id: record.id })
+      .where((a, op) => `${op.eq(a.version, record.version)} AND ${op.notExists(a.tx)}`)
+      .params();
+    ops.push({ item: { Delete: remove }, onReject: 'conflict', change: { kind: 'remove', key: remove.Key as ItemKey, version: record.version } });
     ops.push(...termOps(model.termsOf(record), [], record));
   }
   const requestKey = request.idempotency?.key ?? `auto:${randomUUID()}`;
   const ttl = Math.floor(Date.parse(now) / 1000) + REQUEST_RETENTION_SECONDS;
   const payload = packPayload({ events: request.events, ...(request.idempotency ? { response: request.idempotency.response } : {}) });
+  let requestOp: StagedOp | undefined;
   if (ops.length > 0 || request.idempotency) {
     const head = { key: requestKey, committedAt: now, ttl, ...(request.idempotency ? { requestHash: request.idempotency.requestHash } : {}) };
-    ops.push({
+    requestOp = {
       item: { Put: requestPut({ ...head, ...payload.attributes }) },
       onReject: request.idempotency ? 'idempotency' : 'conflict',
       // The payload measured as it was packed, the rest of the item on its own (within a few bytes of the whole).
       itemSize: storedBytes({ Put: requestPut(head) }) + payload.bytes,
-    });
+    };
   }
+  const all: StagedOp[] = requestOp ? [...ops, requestOp] : ops;
   // Count shards, added at commit, are a few hundred bytes each: the limit's margin covers them.
-  const bytes = ops.reduce((total, op) => total + (op.itemSize ?? storedBytes(op.item)), 0);
-  return { items: ops.map((o) => o.item), onReject: ops.map((o) => o.onReject), bytes, payload, requestKey, ttl };
+  const bytes = all.reduce((total, op) => total + opBytes(op), 0);
+  return {
+    changes: ops,
+    ...(requestOp ? { request: requestOp } : {}),
+    items: all.map((o) => o.item),
+    onReject: all.map((o) => o.onReject),
+    bytes,
+    payload,
+    requestKey,
+    ttl,
+  };
 }
 
-function termOps(before: TermSpec[], after: TermSpec[], record: StoredRecord): StagedOp[] {
-  const { term } = store().entities;
+/** JSON bytes an op writes. */
+export const opBytes = (op: StagedOp): number => op.itemSize ?? storedBytes(op.item);
+
+function termOps(before: TermSpec[], after: TermSpec[], record: StoredRecord): ChangeOp[] {
   const old = new Map(before.map((t) => [termKey(t), t]));
   const next = new Map(after.map((t) => [termKey(t), t]));
-  const ops: StagedOp[] = [];
+  const ops: ChangeOp[] = [];
   for (const [key, t] of old) {
-    if (!next.has(key))
-      ops.push({ item: { Delete: term.delete({ scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-' }).params() }, onReject: 'conflict' });
+    if (next.has(key)) continue;
+    const remove = store()
+      .entities.term.delete({ scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-' })
+      .params();
+    ops.push({ item: { Delete: remove }, onReject: 'conflict', change: { kind: 'remove', key: remove.Key as ItemKey } });
   }
   for (const [key, t] of next) {
     if (old.has(key)) continue;
     const item = { scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-', family: record.family, type: record.type, id: record.id };
-    ops.push(
-      t.ref === undefined
-        ? { item: { Put: termPut(item, true) }, onReject: t.origin ? { ...t.origin, value: t.value } : 'conflict' }
-        : { item: { Put: termPut(item, false) }, onReject: 'conflict' },
-    );
+    const unique = t.ref === undefined;
+    const put = termPut(item, unique);
+    ops.push({ item: { Put: put }, onReject: unique && t.origin ? { ...t.origin, value: t.value } : 'conflict', change: { kind: 'create', item: put.Item } });
   }
   return ops;
 }

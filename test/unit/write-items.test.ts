@@ -43,7 +43,8 @@ it('record Puts, new and replacing a version, are the ones ElectroDB builds', ()
       expect(recordPut(item, { version })).toEqual(
         entity
           .put(item)
-          .where((a, op) => op.eq(a.version, version))
+          // The version read, and no mark of a larger write (lib/store/large-write.ts) on the record.
+          .where((a, op) => `${op.eq(a.version, version)} AND ${op.notExists(a.tx)}`)
           .params(),
       );
     }),

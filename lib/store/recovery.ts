@@ -1,0 +1,200 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '#lib/config.ts';
+import { log } from '#lib/log.ts';
+import { bounded } from '#lib/store/bounded.ts';
+import { dynamo } from '#lib/store/client.ts';
+import { CapacityError, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
+import { type TransactItem, transact } from '#lib/store/transaction.ts';
+import {
+  afterImageKey,
+  batchGet,
+  type ItemKey,
+  itemKeyText,
+  keyChunkKey,
+  openEntryKey,
+  readAfterImages,
+  readOpenEntries,
+  readStagedKeys,
+  readTxRecords,
+  type StagedKey,
+  type TxRecord,
+  txItemKey,
+} from '#lib/store/tx-items.ts';
+
+/**
+ * Completing and undoing writes larger than one transaction (lib/store/large-write.ts): by the write itself
+ * (applying what it committed, undoing what it staged before a failure), by recovery after a crash (the
+ * sweeper: recoverTransactions), and by a writer that meets a mark of an abandoned write (settleLocks).
+ * Every step is conditional on the item still carrying the write's mark, so any number of them may run
+ * at once, and again, with one outcome.
+ */
+
+const table = () => config().LTS_TABLE_NAME;
+/** Apply or undo transactions one write runs at once (they touch disjoint items). */
+const PARALLEL_FINISHING = 4;
+/** Items of one finishing transaction: DynamoDB's limit. */
+const FINISH_ITEMS = 100;
+/** Times a finishing transaction is re-sent when it met another transaction on an item, before giving up for now (recovery finishes it). */
+const MAX_FINISH_ATTEMPTS = 8;
+
+const marked = (txId: string) => ({
+  ConditionExpression: '#tx = :tx',
+  ExpressionAttributeNames: { '#tx': 'tx' },
+  ExpressionAttributeValues: { ':tx': txId },
+});
+const unmark = (txId: string, key: ItemKey): TransactItem => ({
+  Update: { TableName: table(), Key: key, UpdateExpression: 'REMOVE #tx, #txOp', ...withName(marked(txId), '#txOp', 'txOp') },
+});
+const remove = (txId: string, key: ItemKey): TransactItem => ({ Delete: { TableName: table(), Key: key, ...marked(txId) } });
+const withName = <T extends { ExpressionAttributeNames: Record<string, string> }>(condition: T, alias: string, name: string): T => ({
+  ...condition,
+  ExpressionAttributeNames: { ...condition.ExpressionAttributeNames, [alias]: name },
+});
+
+/** What a staged item becomes: the write's change made (applied) or undone (rolled back); and its after-image, which goes either way. */
+function finishing(txId: string, staged: StagedKey, decision: 'apply' | 'undo', image?: Record<string, unknown>): { main?: TransactItem; side?: TransactItem } {
+  const key = { pk: staged.pk, sk: staged.sk };
+  const side: TransactItem | undefined = staged.op === 'update' ? { Delete: { TableName: table(), Key: afterImageKey(txId, key) } } : undefined;
+  let main: TransactItem | undefined;
+  if (decision === 'undo') main = staged.op === 'put' ? remove(txId, key) : unmark(txId, key);
+  else if (staged.op === 'put') main = unmark(txId, key);
+  else if (staged.op === 'delete') main = remove(txId, key);
+  // A changed item whose after-image is gone was applied already.
+  else if (image) main = { Put: { TableName: table(), Item: image, ...marked(txId) } };
+  return { ...(main ? { main } : {}), ...(side ? { side } : {}) };
+}
+
+/**
+ * Applies (a committed write) or undoes (an aborted one) what a large write staged, then removes its own
+ * items: the after-images with their items, then its record, key chunks and open entry — the record
+ * last but for the entry, so a reader that finds the record gone knows every mark is gone
+ * (lib/store/visibility.ts). `images`: the after-images by item key, which the write itself has in hand;
+ * recovery reads them.
+ */
+export async function finish(
+  tx: TxRecord,
+  staged: readonly StagedKey[],
+  decision: 'apply' | 'undo',
+  images?: Map<string, Record<string, unknown>>,
+): Promise<void> {
+  const imageOf =
+    images ??
+    (decision === 'apply'
+      ? await readAfterImages(
+          tx.txId,
+          staged.filter((s) => s.op === 'update'),
+        )
+      : new Map<string, Record<string, unknown>>());
+  const items = staged.flatMap((s) => {
+    const { main, side } = finishing(tx.txId, s, decision, imageOf.get(itemKeyText(s)));
+    return [main, side].filter((item) => item !== undefined);
+  });
+  const chunks: TransactItem[][] = [];
+  for (let i = 0; i < items.length; i += FINISH_ITEMS) chunks.push(items.slice(i, i + FINISH_ITEMS));
+  await bounded(chunks, PARALLEL_FINISHING, sendFinishing);
+  const own: TransactItem[] = [
+    { Delete: { TableName: table(), Key: txItemKey(tx.txId) } },
+    ...Array.from({ length: tx.keyChunks }, (_, n): TransactItem => ({ Delete: { TableName: table(), Key: keyChunkKey(tx.txId, n) } })),
+  ];
+  await sendFinishing(own);
+  await sendFinishing([{ Delete: { TableName: table(), Key: openEntryKey(tx.txId, tx.expiresAt) } }]);
+}
+
+/**
+ * Sends finishing items as one transaction. An item whose condition fails is done already (applied or
+ * undone by another, or never staged): it is left out and the rest sent again; so is a transaction that
+ * met another on an item, after a pause.
+ */
+async function sendFinishing(items: TransactItem[]): Promise<void> {
+  let pending = items;
+  for (let attempt = 1; pending.length > 0; attempt++) {
+    const codes = await transact(pending);
+    if (!codes) return;
+    if (attempt === MAX_FINISH_ATTEMPTS)
+      throw new CapacityError('a large write could not be finished for now; recovery finishes it', THROTTLED_RETRY_AFTER_SECONDS);
+    const unexpected = codes.filter((code) => code !== 'None' && code !== 'ConditionalCheckFailed' && code !== 'TransactionConflict');
+    if (unexpected.length > 0) throw new Error(`finishing a large write was cancelled: ${unexpected.join(', ')}`);
+    if (codes.includes('TransactionConflict')) await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
+    pending = pending.filter((_, i) => codes[i] !== 'ConditionalCheckFailed');
+  }
+}
+
+/**
+ * Moves a pending write to aborted, unless it has committed (or been aborted) first: the one decision that
+ * races with its commit, taken by DynamoDB's condition. Answers the state it ends in (undefined: no record, finished).
+ */
+export async function abort(txId: string): Promise<TxRecord['state'] | undefined> {
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: txItemKey(txId),
+        UpdateExpression: 'SET #state = :aborted',
+        ConditionExpression: '#state = :pending',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':aborted': 'aborted', ':pending': 'pending' },
+      }),
+    );
+    return 'aborted';
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+    return (await readTxRecords([txId])).get(txId)?.state;
+  }
+}
+
+/**
+ * Brings a large write to its end if it may be ended now: committed → applied; aborted → undone; pending
+ * past its expiry (or `force`: an attempt a retry of its request outlived) → aborted, then undone. A
+ * pending write within its time is left alone. Answers the state it was decided in, if any.
+ */
+export async function settle(txId: string, now: number, options: { force?: boolean } = {}): Promise<TxRecord['state'] | undefined> {
+  const tx = (await readTxRecords([txId])).get(txId);
+  if (!tx) return undefined;
+  let state: TxRecord['state'] | undefined = tx.state;
+  if (state === 'pending') {
+    if (!options.force && tx.expiresAt > now) return 'pending';
+    state = await abort(txId);
+    if (!state) return undefined;
+  }
+  await finish(tx, await readStagedKeys(tx), state === 'committed' ? 'apply' : 'undo');
+  return state;
+}
+
+/**
+ * Recovery (the sweeper: lib/local/ on a timer, functions/events/sweeper.ts on AWS): ends every large
+ * write past its expiry — applies the committed, undoes the rest. Answers how many it ended. An entry
+ * whose write's record is gone (its write finished but for the entry) is removed.
+ */
+export async function recoverTransactions(now: number = Date.now()): Promise<number> {
+  const expired = await readOpenEntries(now);
+  let ended = 0;
+  for (const entry of expired) {
+    try {
+      const state = await settle(entry.txId, now);
+      if (state === undefined) await sendFinishing([{ Delete: { TableName: table(), Key: openEntryKey(entry.txId, entry.expiresAt) } }]);
+      else ended++;
+      if (state) log('info', 'recovered a large write', { txId: entry.txId, state, startedAt: entry.startedAt });
+    } catch (error) {
+      // One write that cannot be ended now holds back no other; the next pass tries it again.
+      log('warn', 'a large write could not be recovered now', { txId: entry.txId, error: String(error) });
+    }
+  }
+  return ended;
+}
+
+/**
+ * Of items a write's condition failed on, those a large write holds (its mark on them): each such write is
+ * ended where it may be (settle), so that the writer, starting again, finds them free or decided.
+ * Answers whether any was held: the failure was then the large write's, not a value taken or a version
+ * changed for good. One read, made only when a condition has failed.
+ */
+export async function settleLocks(keys: readonly ItemKey[], now: number = Date.now()): Promise<boolean> {
+  if (keys.length === 0) return false;
+  const holders = await batchGet(
+    keys.map((key) => ({ pk: key.pk, sk: key.sk })),
+    ['tx'],
+  );
+  const writes = [...new Set(holders.map((item) => item.tx).filter((tx): tx is string => typeof tx === 'string'))];
+  for (const txId of writes) await settle(txId, now);
+  return writes.length > 0;
+}
