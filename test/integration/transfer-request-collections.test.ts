@@ -150,6 +150,23 @@ describe('a stamp into a new plate, as Limber sends it', () => {
     const out = await call('GET', `/api/v2/tubes/${tube.id}?include=transfer_requests_as_source`);
     expect(out.body.data.relationships.transfer_requests_as_source.data).toEqual([{ type: 'transfer_requests', id: read.body.included[0].id }]);
   });
+
+  it('a `submission` uuid of another record names no submission, as in the reference (Limber’s pooled_tubes_by_sample sends its pool’s sample uuid): the copy’s pool and request come from its well', async () => {
+    const { plate, samples } = await filledPlate(1);
+    const [submission] = await poolPlate(plate.id, [['A1']]);
+    const tube = await createTube();
+    const from = await wellsOf(plate.id);
+    const sampleUuid = (await call('GET', `/api/v2/samples/${samples.get('A1')}`)).body.data.attributes.uuid;
+    const res = await post([
+      { source_asset: from.get('A1')!.uuid, target_asset: tube.attributes.uuid, submission: sampleUuid, merge_equivalent_aliquots: true },
+    ]);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const read = await call('GET', `/api/v2/tubes/${tube.id}?include=transfer_requests_as_target.submission,aliquots.request`);
+    const request = read.body.included.find((r: any) => r.type === 'transfer_requests');
+    expect(request.relationships.submission.data).toEqual({ type: 'submissions', id: submission });
+    const outer = (await call('GET', `/api/v2/wells/${from.get('A1')!.id}/requests_as_source`)).body.data[0];
+    expect(read.body.included.find((r: any) => r.type === 'aliquots').relationships.request.data).toEqual({ type: 'requests', id: outer.id });
+  });
 });
 
 describe('a failed well moves nothing (reference §7.1)', () => {
@@ -210,6 +227,7 @@ describe('bad input: a precise 4xx pointing at the entry, nothing written', () =
     const res = await refused('POST', PATH, collection([entry(), entry({ target_asset: unknown, source_asset: from.get('B1')!.uuid })]));
     expect(expectError(res, 404, 'record_not_found', at(1, 'target_asset')).detail).toContain(unknown);
     expectError(await refused('POST', PATH, collection([entry({ outer_request: unknown })])), 404, 'record_not_found', at(0, 'outer_request'));
+    expectError(await refused('POST', PATH, collection([entry({ submission: unknown })])), 404, 'record_not_found', at(0, 'submission'));
     expectError(await refused('POST', PATH, collection([entry({ submission_id: 999999 })])), 404, 'record_not_found', at(0, 'submission_id'));
   });
 
