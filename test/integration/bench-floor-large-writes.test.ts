@@ -50,10 +50,11 @@ async function scan(): Promise<Map<string, Item>> {
   return items;
 }
 
-/** A key or value with what differs between two equal writes taken out: uuids, numbers. */
+/** A key or value with what differs between two equal writes taken out: uuids, numbers, barcodes' check letters, the side's name. */
 const shape = (value: unknown) =>
   String(value)
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<uuid>')
+    .replace(/\d+[A-Z]\b/g, '#') // a generated barcode's number and check letter
     .replace(/\d+/g, '#')
     .replace(/service|floor/g, '<side>');
 const isCountShard = (key: string) => key.startsWith('$lts#counts_');
@@ -83,7 +84,7 @@ async function written(send: () => Promise<{ status: number; calls: number; id?:
 }
 
 /** Tubes of each rack of the rack split. */
-const RACK_TUBES = 12;
+const RACK_TUBES = 96;
 
 const uuidOf = async (path: string): Promise<string> => (await call('GET', path)).body.data[0].attributes.uuid;
 
@@ -196,6 +197,47 @@ describe("the bench floor's writes past one transaction", () => {
       },
     }));
     expect(collection.service.items.filter((item) => item.startsWith('$lts#family_labware')).length).toBeGreaterThanOrEqual(2 * RACK_TUBES);
+    expect(collection.floor).toEqual({ ...collection.service, id: collection.floor.id, calls: collection.floor.calls });
+  });
+
+  it('96 tubes from a plate: the creation (292 items) and the 96-entry collection into them (100: one transaction on both sides)', async () => {
+    const plate = await createPlate();
+    const wells = (await call('GET', `/api/v2/plates/${plate.id}/wells?page[size]=96`)).body.data as { id: string; attributes: { uuid: string } }[];
+    for (const well of wells) await addAliquot({ type: 'wells', id: well.id }, (await createSample()).id);
+    const { tubePurpose, user, submission } = await creatorReferences();
+    const creation = await bothSides('/api/v2/specific_tube_creations', (side) => ({
+      data: {
+        type: 'specific_tube_creations',
+        attributes: {
+          child_purpose_uuids: Array(96).fill(tubePurpose),
+          parent_uuids: [plate.attributes.uuid],
+          tube_attributes: Array.from({ length: 96 }, (_, t) => ({ name: `${side} tube ${t + 1}` })),
+          user_uuid: user,
+        },
+      },
+    }));
+    expect(creation.service.items.filter((item) => item.startsWith('$lts#family_labware')).length).toBe(96);
+    expect(creation.floor).toEqual({ ...creation.service, id: creation.floor.id, calls: creation.floor.calls });
+    // Each side's tubes, in the order made, read through the service (the floor wrote what the service reads).
+    const made: Record<string, string[]> = {};
+    for (const [side, { id }] of Object.entries(creation)) {
+      const children = (await call('GET', `/api/v2/specific_tube_creations/${id}/children?page[size]=100`)).body.data as {
+        id: string;
+        attributes: { uuid: string };
+      }[];
+      made[side] = children.sort((x, y) => Number(x.id) - Number(y.id)).map((tube) => tube.attributes.uuid);
+      expect(made[side]).toHaveLength(96);
+    }
+    const collection = await bothSides('/api/v2/transfer_request_collections', (side) => ({
+      data: {
+        type: 'transfer_request_collections',
+        attributes: {
+          transfer_requests_attributes: wells.map((well, w) => ({ source_asset: well.attributes.uuid, target_asset: made[side]![w], submission })),
+          user_uuid: user,
+        },
+      },
+    }));
+    expect(collection.service.items.filter((item) => item.startsWith('$lts#family_labware')).length).toBe(96);
     expect(collection.floor).toEqual({ ...collection.service, id: collection.floor.id, calls: collection.floor.calls });
   });
 });
