@@ -1,11 +1,15 @@
+import type { Problem } from '#lib/domain/problems.ts';
+
 /**
- * Item budgets: how much one write may hold, against DynamoDB's limits of 100 items and 4 MB per
- * transaction and 400 KB per item. A write within one transaction is sent as one; a larger one is staged in
- * several and is still one write (all or nothing: lib/store/large-write.ts), up to the bound of one request
- * (LARGE_WRITE_ITEM_LIMIT, LARGE_WRITE_SIZE_LIMIT). The operations' own budgets below are the largest things
- * the lab can do in one request where they are still held to one transaction. Sizes are JSON bytes, the measure the unit of work checks
- * (lib/store/unit-of-work.ts): DynamoDB's own measure of the same item is smaller, so each budget keeps a
- * margin. Past a budget a write is a 422 `too_large` naming it and the value, and nothing is written.
+ * Budgets: how much one write may hold. A write that fits one DynamoDB transaction (100 items, 4 MB) is
+ * one transaction; a larger one is staged in several and is still one write, all or nothing
+ * (lib/store/large-write.ts), up to the bound of one request: LARGE_WRITE_ITEM_LIMIT records and index
+ * entries, LARGE_WRITE_SIZE_LIMIT bytes. Each lab operation counts what it will write (the functions
+ * below) and asks `withinRequest` before writing anything: past the bound, an `over_budget` problem, a
+ * 422 `too_large` naming the bound and the count (lib/jsonapi/problems.ts). The store refuses what no
+ * operation counted (bytes, which it measures item by item) before its first write (lib/store/unit-of-work.ts).
+ * Sizes are JSON bytes: DynamoDB's own measure of the same item is smaller, so each byte budget keeps a
+ * margin. What bounds one item (a receptacle's aliquots, a record's bytes) stays whatever the write's size.
  * docs/decisions.md ("Labware aggregate, lineage and item budgets") has the measured sizes behind each number.
  */
 
@@ -67,7 +71,7 @@ export const RACK_SIZES = [48, 96] as const;
  */
 export const MAX_ALIQUOTS_PER_RECEPTACLE = 1_536;
 
-/** What one write puts into its transaction: the records it creates or changes, their index items, and the id families whose counts change. */
+/** What one write puts into DynamoDB: the records it creates or changes, their index items, and the id families whose counts change. */
 export interface WriteShape {
   records: number;
   indexItems: number;
@@ -75,50 +79,59 @@ export interface WriteShape {
   countedFamilies: number;
 }
 
-/** The items of one transaction: its records, their index items, one count shard per counted family, and the request item (events, idempotent response). */
+/**
+ * The items of a write as one transaction: its records, their index items, one count shard per counted
+ * family, and the request item (events, idempotent response). Up to TRANSACTION_ITEM_LIMIT it is one
+ * TransactWriteItems, as every write was before large writes (and still is when it fits).
+ */
 export const transactionItems = (write: WriteShape): number => write.records + write.indexItems + write.countedFamilies + 1;
 
-/** POST plates or tubes: the labware and its barcode guard (one labware count shard); a child made from parents adds one index item per parent. */
-export const labwareItems = (parents = 0): number => transactionItems({ records: 1, indexItems: 1 + parents, countedFamilies: 1 });
+/** What the request bound counts of a write: its records and index entries (the store counts the same, lib/store/unit-of-work.ts). */
+export const writtenItems = (write: WriteShape): number => write.records + write.indexItems;
 
 /**
- * A rack of 96 tubes: the rack, 96 conditional tube updates (each tube records its rack, which keeps a
- * tube in one rack under concurrency), the rack's barcode guard: exactly the 100 items a transaction
- * allows. Its bytes are the 96 tubes' items: they fit TRANSACTION_SIZE_LIMIT while they average under
- * ~41 KB (a pool of ~280 tagged aliquots each).
+ * The one check of a lab operation's size against the bound of one request (contract §7.1): none, or an
+ * `over_budget` problem at `input` naming what is written (`what`: "96 tubes from 1 parent(s)"), its count
+ * and the bound. Asked before anything is written; whether the write is one transaction or several is the
+ * store's to decide.
  */
-export const RACK_OF_96_ITEMS = transactionItems({ records: 1 + 96, indexItems: 1, countedFamilies: 1 });
-
-/**
- * A 96-well stamp into an existing plate (issue 10): the destination plate (each of its wells gains the
- * source's aliquots and one transfer request naming its source well) and the transfer record; the
- * destination's link to its parent (one index item, never a write of the source); count shards of
- * labware (aliquots) and transfers.
- */
-export const STAMP_96_ITEMS = transactionItems({ records: 2, indexItems: 1, countedFamilies: 2 });
+export function withinRequest(write: WriteShape, what: string, input: readonly string[] = []): Problem[] {
+  const items = writtenItems(write);
+  if (items <= LARGE_WRITE_ITEM_LIMIT) return [];
+  return [
+    {
+      code: 'over_budget',
+      input,
+      detail: `${what} would write ${items} records and index entries; one request may write at most ${LARGE_WRITE_ITEM_LIMIT}`,
+    },
+  ];
+}
 
 /**
  * A plate pooled into tubes it creates (by submission): the transfer record, and per tube the tube, its
- * barcode guard, its link to the plate and its submission's pool-tube guard (one pool tube per submission:
- * 4 items); count shards of labware and transfers. A tube made before and filled again is one item.
+ * barcode guard, its link to the plate and its submission's pool-tube guard (one pool tube per submission);
+ * count shards of labware and transfers. A tube made before and filled again is one item. One transaction
+ * holds 24 new tubes; a 384-well plate into 384 tubes is 1,537 records and index entries, within the bound.
  */
-export const POOL_TUBE_ITEMS = 4;
-export const poolingItems = (tubes: number): number => transactionItems({ records: 1 + tubes, indexItems: (POOL_TUBE_ITEMS - 1) * tubes, countedFamilies: 2 });
-
-/** The most tubes one pooling of a plate may fill: POOL_TUBE_ITEMS each within TRANSACTION_ITEM_LIMIT (24). */
-export const MAX_TUBES_PER_POOLING = Math.floor((TRANSACTION_ITEM_LIMIT - poolingItems(0)) / POOL_TUBE_ITEMS);
+export const poolingItems = (tubes: number): WriteShape => ({ records: 1 + tubes, indexItems: 3 * tubes, countedFamilies: 2 });
 
 /**
  * A transfer request collection (POST transfer_request_collections): its record, one conditional update
  * per target labware (its receptacles gain the transfer requests and the copies), one index item per new
  * link of a target to a source's labware (lineage); count shards of labware and of collections. A stamp of
  * a plate into a new plate is 6 items, whatever its wells; filling new tubes from one plate costs 2 items
- * a tube, so one collection fills at most 48.
+ * a tube (one transaction holds 48; 384 new tubes are 769 records and index entries).
  */
-export const transferRequestCollectionItems = (targets: number, newLinks: number): number =>
-  transactionItems({ records: 1 + targets, indexItems: newLinks, countedFamilies: 2 });
+export const transferRequestCollectionItems = (targets: number, newLinks: number): WriteShape => ({
+  records: 1 + targets,
+  indexItems: newLinks,
+  countedFamilies: 2,
+});
 
-/** Entries one transfer request collection may hold: every well of four 384-well plates (the largest pool, MAX_ALIQUOTS_PER_RECEPTACLE). */
+/**
+ * Entries one transfer request collection may hold (an input cap, whatever they write): every well of
+ * four 384-well plates (the largest pool, MAX_ALIQUOTS_PER_RECEPTACLE).
+ */
 export const MAX_TRANSFER_REQUESTS_PER_COLLECTION = 1_536;
 
 /**
@@ -127,8 +140,11 @@ export const MAX_TRANSFER_REQUESTS_PER_COLLECTION = 1_536;
  * index item per new link of a destination to a source plate; count shards of labware, bulk transfers and
  * transfers. Four plates pooled into one is 14 items, whatever their wells; one source into 31 plates 98.
  */
-export const bulkTransferItems = (destinations: number, pairs: number, newLinks: number): number =>
-  transactionItems({ records: 1 + destinations + pairs, indexItems: newLinks, countedFamilies: 3 });
+export const bulkTransferItems = (destinations: number, pairs: number, newLinks: number): WriteShape => ({
+  records: 1 + destinations + pairs,
+  indexItems: newLinks,
+  countedFamilies: 3,
+});
 
 /** Well transfers one bulk transfer may hold: as a collection's entries, every well of four 384-well plates. */
 export const MAX_WELL_TRANSFERS_PER_BULK_TRANSFER = MAX_TRANSFER_REQUESTS_PER_COLLECTION;
@@ -153,12 +169,10 @@ export const MAX_POLY_METADATA_PER_WRITE = Math.floor(LARGE_WRITE_ITEM_LIMIT / P
 /**
  * A QC assay (POST qc_assays): the assay record and one update per labware its results go into (results
  * live inside their labware, lib/domain/qc-results.ts), count shards of QC assays and of labware (which
- * counts the QC results in it), the request item. A 96-well plate-reader upload is 5 items, however many results.
+ * counts the QC results in it), the request item. A 96-well plate-reader upload is 5 items, however many
+ * results; results in 96 tubes are the 100 items of one transaction.
  */
-export const qcAssayItems = (labware: number): number => transactionItems({ records: 1 + labware, indexItems: 0, countedFamilies: 2 });
-
-/** The most labware one QC assay may record results in: one item each within TRANSACTION_ITEM_LIMIT (96: a rack's tubes). */
-export const MAX_LABWARE_PER_QC_ASSAY = TRANSACTION_ITEM_LIMIT - qcAssayItems(0);
+export const qcAssayItems = (labware: number): WriteShape => ({ records: 1 + labware, indexItems: 0, countedFamilies: 2 });
 
 /**
  * The most QC results one assay may record: four for each well of a 384-well plate. As plate readers
@@ -173,10 +187,10 @@ export const MAX_QC_RESULTS_PER_ASSAY = 1_536;
  * the state change record, the state changes' count shard and the request item. The labware lists the
  * change in its own item, so the change has no index item. A plate's first pass starts the outer requests
  * of its wells, all in the stock plate's one book of their submission: 5 items for a 96- or a 384-well
- * plate. A rack of 96 tubes is the 100 items a transaction allows when it moves no request.
+ * plate. A rack of 96 tubes moving no request is the 100 items of one transaction; with its requests'
+ * books, more.
  */
-export const stateChangeItems = (labware: number, books: number): number =>
-  transactionItems({ records: labware + books + 1, indexItems: 0, countedFamilies: 1 });
+export const stateChangeItems = (labware: number, books: number): WriteShape => ({ records: labware + books + 1, indexItems: 0, countedFamilies: 1 });
 
 /**
  * A work completion (POST work_completions): its record, the request book of each (submission, labware)
@@ -185,8 +199,11 @@ export const stateChangeItems = (labware: number, books: number): number =>
  * in: moving next requests into new labware adds one), the work completions' count shard and the request
  * item. A 96-well plate's library requests with their next requests, one submission: 5 items.
  */
-export const workCompletionItems = (books: number, indexEntries: number): number =>
-  transactionItems({ records: 1 + books, indexItems: indexEntries, countedFamilies: 1 });
+export const workCompletionItems = (books: number, indexEntries: number): WriteShape => ({
+  records: 1 + books,
+  indexItems: indexEntries,
+  countedFamilies: 1,
+});
 
 /**
  * Stored bytes of a QC file's contents: gzip, then base64 (lib/domain/qc-files.ts), inside the file's own
@@ -202,25 +219,24 @@ export const QC_TEXT_MAX = 255;
  * A labware creator (plate, pooled plate, tube and specific tube creations: contract §6): the creation
  * record; per labware it makes, the labware, its barcode guard and one link per parent (lineage: the
  * parents are not written); count shards of labware and of the creations. A plate from one parent is 7
- * items, a pooled plate from four 384-well plates 10 (an empty plate is one item, whatever its wells).
+ * items, a pooled plate from four 384-well plates 10 (an empty plate is one item, whatever its wells);
+ * 32 tubes from one parent are the 100 of one transaction, 96 tubes 289 records and index entries.
  */
-export const labwareCreationItems = (labware: number, parents: number): number =>
-  transactionItems({ records: 1 + labware, indexItems: labware * (1 + parents), countedFamilies: 2 });
-
-/** The most labware one creation from `parents` parents may make: 32 tubes from one parent, 24 from two. */
-export const maxLabwarePerCreation = (parents: number): number => Math.floor((TRANSACTION_ITEM_LIMIT - labwareCreationItems(0, parents)) / (2 + parents));
+export const labwareCreationItems = (labware: number, parents: number): WriteShape => ({
+  records: 1 + labware,
+  indexItems: labware * (1 + parents),
+  countedFamilies: 2,
+});
 
 /**
  * A rack creation (specific_tube_rack_creations): the creation record; per rack, the rack, its barcode
  * guard and one link per parent; per new tube, the tube (which records its rack) and its barcode guard;
  * per existing tube it racks, the tube (the tubes are the racks', not the parents' children, as in the
- * reference); count shards of labware and of the creations. One rack from one plate holds at most 46 new
- * tubes (99 items) or 93 existing ones (100); a rack of 96 new tubes would be 199 items, past a
- * transaction's 100.
+ * reference); count shards of labware and of the creations. One rack of 46 new tubes from one plate is 99
+ * items, one transaction; Limber's plate split into two racks of 96 new tubes, 391 records and index entries.
  */
-export const rackCreationItems = (racks: number, tubes: number, parents: number, existing = 0): number =>
-  transactionItems({ records: 1 + racks + tubes + existing, indexItems: racks * (1 + parents) + tubes, countedFamilies: 2 });
-
-/** The most new tubes one rack creation of `racks` racks from `parents` parents may make: 2 items each (46 in one rack from one plate). */
-export const maxTubesPerRackCreation = (racks: number, parents: number): number =>
-  Math.floor((TRANSACTION_ITEM_LIMIT - rackCreationItems(racks, 0, parents)) / (rackCreationItems(0, 1, 0) - rackCreationItems(0, 0, 0)));
+export const rackCreationItems = (racks: number, tubes: number, parents: number, existing = 0): WriteShape => ({
+  records: 1 + racks + tubes + existing,
+  indexItems: racks * (1 + parents) + tubes,
+  countedFamilies: 2,
+});

@@ -1,4 +1,5 @@
-import { transactionItems } from '#lib/domain/budgets.ts';
+import { LARGE_WRITE_ITEM_LIMIT, LARGE_WRITE_SIZE_LIMIT, withinRequest, writtenItems, type WriteShape } from '#lib/domain/budgets.ts';
+import { REQUESTS_PER_BOOK } from '#lib/domain/labware-ids.ts';
 import { ok, refuse, type Outcome, type Problem } from '#lib/domain/problems.ts';
 import { defineMachine, fire } from '#lib/domain/state-machine.ts';
 
@@ -94,9 +95,7 @@ export function planRequests<A>(orders: readonly BuildingOrder<A>[], maxRequests
       const times = multiplierOf(order, type);
       // Counted before they are made: multipliers compound along a chain.
       if (planned.length + times * sources.length > maxRequests)
-        return refuse([
-          { code: 'over_budget', input: [], detail: `these orders ask for more than ${maxRequests} requests, more than one submission can write` },
-        ]);
+        return refuse([{ code: 'over_budget', input: [], detail: `these orders ask for more than ${maxRequests} requests, more than one request can write` }]);
       for (let n = 0; n < times; n++) for (const asset of sources) planned.push({ order: order.id, requestType: type.id, asset });
       if (type.forMultiplexing) {
         if (pooled) break;
@@ -195,35 +194,47 @@ export function requestOptionsProblems(options: Readonly<Record<string, unknown>
     : [];
 }
 
-/** Assets one order may name: every well of eight 384-well plates (the item budget refuses a submission of more plates anyway). */
-export const MAX_ASSETS_PER_ORDER = 3_072;
+/**
+ * Assets one order may name: every well of 128 96-well plates (32 384-well plates), so one order covers
+ * more than the 100 plates contract §7.1 asks of a submission. Bounded by the order's own record, which
+ * stores each as `["wells", <id>]` (≤ 23 JSON bytes with 12-digit ids: ~283 KB, within ITEM_SIZE_LIMIT with
+ * the largest request options), and by the request body (39 bytes a uuid: ~480 KB of the 1 MiB a body may be).
+ */
+export const MAX_ASSETS_PER_ORDER = 12_288;
 
 /**
  * A submission's write (POST submissions with `order_uuids`): the submission; each order, linked to it,
  * with its entry under the submission (orders' `submission` index); each request book it opens — the book,
  * its page guard, its entries under its labware and its submission (lib/resources/request-books.ts); count
  * shards of submissions and request books; the request item. A 384-well plate ordered with two request
- * types (768 requests, one book) is 10 items.
+ * types (768 requests, one book) is 10 items; one order over 23 plates (one book each) is the 100 of one
+ * transaction, over 101 plates 407 records and index entries.
  */
-export const submissionItems = (orders: number, books: number): number =>
-  transactionItems({ records: 1 + orders + books, indexItems: orders + 3 * books, countedFamilies: books > 0 ? 2 : 1 });
+export const submissionItems = (orders: number, books: number): WriteShape => ({
+  records: 1 + orders + books,
+  indexItems: orders + 3 * books,
+  countedFamilies: books > 0 ? 2 : 1,
+});
 
-/** The most requests a submission of `orders` orders could write: a full page in every book its transaction has room for. */
-export function maxSubmissionRequests(orders: number, limit: number, requestsPerBook: number): number {
-  let books = 0;
-  while (submissionItems(orders, books + 1) <= limit) books++;
-  return books * requestsPerBook;
+/** JSON bytes of the smallest request a book stores (its state, request type and times): what the request bound's bytes hold the most of. */
+const SMALLEST_REQUEST_BYTES = Buffer.byteLength(JSON.stringify({ state: 'pending', requestType: 1, created: Date.UTC(2026, 0), updated: Date.UTC(2026, 0) }));
+
+/**
+ * The most requests a submission of `orders` orders could write within the bound of one request: a full
+ * page in every book the bound has room for, and no more of the smallest requests than its bytes hold
+ * (192,771). Counted before any request is made (planRequests), so an order multiplied past it is refused
+ * without building them; what passes may still be refused by its books' real bytes, before anything is written.
+ */
+export function maxSubmissionRequests(orders: number): number {
+  const books = Math.floor(
+    (LARGE_WRITE_ITEM_LIMIT - writtenItems(submissionItems(orders, 0))) / (writtenItems(submissionItems(0, 1)) - writtenItems(submissionItems(0, 0))),
+  );
+  return Math.min(Math.max(books, 0) * REQUESTS_PER_BOOK, Math.floor(LARGE_WRITE_SIZE_LIMIT / SMALLEST_REQUEST_BYTES));
 }
 
-/** The problem of a submission past its transaction's items, naming the limit. */
-export function submissionBudgetProblem(orders: number, books: number, requests: number, limit: number): Problem[] {
-  const items = submissionItems(orders, books);
-  if (items <= limit) return [];
-  return [
-    {
-      code: 'over_budget',
-      input: [],
-      detail: `submitting ${orders} orders would write ${items} items (${requests} requests in ${books} request books, one for each labware and page of 1,000); one submission may write at most ${limit} (a DynamoDB transaction): submit fewer plates at once`,
-    },
-  ];
-}
+/** The problem of a submission past the bound of one request, naming it. */
+export const submissionBudgetProblem = (orders: number, books: number, requests: number): Problem[] =>
+  withinRequest(
+    submissionItems(orders, books),
+    `submitting ${orders} orders (${requests} requests in ${books} request books, one for each labware and page of 1,000)`,
+  );

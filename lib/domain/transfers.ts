@@ -1,5 +1,4 @@
 import { layoutForSize, positionAt, positionIndex, type Layout } from '#lib/domain/geometry.ts';
-import { MAX_TUBES_PER_POOLING } from '#lib/domain/budgets.ts';
 import type { Receptacle } from '#lib/domain/labware.ts';
 import { outcome, quoted, refuse, type Outcome, type Problem } from '#lib/domain/problems.ts';
 
@@ -138,19 +137,6 @@ export function transferredOnce(
           code: 'transferred_twice',
           input: ['destination'],
           detail: `can only be transferred to once from the source: ${destination.name} already holds material of ${source.name}`,
-        },
-      ]
-    : [];
-}
-
-/** One transfer fills at most MAX_TUBES_PER_POOLING pool tubes (a transaction's items). */
-export function poolingBudget(pools: number, source: string): Problem[] {
-  return pools > MAX_TUBES_PER_POOLING
-    ? [
-        {
-          code: 'over_budget',
-          input: ['source'],
-          detail: `${source} would be pooled into ${pools} tubes; one transfer fills at most ${MAX_TUBES_PER_POOLING} (a transaction's items)`,
         },
       ]
     : [];

@@ -18,6 +18,11 @@ export function problemErrors(problems: readonly Problem[], locate: Locate): Jso
   });
 }
 
+/** Nothing when a check found no problem; else its problems thrown as one JSON:API error response (a budget's `withinRequest`, a rule's checks). */
+export function throwProblems(problems: readonly Problem[], locate: Locate): void {
+  if (problems.length > 0) throw JsonApiError.all(problemErrors(problems, locate));
+}
+
 /** The value of a rule's outcome, or its problems thrown as one JSON:API error response. */
 export function accepted<T>(result: Outcome<T>, locate: Locate): T {
   if (!result.ok) throw JsonApiError.all(problemErrors(result.problems, locate));

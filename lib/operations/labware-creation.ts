@@ -1,8 +1,7 @@
-import { labwareCreationItems, maxLabwarePerCreation, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
+import { labwareCreationItems, withinRequest } from '#lib/domain/budgets.ts';
 import { linkParents } from '#lib/domain/lineage.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
-import { errors } from '#lib/jsonapi/errors.ts';
-import { accepted, sentAt, type Locate } from '#lib/jsonapi/problems.ts';
+import { accepted, sentAt, throwProblems, type Locate } from '#lib/jsonapi/problems.ts';
 import type { WriteInput } from '#lib/jsonapi/resource.ts';
 import { relValue } from '#lib/jsonapi/write.ts';
 import { checkGivenBarcodes, createLabware, emptyPlateOf, emptyTube, reserveLabware } from '#lib/operations/labware-factory.ts';
@@ -12,7 +11,7 @@ import type { StoredRecord } from '#lib/store/records.ts';
 /**
  * Labware made or remade from other labware without moving material (lib/resources/labware-creations.ts;
  * reference-behaviour.md §2.5, §2.6): plate conversions, the one-child creators, specific tube creations.
- * Each checks its size against one transaction, then writes the labware it makes or changes through the
+ * Each checks its size against the bound of one request, then writes the labware it makes or changes through the
  * labware factory (lib/operations/labware-factory.ts), never the parent, which finds its children through
  * the lineage index, and its own record.
  */
@@ -37,17 +36,11 @@ export function convertPlate(ctx: WriteContext, input: ConversionInput): Promise
 }
 
 /**
- * Refuses a creation whose new labware would not fit one transaction (lib/domain/budgets.ts), before
- * anything is written: a 422 at what makes it that large, naming the count and the most that fits.
+ * Refuses a creation whose new labware would be more than one request may write (lib/domain/budgets.ts),
+ * before anything is written: a 422 at what makes it that large, naming the count and the bound.
  */
-function withinOneTransaction(labware: number, parents: number, at: { pointer: string; field: string }, what: string): void {
-  const items = labwareCreationItems(labware, parents);
-  if (items <= TRANSACTION_ITEM_LIMIT) return;
-  throw errors.tooLarge(
-    at.pointer,
-    `${at.field} - ${labware} ${what} from ${parents} parent(s) would write ${items} items; one creation from ${parents} parent(s) makes at most ${maxLabwarePerCreation(parents)} (a DynamoDB transaction holds ${TRANSACTION_ITEM_LIMIT} items)`,
-  );
-}
+const withinOneRequest = (labware: number, parents: number, at: { pointer: string; field: string }, what: string): void =>
+  throwProblems(withinRequest(labwareCreationItems(labware, parents), `${labware} ${what} from ${parents} parent(s)`), () => at);
 
 /**
  * A creation's own id, reserved beside its labware's ids and barcode numbers rather than after them: one
@@ -72,7 +65,7 @@ export async function createChild(ctx: WriteContext, { type, child, parents: nam
   const user = input.relationships.user as StoredRecord;
   const named = input.relationships[name] as StoredRecord | StoredRecord[];
   const from = ([] as StoredRecord[]).concat(named);
-  withinOneTransaction(1, from.length, sentAt(input, name, parentsAttribute), child === 'plates' ? 'plate' : 'tube');
+  withinOneRequest(1, from.length, sentAt(input, name, parentsAttribute), child === 'plates' ? 'plate' : 'tube');
   const contents = child === 'plates' ? emptyPlateOf(purpose) : emptyTube();
   const [[reserved], id] = await Promise.all([reserveLabware(ctx, 1), creationId(ctx, type)]);
   const made = await createLabware(ctx, child, { purpose, ...contents, parents: from.map(refOf), owner: user.id }, reserved);
@@ -88,7 +81,7 @@ interface SpecificTubesInput extends Pick<WriteInput, 'sent'> {
 /** One new, empty tube per child purpose, the n-th named by the n-th `tube_attributes` entry, each a child of every parent. */
 export async function createSpecificTubes(ctx: WriteContext, input: SpecificTubesInput): Promise<StoredRecord> {
   const { child_purposes: purposes, parents, user } = input.relationships;
-  withinOneTransaction(purposes!.length, parents!.length, sentAt(input, 'child_purposes', 'child_purpose_uuids'), 'tubes');
+  withinOneRequest(purposes!.length, parents!.length, sentAt(input, 'child_purposes', 'child_purpose_uuids'), 'tubes');
   const named = input.attributes.tube_attributes ?? [];
   await checkGivenBarcodes(
     ctx,

@@ -1,5 +1,5 @@
 import * as z from '#lib/zod.ts';
-import { TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
+import { withinRequest, type WriteShape } from '#lib/domain/budgets.ts';
 import { slotId, transferRequestId } from '#lib/domain/labware-ids.ts';
 import type { Contents } from '#lib/domain/labware.ts';
 import { linkParents } from '#lib/domain/lineage.ts';
@@ -16,7 +16,7 @@ import {
 import { outcome } from '#lib/domain/problems.ts';
 import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, pointer } from '#lib/jsonapi/errors.ts';
-import { accepted, attributeAt } from '#lib/jsonapi/problems.ts';
+import { accepted, attributeAt, throwProblems } from '#lib/jsonapi/problems.ts';
 import { lazySchema } from '#lib/jsonapi/resource.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
 import { labwareAttrs, parentsOf, receptacleRefs, receptacleType } from '#lib/operations/labware-records.ts';
@@ -27,7 +27,7 @@ import { linkOf, refsOf, type Ref, type StoredRecord } from '#lib/store/records.
  * receptacle uuid, bulk transfers by plate uuid and well): read → plan → write through the one planner
  * (lib/domain/material-moves.ts). The operation reads and checks what its entries name; this reads each
  * entry's open requests out of its source (its pool and outer request), plans the moves (each pair once,
- * the transaction's items counted, the moves applied to the targets' aggregates) and stages each target
+ * the write's items counted against the request's bound, the moves applied to the targets' aggregates) and stages each target
  * labware once, with its new parents. Also here: where a labware's material goes on (destiniesOf), which
  * transfers and tag layouts read.
  */
@@ -73,8 +73,8 @@ export interface MoveOptions {
   field: string;
   /** Who owns the targets after the write. */
   user: number;
-  /** The transaction's items for this many target labware and new links of a target to a source's labware. */
-  items: (targets: number, newLinks: number) => number;
+  /** What the write holds with this many target labware and new links of a target to a source's labware (lib/domain/budgets.ts). */
+  items: (targets: number, newLinks: number) => WriteShape;
   /** More attributes a target's write sets (a plate listing the transfers into it). */
   alsoSet?: (labware: StoredRecord) => Record<string, unknown>;
 }
@@ -170,15 +170,11 @@ function planMoves(read: readonly NamedMove[], openOf: ReadonlyMap<number, OpenR
   return { targets, parents, after };
 }
 
-/** Each target labware is one item; each new link of a target to a source's labware one more: past one transaction, a 422 at the entries. */
+/** Each target labware is one item; each new link of a target to a source's labware one more: past the bound of one request, a 422 at the entries. */
 function withinBudget(targets: ReadonlyMap<number, StoredRecord>, parents: ReadonlyMap<number, Ref[]>, options: MoveOptions): void {
   const newLinks = [...targets.values()].reduce((n, labware) => n + parents.get(labware.id)!.length - parentsOf(labware).length, 0);
-  const items = options.items(targets.size, newLinks);
-  if (items > TRANSACTION_ITEM_LIMIT)
-    throw errors.tooLarge(
-      pointer('data', 'attributes', options.field),
-      `${options.field} - fills ${targets.size} labware (${newLinks} of them newly children of a source), ${items} items; one request may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`,
-    );
+  const what = `fills ${targets.size} labware (${newLinks} of them newly children of a source), which`;
+  throwProblems(withinRequest(options.items(targets.size, newLinks), what, [options.field]), attributeAt);
 }
 
 /** Stages each target once; answers the transfer requests the moves made, in id order. */

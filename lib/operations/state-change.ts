@@ -1,4 +1,4 @@
-import { TRANSACTION_ITEM_LIMIT, stateChangeItems } from '#lib/domain/budgets.ts';
+import { stateChangeItems, withinRequest } from '#lib/domain/budgets.ts';
 import { layoutForSize, positionAt, positionIndex } from '#lib/domain/geometry.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import { labwareState, type Labware, type Receptacle } from '#lib/domain/labware.ts';
@@ -10,7 +10,7 @@ import type { RequestChange } from '#lib/domain/request-books.ts';
 import { changeState, outerRequestsOf, stateChangerOf, type RequestFacts, type StateChanger, type TargetedReceptacle } from '#lib/domain/state-changers.ts';
 import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer } from '#lib/jsonapi/errors.ts';
-import { attributeAt, problemErrors } from '#lib/jsonapi/problems.ts';
+import { attributeAt, problemErrors, throwProblems } from '#lib/jsonapi/problems.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
 import { labwareAttrs, receptacleRefs, receptacleType } from '#lib/operations/labware-records.ts';
 import { planBookChanges, readBooksOf, writeBookChanges, type PlannedBook } from '#lib/operations/request-books.ts';
@@ -22,7 +22,7 @@ import { findTerms, linkOf, linkedTo, refsOf, type Ref, type StoredRecord } from
  * qcable by the qcable machine), else the targeted receptacles (a rack's are its tubes'), the purpose that
  * chooses the state changer, an input plate's requests out, and the requests the targets name with their
  * books. planStateChange decides without I/O: the qcable machine, or changeState
- * (lib/domain/state-changers.ts) with the request books it changes, within the item budget
+ * (lib/domain/state-changers.ts) with the request books it changes, within the bound of one request
  * (stateChangeItems in lib/domain/budgets.ts). writeStateChange stages the labware (its state change
  * listed), the books and the record, each conditional on the version read: of concurrent changes of one
  * labware one commits, the others run again from fresh reads (and then find the move made).
@@ -225,7 +225,7 @@ async function requestFacts(ctx: WriteContext, targets: readonly TargetedRecepta
 /** What the change writes: the qcable's next state, or the targets' receptacles after it and the books of the requests it moves; and the state it records as previous. */
 type StateChangePlan = { previous: string } & ({ qcableState: string } | { qcableState?: undefined; receptacles: Receptacle[]; books: PlannedBook[] });
 
-/** Decides the change without I/O: the qcable machine, or the labware's state changer, within one transaction's items. */
+/** Decides the change without I/O: the qcable machine, or the labware's state changer, within the bound of one request. */
 function planStateChange({ target, targetState, customerAccepts }: Asked, read: StateChangeRead, now: number): StateChangePlan {
   if (read.qcable) {
     const step = qcableStateChange(read.qcable.attrs.state, targetState);
@@ -253,13 +253,8 @@ function planStateChange({ target, targetState, customerAccepts }: Asked, read: 
   );
   const books = planBookChanges(read.labware.books, changes, now);
   const labware = 1 + (tubes?.length ?? 0);
-  const items = stateChangeItems(labware, books.length);
-  if (items > TRANSACTION_ITEM_LIMIT) {
-    throw errors.tooLarge(
-      TARGET_STATE,
-      `target_state - this change would write ${items} items (${requestMoves.length} requests moved, in ${books.length} request books; ${labware} labware); one state change may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`,
-    );
-  }
+  const what = `this change (${requestMoves.length} requests moved, in ${books.length} request books; ${labware} labware)`;
+  throwProblems(withinRequest(stateChangeItems(labware, books.length), what, ['target_state']), attributeAt);
   const previous = tubes ? rackState(tubes.map((tube) => labwareState(labwareAttrs(tube)))) : labwareState(labwareAttrs(target));
   return { previous, receptacles, books };
 }

@@ -36,7 +36,7 @@ const at = (i: number, field: string): string[] => [FIELD, String(i), field];
 /**
  * Reads every uuid the entries name in one batched read and resolves the receptacles: a well's or a tube
  * receptacle's uuid, or (as the reference allows) a tube's own. An unknown uuid is a 404, a uuid of
- * anything else a 422, each pointing at its entry's field.
+ * anything else a 422 (a `submission` of anything else names none), each pointing at its entry's field.
  */
 async function readEntries(ctx: WriteContext, entries: readonly Entry[]) {
   const labwareUuid = (uuid: string) => parseSlotUuid(uuid)?.labwareUuid ?? uuid.toLowerCase();
@@ -77,12 +77,18 @@ async function readEntries(ctx: WriteContext, entries: readonly Entry[]) {
     notFound(i, field, type, uuid);
     return null;
   };
+  // A uuid of another record names no submission, so the entry has none from it, as the reference's UuidCache
+  // finds no Submission by it: Limber's pooled_tubes_by_sample sends its pool's sample uuid there.
+  const submissionOf = (i: number, uuid: string | null | undefined): StoredRecord | null => {
+    const record = uuid ? found.get(uuid.toLowerCase()) : undefined;
+    return record && record.type !== 'submissions' ? null : byType(i, 'submission', uuid, 'submissions');
+  };
   const submissionsById = await ctx.loader.load(submissionIds);
   const read = entries.map((e, i) => {
     const source = receptacle(i, 'source_asset', e.source_asset);
     const target = receptacle(i, 'target_asset', e.target_asset);
     const outerRequest = byType(i, 'outer_request', e.outer_request, 'requests');
-    const submission = byType(i, 'submission', e.submission, 'submissions');
+    const submission = submissionOf(i, e.submission);
     if (e.submission_id && !submissionsById.has(`submissions:${e.submission_id}`))
       problems.push(
         errors.notFound(`${FIELD} - entry ${i} submission_id: no submissions with id ${e.submission_id}`, {

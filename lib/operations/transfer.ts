@@ -1,20 +1,12 @@
 import { decodeBarcode } from '#lib/domain/barcode.ts';
+import { poolingItems, withinRequest } from '#lib/domain/budgets.ts';
 import { layoutForSize, positionAt } from '#lib/domain/geometry.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import { contentsOf, emptyReceptacles, labwareState, receptacleState, type Contents, type Labware } from '#lib/domain/labware.ts';
 import { linkParents } from '#lib/domain/lineage.ts';
 import { applyMoves } from '#lib/domain/material-moves.ts';
 import { outcome } from '#lib/domain/problems.ts';
-import {
-  filledName,
-  planTransfer,
-  poolingBudget,
-  poolTubeIsDestination,
-  transferredOnce,
-  type LabwareAt,
-  type Move,
-  type TransferType,
-} from '#lib/domain/transfers.ts';
+import { filledName, planTransfer, poolTubeIsDestination, transferredOnce, type LabwareAt, type Move, type TransferType } from '#lib/domain/transfers.ts';
 import { refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, show } from '#lib/jsonapi/errors.ts';
 import { accepted, attributeAt, relationshipAt, type Locate } from '#lib/jsonapi/problems.ts';
@@ -27,7 +19,7 @@ import { findHolders, findTerms, linkedTo, type StoredRecord } from '#lib/store/
 /**
  * A transfer (lib/resources/transfers.ts): read → plan → apply → write. readTransfer reads the template,
  * the labware and where the source's material goes on; planChecked plans by the template's type
- * (lib/domain/transfers.ts) and checks the destination's rules and the pooling budget; fill finds or makes
+ * (lib/domain/transfers.ts) and checks the destination's rules and the bound of one request; fill finds or makes
  * what the plan fills (the destination, the pools' tubes) and applies the moves to it
  * (lib/domain/material-moves.ts); writeFillings stages each once. The source is never written, so any number
  * of transfers out of one plate run at once; of two into one destination the second runs again from the
@@ -171,7 +163,7 @@ export async function createTransfer(ctx: WriteContext, input: TransferInput): P
 
 type TransferRead = Awaited<ReturnType<typeof readTransfer>>;
 
-/** The type's plan (its moves and what `transfers` records), and the pools it fills, refused when it breaks a rule of the destination or the pooling budget. */
+/** The type's plan (its moves and what `transfers` records), and the pools it fills, refused when it breaks a rule of the destination or the bound of one request. */
 function planChecked({ type, source, destination, planInput }: TransferRead, inputAt: Locate) {
   const plan = accepted(planTransfer(planInput), inputAt);
   const pools = [...new Set(plan.moves.flatMap((m) => ('pool' in m.into ? [m.into.pool] : [])))];
@@ -184,7 +176,7 @@ function planChecked({ type, source, destination, planInput }: TransferRead, inp
       )
     : [];
   accepted(
-    outcome([...once, ...poolingBudget(pools.length, sourceName)], () => undefined),
+    outcome([...once, ...withinRequest(poolingItems(pools.length), `${sourceName} pooled into ${pools.length} tubes`, ['source'])], () => undefined),
     inputAt,
   );
   return { ...plan, pools };

@@ -1,4 +1,4 @@
-import { maxTubesPerRackCreation, rackCreationItems, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
+import { rackCreationItems, withinRequest } from '#lib/domain/budgets.ts';
 import type { GivenBarcode } from '#lib/domain/barcode.ts';
 import { layoutForSize } from '#lib/domain/geometry.ts';
 import { labwareState } from '#lib/domain/labware.ts';
@@ -6,7 +6,7 @@ import type { Problem } from '#lib/domain/problems.ts';
 import { planPlacements, rackSlot, rackState, takeTubes } from '#lib/domain/racks.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
-import { accepted, attributeAt, problemErrors, sentAt } from '#lib/jsonapi/problems.ts';
+import { accepted, attributeAt, problemErrors, sentAt, throwProblems } from '#lib/jsonapi/problems.ts';
 import type { WriteInput } from '#lib/jsonapi/resource.ts';
 import { checkGivenBarcodes, createLabware, emptyTube, reserveLabware } from '#lib/operations/labware-factory.ts';
 import { labwareAttrs } from '#lib/operations/labware-records.ts';
@@ -14,7 +14,7 @@ import { linkOf, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * A specific tube rack creation (lib/resources/tube-rack-creations.ts): read → plan → write.
- * readRackCreation refuses what cannot fit one transaction whatever its tubes, reads the purposes named,
+ * readRackCreation refuses what one request cannot write whatever its tubes, reads the purposes named,
  * checks each rack's positions (lib/domain/racks.ts) and reads the tubes its barcodes name (an existing tube
  * is racked as it is); planRackCreation counts the items with those tubes; writeRackCreation makes the racks
  * and the new tubes and racks the existing ones.
@@ -49,7 +49,7 @@ async function readRackCreation(ctx: WriteContext, input: RackCreationInput) {
   const racks = input.attributes.tube_rack_attributes!;
   const tubes = tubesOf(racks);
   // Every tube costs at least one item (an existing tube's update): what cannot fit whatever its tubes are is refused before any read.
-  withinOneTransaction(input, racks.length, 0, input.relationships.parents!.length, tubes.length);
+  withinOneRequest(input, racks.length, 0, input.relationships.parents!.length, tubes.length);
   const [rackPurposes, tubePurposes] = await Promise.all([
     purposesNamed(
       ctx,
@@ -73,10 +73,10 @@ async function readRackCreation(ctx: WriteContext, input: RackCreationInput) {
 
 type RackCreationRead = Awaited<ReturnType<typeof readRackCreation>>;
 
-/** The creation with the existing tubes it racks counted: within one transaction, or refused. */
+/** The creation with the existing tubes it racks counted: within the bound of one request, or refused. */
 function planRackCreation(input: RackCreationInput, { racks, existing }: RackCreationRead): void {
   const racking = existing.filter((tube) => tube !== undefined).length;
-  withinOneTransaction(input, racks.length, existing.length - racking, input.relationships.parents!.length, racking);
+  withinOneRequest(input, racks.length, existing.length - racking, input.relationships.parents!.length, racking);
 }
 
 /** Makes each rack (a child of the parents) with its tubes: new tubes made in it, existing ones racked; answers the creation. */
@@ -164,16 +164,15 @@ function checkPositions(racks: RackAttributes, rackPurposes: readonly StoredReco
   return coordinates;
 }
 
-/** Refuses a creation past one transaction (lib/domain/budgets.ts) before anything is written: a 422 naming the items and the most new tubes that fit. */
-function withinOneTransaction(input: Pick<WriteInput, 'sent'>, racks: number, tubes: number, parents: number, existing: number): void {
-  const items = rackCreationItems(racks, tubes, parents, existing);
-  if (items <= TRANSACTION_ITEM_LIMIT) return;
+/** Refuses a creation past the bound of one request (lib/domain/budgets.ts) before anything is written: a 422 at the racks naming what they write and the bound. */
+function withinOneRequest(input: Pick<WriteInput, 'sent'>, racks: number, tubes: number, parents: number, existing: number): void {
   const { field } = sentAt(input, 'parents', 'parent_uuids');
   // Before the tubes are read (`tubes` 0), each counts as one item at least.
-  const what = existing === 0 ? `${tubes} new tubes` : tubes === 0 ? `${existing} tubes` : `${tubes} new and ${existing} existing tubes`;
-  throw errors.tooLarge(
-    pointer('data', 'attributes', FIELD),
-    `${FIELD} - ${racks} rack(s) of ${what} in all, from ${parents} parent(s) (${field}), would write ${tubes === 0 ? 'at least ' : ''}${items} items; one request may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction), which holds at most ${maxTubesPerRackCreation(racks, parents)} new tubes in ${racks} rack(s) from ${parents} parent(s)`,
+  const what =
+    existing === 0 ? `${tubes} new tubes` : tubes === 0 ? `${existing} tubes (one item each at least)` : `${tubes} new and ${existing} existing tubes`;
+  throwProblems(
+    withinRequest(rackCreationItems(racks, tubes, parents, existing), `${racks} rack(s) of ${what} in all, from ${parents} parent(s) (${field}),`, [FIELD]),
+    attributeAt,
   );
 }
 

@@ -1,4 +1,4 @@
-import { TRANSACTION_ITEM_LIMIT, workCompletionItems } from '#lib/domain/budgets.ts';
+import { withinRequest, workCompletionItems } from '#lib/domain/budgets.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import type { RequestState } from '#lib/domain/machines.ts';
 import type { RequestChange } from '#lib/domain/request-books.ts';
@@ -6,6 +6,7 @@ import { outerRequestsOf } from '#lib/domain/state-changers.ts';
 import { completeWork, type CompletedReceptacle, type WorkRequest } from '#lib/domain/work-completion.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
+import { relationshipAt, throwProblems } from '#lib/jsonapi/problems.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
 import { labwareAttrs, receptacleRefs } from '#lib/operations/labware-records.ts';
 import { booked, changeRequests, indexEntriesChanged } from '#lib/operations/request-books.ts';
@@ -15,8 +16,8 @@ import { refsOf, linkOf, type Ref, type StoredRecord } from '#lib/store/records.
  * A work completion (lib/resources/work-completions.ts; reference-behaviour.md §7.4): read → plan → write.
  * readWorkCompletion reads the submissions named, the target's receptacles and the submissions' requests;
  * planWorkCompletion decides which requests pass and where they now are (lib/domain/work-completion.ts);
- * writeWorkCompletion stages the request books they are in, within workCompletionItems
- * (lib/domain/budgets.ts), and the record.
+ * writeWorkCompletion stages the request books they are in, within the bound of one request
+ * (workCompletionItems, lib/domain/budgets.ts), and the record.
  */
 
 /** The work completion's write input, as the definition's attributes and relationships type it. */
@@ -56,7 +57,7 @@ function planWorkCompletion({ submissions, receptacles, refs, work }: Awaited<Re
   );
 }
 
-/** Stages the books of the changed requests, refused past one transaction's items, and the record. */
+/** Stages the books of the changed requests, refused past the bound of one request, and the record. */
 async function writeWorkCompletion(
   ctx: WriteContext,
   { target, user, submissions }: { target: StoredRecord; user: StoredRecord; submissions: StoredRecord[] },
@@ -64,13 +65,8 @@ async function writeWorkCompletion(
 ): Promise<StoredRecord> {
   const books = await changeRequests(ctx, changes);
   const entries = indexEntriesChanged(ctx, books);
-  const items = workCompletionItems(books.length, entries);
-  if (items > TRANSACTION_ITEM_LIMIT) {
-    throw errors.tooLarge(
-      '/data/relationships/target',
-      `target - completing this work would write ${items} items (${changes.size} requests changed, in ${books.length} request books gaining or losing ${entries} index entries); one work completion may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`,
-    );
-  }
+  const what = `completing this work (${changes.size} requests changed, in ${books.length} request books gaining or losing ${entries} index entries)`;
+  throwProblems(withinRequest(workCompletionItems(books.length, entries), what, ['target']), relationshipAt);
   return ctx.uow.create('work_completions', {
     attrs: {},
     rels: { target: refOf(target), user: refOf(user), submissions: submissions.map(refOf) },

@@ -1,6 +1,6 @@
 import * as z from '#lib/zod.ts';
 import { canonicalBarcode } from '#lib/domain/barcode.ts';
-import { MAX_LABWARE_PER_QC_ASSAY, MAX_QC_RESULTS_PER_ASSAY, QC_TEXT_MAX } from '#lib/domain/budgets.ts';
+import { MAX_QC_RESULTS_PER_ASSAY, QC_TEXT_MAX, qcAssayItems, withinRequest } from '#lib/domain/budgets.ts';
 import { labwareOfQcResult, qcResultId } from '#lib/domain/labware-ids.ts';
 import { addQcResults, qcSlot, type QcHolderKind, type QcResultContent, type QcSlot } from '#lib/domain/qc-results.ts';
 import type { WriteContext } from '#lib/jsonapi/context.ts';
@@ -10,7 +10,7 @@ import { findHolders, type Ref, type StoredRecord } from '#lib/store/records.ts'
 import { LABWARE_TYPES, plates } from '#lib/resources/labware.ts';
 import { qcResultCount, qcResultViews } from '#lib/resources/labware-views.ts';
 import { labwareAttrs } from '#lib/operations/labware-records.ts';
-import { problemErrors, type Locate } from '#lib/jsonapi/problems.ts';
+import { attributeAt, problemErrors, throwProblems, type Locate } from '#lib/jsonapi/problems.ts';
 
 /**
  * QC assays and their results (contract §2, reference-behaviour.md §2.13). An assay is a record of its
@@ -106,12 +106,7 @@ function placeEntries(entries: readonly QcResultEntry[], labware: readonly Store
     else groups.set(record, [...(groups.get(record) ?? []), { n, slot: slot.value }]);
   });
   if (problems.length > 0) throw JsonApiError.all(problems);
-  if (groups.size > MAX_LABWARE_PER_QC_ASSAY) {
-    throw errors.tooLarge(
-      '/data/attributes/qc_results',
-      `qc_results - the results are in ${groups.size} labware; one QC assay may record results in at most ${MAX_LABWARE_PER_QC_ASSAY} (one transaction item each)`,
-    );
-  }
+  throwProblems(withinRequest(qcAssayItems(groups.size), `the results in ${groups.size} labware`, ['qc_results']), attributeAt);
   return groups;
 }
 

@@ -9,7 +9,7 @@ import { createStateChange } from '#lib/operations/state-change.ts';
  * machine; any other moves the transfer requests into its targeted receptacles, and the requests their
  * material is bound for, by the state changer of its purpose (lib/domain/state-changers.ts). The operation
  * is lib/operations/state-change.ts: the labware, the request books of the requests moved (a plate's first
- * pass is one book, whatever its wells) and the state change are written in one transaction.
+ * pass is one book, whatever its wells) and the state change are written together, as one write.
  *
  * The state change is a record of its own; its labware lists it (`stateChanges` in the aggregate), so the
  * `state_changes` relationship of labware costs no read and the change no index item (the budget:

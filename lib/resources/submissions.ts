@@ -1,6 +1,5 @@
 import * as z from '#lib/zod.ts';
-import { TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
-import { labwareOfSlot, REQUESTS_PER_BOOK } from '#lib/domain/labware-ids.ts';
+import { labwareOfSlot } from '#lib/domain/labware-ids.ts';
 import { requestMachine } from '#lib/domain/machines.ts';
 import {
   buildPassage,
@@ -116,8 +115,8 @@ async function readOrders(ctx: WriteContext, uuids: readonly string[]): Promise<
 /**
  * Builds the requests of a submission's orders (lib/domain/submissions.ts, planRequests) into its request
  * books: each with its order, its request type, its asset and its order's request options; work after a
- * multiplexing step (no asset yet) in the book of its order's first labware. Refused past the write's
- * items (submissionItems), before anything is written.
+ * multiplexing step (no asset yet) in the book of its order's first labware. Refused past the bound of
+ * one request (submissionItems), before anything is written.
  */
 async function buildRequests(ctx: WriteContext, submission: StoredRecord, orders: readonly StoredRecord[], types: Map<StoredRecord, StoredRecord[]>) {
   const byId = new Map(orders.map((o) => [o.id, o]));
@@ -130,7 +129,7 @@ async function buildRequests(ctx: WriteContext, submission: StoredRecord, orders
         multipliers: (optionsOf(o).multiplier as Record<string, number> | undefined) ?? {},
         assets: assetsOf(o),
       })),
-      maxSubmissionRequests(orders.length, TRANSACTION_ITEM_LIMIT, REQUESTS_PER_BOOK),
+      maxSubmissionRequests(orders.length),
     ),
     atOrders,
   );
@@ -146,7 +145,7 @@ async function buildRequests(ctx: WriteContext, submission: StoredRecord, orders
     }),
   );
   const books = ctx.uow.created.filter((r) => r.type === 'request_books').length;
-  const overBudget = submissionBudgetProblem(orders.length, books, planned.length, TRANSACTION_ITEM_LIMIT);
+  const overBudget = submissionBudgetProblem(orders.length, books, planned.length);
   if (overBudget.length > 0) throw JsonApiError.all(problemErrors(overBudget, atOrders));
 }
 

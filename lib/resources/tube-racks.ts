@@ -16,8 +16,8 @@ import { accepted, attributeAt, problemErrors } from '#lib/jsonapi/problems.ts';
 
 /**
  * Racks hold tubes at coordinates (lib/domain/racks.ts). The rack records its tubes and each tube records
- * its rack, in one transaction: a rack of 96 tubes is exactly the 100 items a transaction allows
- * (RACK_OF_96_ITEMS in lib/domain/budgets.ts).
+ * its rack, in one write: a rack of 96 tubes (the rack, 96 tubes, its barcode guard, a count shard and the
+ * request item) is exactly the 100 items of one transaction.
  */
 const size = lazySchema(() =>
   z

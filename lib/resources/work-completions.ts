@@ -6,7 +6,7 @@ import { createWorkCompletion } from '#lib/operations/work-completion.ts';
  * Work completions (contract §6, reference-behaviour.md §7.4): the lab says the work of some submissions is
  * done on a labware ("Charge and pass" in Limber). The requests that carry it pass and are linked to the
  * receptacles it ended in (lib/domain/work-completion.ts); the record and the request books of every
- * request it changes are one transaction, within workCompletionItems (lib/domain/budgets.ts). The operation
+ * request it changes are one write, within workCompletionItems (lib/domain/budgets.ts). The operation
  * is lib/operations/work-completion.ts.
  */
 export const workCompletions = defineResource({

@@ -25,7 +25,7 @@ import { startServerProcess, type Role, type ServerEnv } from './processes.ts';
 import { publish, publishColdStarts } from './publish.ts';
 import { judge, printColdStarts, printReport, writeJson, type ScenarioResult } from './report.ts';
 import { childrenReader } from './children.ts';
-import { LAB_WORK, labRequests, labWorkRequests, LIMBER_CREATORS, scenarios, STATE_CHANGE_WELLS } from './scenarios.ts';
+import { LAB_SIZE, LAB_WORK, labRequests, labWorkRequests, LIMBER_CREATORS, scenarios, STATE_CHANGE_WELLS } from './scenarios.ts';
 import { compareAnswers, compareWrites } from './parity.ts';
 import { requestBookCopier } from './seed-books.ts';
 import { seedWork } from './seed-work.ts';
@@ -109,7 +109,8 @@ async function benchScenarios(): Promise<void> {
         stateChangeRequests: counts.stateChange,
         stateChangeWells: STATE_CHANGE_WELLS,
         stampCreation: wanted(LIMBER_CREATORS.stamp),
-        tubeCreation: wanted(LIMBER_CREATORS.tubes),
+        tubeCreation: wanted(LIMBER_CREATORS.tubes) || wanted(LAB_SIZE.tubes),
+        rackSplit: wanted(LAB_SIZE.rackSplit),
       },
       requestBookCopier(dynamo.endpoint, env.BENCH_SERVICE_TABLE),
       log,

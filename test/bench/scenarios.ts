@@ -1,4 +1,4 @@
-import { slotUuid } from '#lib/domain/labware-ids.ts';
+import { aliquotId, slotUuid } from '#lib/domain/labware-ids.ts';
 import type { Reply } from './http-client.ts';
 import type { Send, Plan, Side } from './measure.ts';
 import { PRESENTER_INCLUDE } from './floor/plate-page.ts';
@@ -128,7 +128,14 @@ export function scenarios(seeded: Seeded, iterations: number, runId: string, chi
         },
       }),
   }));
-  return [...reads, ...creates, ...labWrites(seeded, iterations), ...labWork(seeded.work, iterations), ...limberCreators(seeded.work, iterations, childrenOf)];
+  return [
+    ...reads,
+    ...creates,
+    ...labWrites(seeded, iterations),
+    ...labWork(seeded.work, iterations),
+    ...limberCreators(seeded.work, iterations, childrenOf),
+    ...labSize(seeded, iterations, runId, childrenOf),
+  ];
 }
 
 /**
@@ -315,14 +322,7 @@ const both = (first: Reply, second: Reply): Reply => ({ ...second, ms: first.ms 
  * (./children.ts), outside both servers.
  */
 function limberCreators(work: WorkSeeds | undefined, iterations: number, childrenOf: ChildrenOf): Scenario[] {
-  const collect = (side: Side, entries: Record<string, unknown>[]) =>
-    side.client.send('POST', '/transfer_request_collections', {
-      data: { type: 'transfer_request_collections', attributes: { transfer_requests_attributes: entries, user_uuid: work!.user } },
-    });
-  const created = async (side: Side, type: string, attributes: Record<string, unknown>, relationship: string) => {
-    const reply = await side.client.send('POST', `/${type}`, { data: { type, attributes: { ...attributes, user_uuid: work!.user } } });
-    return { reply, made: reply.status === 201 ? await childrenOf(type, JSON.parse(reply.text).data.id, relationship) : [] };
-  };
+  const { created, collect } = creatorCalls(work?.user ?? '', childrenOf);
   const stamp = work?.stampCreation;
   const tubes = work?.tubeCreation;
   const common = { plan: labPlan(iterations), target: { kind: 'latency', max: 1.5 } as const, compare: false, transactions: 2 };
@@ -346,33 +346,163 @@ function limberCreators(work: WorkSeeds | undefined, iterations: number, childre
           },
         ]
       : []),
-    ...(tubes
+    ...(tubes ? [{ ...common, name: LIMBER_CREATORS.tubes, send: tubesFromPlate(tubes, POOLED_TUBES, created, collect) }] : []),
+  ];
+}
+
+type Created = (side: Side, type: string, attributes: Record<string, unknown>, relationship: string) => Promise<{ reply: Reply; made: string[] }>;
+type Collect = (side: Side, entries: Record<string, unknown>[]) => Promise<Reply>;
+
+/** A creator's two calls as `user`: the creation, with the uuids of the labware it made (read from DynamoDB: ./children.ts), and a collection. */
+function creatorCalls(user: string, childrenOf: ChildrenOf): { created: Created; collect: Collect } {
+  return {
+    collect: (side, entries) =>
+      side.client.send('POST', '/transfer_request_collections', {
+        data: { type: 'transfer_request_collections', attributes: { transfer_requests_attributes: entries, user_uuid: user } },
+      }),
+    created: async (side, type, attributes, relationship) => {
+      const reply = await side.client.send('POST', `/${type}`, { data: { type, attributes: { ...attributes, user_uuid: user } } });
+      return { reply, made: reply.status === 201 ? await childrenOf(type, JSON.parse(reply.text).data.id, relationship) : [] };
+    },
+  };
+}
+
+/**
+ * Limber's tubes out of a plate, a unit of two writes: a specific tube creation of `count` tubes of one
+ * purpose, then the collection pooling the plate's 96 wells into them by submission, 96 ÷ `count` wells
+ * to a tube in column order (12: Limber's MX tubes; 96: a tube per well, as its pooled tubes by sample).
+ */
+function tubesFromPlate(tubes: NonNullable<WorkSeeds['tubeCreation']>, count: number, created: Created, collect: Collect): Send {
+  return async (side, i) => {
+    const { reply, made } = await created(
+      side,
+      'specific_tube_creations',
+      {
+        child_purpose_uuids: Array(count).fill(tubes.tubePurpose),
+        parent_uuids: [tubes.parent],
+        tube_attributes: Array.from({ length: count }, (_, t) => ({ name: `bench ${side.role} ${i} pool ${t + 1}` })),
+      },
+      'children',
+    );
+    if (reply.status !== 201) return reply;
+    const perTube = 96 / count;
+    const entries = Array.from({ length: 96 }, (_, w) => ({
+      source_asset: slotUuid(tubes.parent, w + 1),
+      target_asset: made[Math.floor(w / perTube)]!,
+      submission: tubes.submission,
+    }));
+    return both(reply, await collect(side, entries));
+  };
+}
+
+/** The lab-size scenarios (contract §7.1, §7.2), by name: BENCH_ONLY=`lab size` picks them all. */
+export const LAB_SIZE = {
+  bulkCreate: 'POST poly_metadata/bulk_create (400 metadata on aliquots): a lab size write',
+  tubes: 'POST specific_tube_creations (96 tubes) + transfer_request_collections (96 entries): 96 tubes from a plate, a lab size write',
+  rackSplit: 'POST specific_tube_rack_creations (2 racks × 96 new tubes) + transfer_request_collections (192 entries): the rack split, a lab size write',
+};
+
+/** A rack's coordinates in column order (A1, B1, … H1, A2, …): where the rack split puts its tubes. */
+const rackCoordinate = (n: number) => `${'ABCDEFGH'[n % 8]}${Math.floor(n / 8) + 1}`;
+
+/**
+ * Limber's plate split into tube racks (`plate_split_to_tube_racks`), a unit of two writes: a specific
+ * tube rack creation of a sequencing and a contingency rack of 96 new tubes each (barcodes given, as a rack
+ * scan gives them: unique by side and request; each with its well as `parent_uuids`, which the service
+ * accepts and does not use, as the reference), then the collection of 192 entries moving each well into
+ * its tube of both racks, by submission (as the MX tubes pool; Limber names the well's outer request).
+ */
+function rackSplit(split: NonNullable<WorkSeeds['rackSplit']>, created: Created, collect: Collect): Send {
+  return async (side, i) => {
+    const mark = `${side.role === 'service' ? 1 : 2}${String(i).padStart(3, '0')}`;
+    const { reply, made } = await created(
+      side,
+      'specific_tube_rack_creations',
+      {
+        parent_uuids: [split.parent],
+        tube_rack_attributes: ['SEQ', 'SPR'].map((kind, r) => ({
+          tube_rack_name: `${kind} rack`,
+          tube_rack_barcode: `TR${r}${mark}`,
+          tube_rack_purpose_uuid: split.rackPurpose,
+          racked_tubes: Array.from({ length: 96 }, (_, n) => ({
+            tube_barcode: `FR${r}${mark}${String(n).padStart(2, '0')}`,
+            tube_name: `${kind}:${rackCoordinate(n)}`,
+            tube_purpose_uuid: split.tubePurpose,
+            tube_position: rackCoordinate(n),
+            parent_uuids: [slotUuid(split.parent, n + 1)],
+          })),
+        })),
+      },
+      'racked_tubes',
+    );
+    if (reply.status !== 201) return reply;
+    const entries = made.map((tube, t) => ({ source_asset: slotUuid(split.parent, (t % 96) + 1), target_asset: tube, submission: split.submission }));
+    return both(reply, await collect(side, entries));
+  };
+}
+
+/** Poly metadata of one bulk create: the size contract §7.1 names (Limber's balanced pooled tube sends 96 × 2). */
+export const BULK_METADATA = 400;
+
+/**
+ * A lab-size write is one request of hundreds of items, several transactions on the service's side (a
+ * second or more each here): fewer are measured than of the lab writes, and fewer warm them up, each
+ * request running its item loops hundreds of times.
+ */
+const largePlan = (iterations: number): Plan => ({ concurrency: 1, batch: Math.max(1, Math.ceil(iterations / 16)), rounds: 4, warmup: 8 });
+
+/** Requests each side sends in one lab-size write scenario (the seed makes fresh labware for each, where it needs any). */
+export const largeRequests = (iterations: number): number => {
+  const plan = largePlan(iterations);
+  return plan.batch * plan.rounds + plan.warmup;
+};
+
+/**
+ * The lab-size writes: `poly_metadata/bulk_create` of 400 metadata on the aliquots of the filled 384-well
+ * plate (every key new: its request's number and the side in it); 96 tubes out of the tagged 96-well plate
+ * of Limber's MX tubes, a tube a well (the creation 292 items, the collection 100).
+ */
+function labSize(seeded: Seeded, iterations: number, runId: string, childrenOf: ChildrenOf): Scenario[] {
+  const plate = Number(seeded.plateId);
+  const tubes = seeded.work?.tubeCreation;
+  const split = seeded.work?.rackSplit;
+  const { created, collect } = creatorCalls(seeded.work?.user ?? '', childrenOf);
+  return [
+    ...(split
       ? [
           {
-            ...common,
-            name: LIMBER_CREATORS.tubes,
-            send: async (side: Side, i: number) => {
-              const { reply, made } = await created(
-                side,
-                'specific_tube_creations',
-                {
-                  child_purpose_uuids: Array(POOLED_TUBES).fill(tubes.tubePurpose),
-                  parent_uuids: [tubes.parent],
-                  tube_attributes: Array.from({ length: POOLED_TUBES }, (_, t) => ({ name: `bench ${side.role} ${i} pool ${t + 1}` })),
-                },
-                'children',
-              );
-              if (reply.status !== 201) return reply;
-              const perTube = 96 / POOLED_TUBES;
-              const entries = Array.from({ length: 96 }, (_, w) => ({
-                source_asset: slotUuid(tubes.parent, w + 1),
-                target_asset: made[Math.floor(w / perTube)]!,
-                submission: tubes.submission,
-              }));
-              return both(reply, await collect(side, entries));
-            },
+            name: LAB_SIZE.rackSplit,
+            plan: largePlan(iterations),
+            target: { kind: 'latency', max: 1.5 } as const,
+            compare: false,
+            send: rackSplit(split, created, collect),
           },
         ]
       : []),
+    ...(tubes
+      ? [
+          {
+            name: LAB_SIZE.tubes,
+            plan: largePlan(iterations),
+            target: { kind: 'latency', max: 1.5 } as const,
+            compare: false,
+            send: tubesFromPlate(tubes, 96, created, collect),
+          },
+        ]
+      : []),
+    {
+      name: LAB_SIZE.bulkCreate,
+      plan: largePlan(iterations),
+      target: { kind: 'latency', max: 1.5 },
+      compare: false,
+      send: (side, i) =>
+        side.client.send('POST', '/poly_metadata/bulk_create', {
+          data: Array.from({ length: BULK_METADATA }, (_, n) => ({
+            type: 'poly_metadata',
+            attributes: { key: `bench_${runId}_${side.role}_${i}_${n}`, value: `value ${n}` },
+            relationships: { metadatable: { data: { type: 'aliquots', id: String(aliquotId(plate, (n % 384) + 1)) } } },
+          })),
+        }),
+    },
   ];
 }

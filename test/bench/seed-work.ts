@@ -24,6 +24,8 @@ export interface WorkSeeds {
   stampCreation?: { parent: string; childPurpose: string; entries: { source_asset: string; outer_request: string }[] };
   /** Limber's MX tubes (issue 21, item 6): a tagged 96-well plate (so 8 samples share a tube), the tubes' purpose, the submission they pool by. */
   tubeCreation?: { parent: string; tubePurpose: string; submission: string };
+  /** The rack split (a lab size write): the filled 96-well plate, a rack purpose and a tube purpose, a submission to pool by. */
+  rackSplit?: { parent: string; rackPurpose: string; tubePurpose: string; submission: string };
 }
 
 /** What to seed: the scenarios chosen, and how many writes each side sends. */
@@ -38,6 +40,7 @@ export interface WorkWanted {
   /** Limber's creators: a plate creation and its stamp, a specific tube creation and its pooling. */
   stampCreation: boolean;
   tubeCreation: boolean;
+  rackSplit: boolean;
 }
 
 /** The filled plates of the main seed, by size: where stock plates get their samples. */
@@ -154,7 +157,7 @@ export async function seedWork(api: Api, filled: FilledPlates, wanted: WorkWante
   const started = performance.now();
   const user = (await api.json('GET', '/users?filter%5Blogin%5D=admin')).data[0].attributes.uuid as string;
   const seeds: WorkSeeds = { user };
-  if (!wanted.page && !wanted.collection && !wanted.stateChange && !wanted.stampCreation && !wanted.tubeCreation) return seeds;
+  if (!wanted.page && !wanted.collection && !wanted.stateChange && !wanted.stampCreation && !wanted.tubeCreation && !wanted.rackSplit) return seeds;
 
   if (wanted.page || wanted.collection) {
     const work = await librarySubmission(api);
@@ -196,6 +199,15 @@ export async function seedWork(api: Api, filled: FilledPlates, wanted: WorkWante
     seeds.stamped = { service: await workPlates(), floor: await workPlates() };
   }
   if (wanted.stampCreation || wanted.tubeCreation) await seedCreators(api, filled[96]!, user, wanted, seeds);
+  if (wanted.rackSplit) {
+    const firstUuid = async (path: string) => (await api.json('GET', path)).data[0].attributes.uuid as string;
+    seeds.rackSplit = {
+      parent: filled[96]!.uuid,
+      rackPurpose: await firstUuid('/tube_rack_purposes?page%5Bsize%5D=1'),
+      tubePurpose: await firstUuid('/tube_purposes?filter%5Bname%5D=MX%20Tube'),
+      submission: (await api.json('GET', `/submissions/${(await librarySubmission(api)).submission}`)).data.attributes.uuid as string,
+    };
+  }
   log(`seeded the lab work (issue 20's and 21's scenarios) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return seeds;
 }

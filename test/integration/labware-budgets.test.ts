@@ -3,9 +3,9 @@ import { storeErrorToJsonApi } from '#lib/jsonapi/store-errors.ts';
 import { externalBarcode } from '#lib/domain/barcode.ts';
 import {
   ITEM_SIZE_LIMIT,
+  LARGE_WRITE_ITEM_LIMIT,
   MAX_ALIQUOTS_PER_RECEPTACLE,
   PLATE_SIZES,
-  RACK_OF_96_ITEMS,
   TRANSACTION_ITEM_LIMIT,
   TRANSACTION_SIZE_LIMIT,
 } from '#lib/domain/budgets.ts';
@@ -21,6 +21,7 @@ import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
 import { direct } from '../support/engine.ts';
 import { addAliquot, aliquotDoc, createSample, createTube, purposeId } from '../support/fixtures.ts';
+import { observeCalls } from '../support/dynamodb-calls.ts';
 import { expectError } from '../support/responses.ts';
 import { seedRecords, seedSamples } from '../support/seed.ts';
 import { columnOrder } from '../support/oracles.ts';
@@ -36,8 +37,8 @@ import { freshStore } from '../support/store.ts';
  * (b) item size: the fullest realistic aggregate (a tube pooled from four 384-well plates: 1,536 tagged
  *     aliquots) fits well under the item limit, and a record past the limit is a clear 422 that writes nothing;
  * (c) the pool budget (lib/domain/budgets.ts) at its edge through POST aliquots;
- * (d) the transaction budgets at their edges: a rack of 96 tubes below and above the bytes of one
- *     transaction, and one item more than a transaction holds;
+ * (d) a rack of 96 tubes below and above the bytes of one transaction (one transaction, then one write of
+ *     several), and a write past the bound of one request;
  * (e) the largest plate.
  */
 
@@ -322,7 +323,7 @@ describe(`(c) the pool budget: a receptacle holds at most ${MAX_ALIQUOTS_PER_REC
   });
 });
 
-describe(`(d) transaction budgets: ${TRANSACTION_ITEM_LIMIT} items and ${TRANSACTION_SIZE_LIMIT} bytes`, () => {
+describe(`(d) one transaction (${TRANSACTION_ITEM_LIMIT} items, ${TRANSACTION_SIZE_LIMIT} bytes), several, and the bound of one request`, () => {
   /** Measured: a tube with 250 tagged aliquots is ~36 KB, with 300 ~44 KB; 96 of them ~3.5 MB and ~4.2 MB. */
   const rack = (tubes: StoredRecord[]) =>
     doc(
@@ -344,33 +345,40 @@ describe(`(d) transaction budgets: ${TRANSACTION_ITEM_LIMIT} items and ${TRANSAC
     const size = lighter.reduce((n, t) => n + Buffer.byteLength(JSON.stringify(t)), 0);
     expect(size).toBeGreaterThan(3_300_000);
     expect(size).toBeLessThan(TRANSACTION_SIZE_LIMIT);
-    const { response, counts } = await direct('POST', '/api/v2/tube_racks', rack(lighter));
-    expect(response.status, response.body?.slice(0, 500)).toBe(201);
-    expect(counts.TransactWriteItems).toBe(1);
-    expect(RACK_OF_96_ITEMS).toBe(TRANSACTION_ITEM_LIMIT);
+    const { result, transactions } = await observeCalls(() => direct('POST', '/api/v2/tube_racks', rack(lighter)));
+    expect(result.response.status, result.response.body?.slice(0, 500)).toBe(201);
+    // The rack, 96 tubes, its barcode guard, a count shard, the request item.
+    expect(transactions).toEqual([TRANSACTION_ITEM_LIMIT]);
   });
 
-  it(`past ${TRANSACTION_SIZE_LIMIT} bytes (96 tubes of ~44 KB) → 422 too_large naming the bytes and the budget; nothing is written`, async () => {
-    const res = await refused('POST', '/api/v2/tube_racks', rack(heavier));
-    const error = expectError(res, 422, 'too_large', '/data');
-    expect(error.detail).toMatch(new RegExp(`^this request would write \\d+ bytes; one request may write at most ${TRANSACTION_SIZE_LIMIT} bytes`));
-    expect(Number(/write (\d+) bytes/.exec(error.detail)![1])).toBeGreaterThan(TRANSACTION_SIZE_LIMIT);
+  it(`past ${TRANSACTION_SIZE_LIMIT} bytes (96 tubes of ~44 KB): several transactions, still one write; every tube in the rack`, async () => {
+    const size = heavier.reduce((n, t) => n + Buffer.byteLength(JSON.stringify(t)), 0);
+    expect(size).toBeGreaterThan(TRANSACTION_SIZE_LIMIT);
+    const { result, transactions } = await observeCalls(() => direct('POST', '/api/v2/tube_racks', rack(heavier)));
+    expect(result.response.status, result.response.body?.slice(0, 500)).toBe(201);
+    expect(transactions.length).toBeGreaterThan(1);
+    const racked = (await call('GET', `/api/v2/tube_racks/${result.document.data.id}/racked_tubes?include=tube`)).body.data;
+    expect(racked.map((r: any) => r.relationships.tube.data.id).sort()).toEqual(heavier.map((t) => String(t.id)).sort());
   });
 
-  it(`past ${TRANSACTION_ITEM_LIMIT} items → 422 too_large naming the items and the budget; nothing is sent`, async () => {
+  it(`past ${LARGE_WRITE_ITEM_LIMIT} records and index entries → 422 too_large naming the count and the bound; nothing is sent`, async () => {
     const uow = new UnitOfWork(registry, new Date().toISOString());
-    // 100 tube updates and the request item: one item too many (a rename changes no count, so no count shard).
-    for (const tube of [...lighter, ...heavier].slice(0, TRANSACTION_ITEM_LIMIT)) uow.update(tube, { attrs: { name: 'renamed' } });
+    // Samples with their names: a record and a name guard each, ids given, so nothing is reserved either.
+    const first = 900_000_000;
+    for (let i = 0; i <= LARGE_WRITE_ITEM_LIMIT / 2; i++)
+      await uow.create('samples', { id: first + i, attrs: { name: `bound-${i}` }, rels: { studies: [], component_samples: [] } });
     const { counts, result } = countCalls(() => uow.commit());
     const error = await result.then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(TooLargeError);
-    expect(storeErrorToJsonApi(error)?.errors[0]).toMatchObject({
-      code: 'too_large',
-      detail: `this request would write ${TRANSACTION_ITEM_LIMIT + 1} items; one request may write at most ${TRANSACTION_ITEM_LIMIT} (a DynamoDB transaction)`,
-    });
+    const problem = storeErrorToJsonApi(error)?.errors[0];
+    expect(problem).toMatchObject({ code: 'too_large', source: { pointer: '/data' } });
+    expect(problem?.detail).toMatch(
+      new RegExp(`^this request would write \\d+ records and index entries; one request may write at most ${LARGE_WRITE_ITEM_LIMIT}$`),
+    );
+    expect(Number(/write (\d+) records/.exec(problem!.detail)![1])).toBeGreaterThan(LARGE_WRITE_ITEM_LIMIT);
     expect(totalCalls(counts)).toBe(0);
   });
 });

@@ -1,11 +1,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { externalBarcode } from '#lib/domain/barcode.ts';
-import { maxLabwarePerCreation, maxTubesPerRackCreation, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
-import { dynamo } from '#lib/store/client.ts';
+import {
+  LARGE_WRITE_ITEM_LIMIT,
+  labwareCreationItems,
+  rackCreationItems,
+  TRANSACTION_ITEM_LIMIT,
+  transactionItems,
+  writtenItems,
+} from '#lib/domain/budgets.ts';
 import { labwareAttrs } from '#lib/operations/labware-records.ts';
 import { call, doc, idOf } from '../support/api.ts';
 import { createPlate, createTube, inBatches, purposeId, rel, rels, uniqueName } from '../support/fixtures.ts';
 import { adminUuid, contentsOf, filledPlate, uuidOf } from '../support/lab.ts';
+import { observeCalls } from '../support/dynamodb-calls.ts';
 import { expectError } from '../support/responses.ts';
 import { seedTubes } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
@@ -16,8 +23,9 @@ import { outboxEvents, refused } from '../support/table.ts';
  * specific tube rack creations, sent as Limber's classes send them (`*_uuid(s)` attributes; the
  * relationships work too) and read back as Limber reads them next: the new labware under `child` /
  * `children`, `pending`, of its purpose, a child of its parents, owned by the user, and `<type>.created`
- * events. Nothing moves at creation: the transfer that follows moves the material. Each creation is one
- * transaction; the largest of each kind is tested at its item limit.
+ * events. Nothing moves at creation: the transfer that follows moves the material. A creation that fits one
+ * transaction is one; a larger one is one write of several (lib/store/large-write.ts); each kind is tested at
+ * the most one transaction holds and at the bound of one request. Limber's full sizes: limber-full-size.test.ts.
  */
 
 beforeAll(freshStore);
@@ -50,24 +58,8 @@ const related = async (type: string, id: string, name: string) => (await call('G
 
 const idsOf = (records: any[]) => records.map((r) => r.id).sort();
 
-/** The items of each TransactWriteItems sent while `fn` runs: observed on the shared client, not changed. */
-async function transactionSizes<T>(fn: () => Promise<T>): Promise<{ result: T; sizes: number[] }> {
-  const sizes: number[] = [];
-  const name = 'limber-creators-transaction-items';
-  dynamo().middlewareStack.add(
-    (next) => async (args) => {
-      const items = (args.input as { TransactItems?: unknown[] }).TransactItems;
-      if (items) sizes.push(items.length);
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  try {
-    return { result: await fn(), sizes };
-  } finally {
-    dynamo().middlewareStack.remove(name);
-  }
-}
+/** The most tubes one transaction holds when made from one parent: each is 3 items (the tube, its barcode guard, its link). */
+const ONE_TRANSACTION_OF_TUBES = Math.floor((TRANSACTION_ITEM_LIMIT - transactionItems(labwareCreationItems(0, 1))) / 3);
 
 /** A rack as Limber's plate split sends it: tubes at the rack's positions in column order, each with a barcode of its own. */
 const rackOf = (name: string, tubes: number, { purpose = 'Tube Rack 96', barcode = uniqueName('FR') } = {}) => ({
@@ -209,7 +201,7 @@ describe('pooled_plate_creations (multi-stamp, quadrant, merged and custom tagge
 
   it('from four 384-well plates into a 384-well plate: one transaction of 10 items', async () => {
     const parents = await inBatches(4, 4, () => createPlate('Stock Plate 384'));
-    const { result: res, sizes } = await transactionSizes(() =>
+    const { result: res, transactions } = await observeCalls(() =>
       post('pooled_plate_creations', {
         child_purpose_uuid: purposes['Stock Plate 384'],
         parent_uuids: parents.map((p) => p.attributes.uuid),
@@ -217,7 +209,7 @@ describe('pooled_plate_creations (multi-stamp, quadrant, merged and custom tagge
     );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     // The child, its barcode guard, four links to parents, the creation, two count shards, the request item.
-    expect(sizes).toEqual([10]);
+    expect(transactions).toEqual([10]);
     expect((await related('pooled_plate_creations', res.body.data.id, 'child')).attributes.size).toBe(384);
   });
 
@@ -320,27 +312,26 @@ describe('specific_tube_creations (every pool and MX tube)', () => {
     expectError(await bad({ child_purpose_uuids: [] }), 422, 'required', '/data/relationships/child_purposes');
   });
 
-  it(`at its limit: ${maxLabwarePerCreation(1)} tubes from one parent are one transaction of ${TRANSACTION_ITEM_LIMIT} items; one more, or 96, is a 422 naming the limit`, async () => {
+  it(`at its limits: ${ONE_TRANSACTION_OF_TUBES} tubes from one parent are one transaction of ${TRANSACTION_ITEM_LIMIT} items; one more is several, still one write; past the bound of one request, a 422 naming it`, {
+    timeout: 180_000,
+  }, async () => {
     const parent = await createPlate();
-    const make = (n: number) =>
-      post('specific_tube_creations', { child_purpose_uuids: Array(n).fill(purposes['MX Tube']), parent_uuids: [parent.attributes.uuid] });
-    const largest = maxLabwarePerCreation(1);
-    expect(largest).toBe(32);
-    const { result: res, sizes } = await transactionSizes(() => make(largest));
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(sizes).toEqual([TRANSACTION_ITEM_LIMIT]);
-    expect(await related('specific_tube_creations', res.body.data.id, 'children')).toHaveLength(largest);
-    for (const n of [largest + 1, 96]) {
-      const body = doc('specific_tube_creations', {
-        child_purpose_uuids: Array(n).fill(purposes['MX Tube']),
-        parent_uuids: [parent.attributes.uuid],
-        user_uuid: user,
-      });
-      const error = expectError(await refused('POST', '/api/v2/specific_tube_creations', body), 422, 'too_large', '/data/attributes/child_purpose_uuids');
-      expect(error.detail).toBe(
-        `child_purpose_uuids - ${n} tubes from 1 parent(s) would write ${4 + 3 * n} items; one creation from 1 parent(s) makes at most 32 (a DynamoDB transaction holds 100 items)`,
-      );
+    const body = (n: number) =>
+      doc('specific_tube_creations', { child_purpose_uuids: Array(n).fill(purposes['MX Tube']), parent_uuids: [parent.attributes.uuid], user_uuid: user });
+    expect(ONE_TRANSACTION_OF_TUBES).toBe(32);
+    for (const n of [ONE_TRANSACTION_OF_TUBES, ONE_TRANSACTION_OF_TUBES + 1]) {
+      const { result: res, transactions } = await observeCalls(() => call('POST', '/api/v2/specific_tube_creations', { body: body(n) }));
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      if (n === ONE_TRANSACTION_OF_TUBES) expect(transactions).toEqual([TRANSACTION_ITEM_LIMIT]);
+      else expect(transactions.length).toBeGreaterThan(1);
+      expect(await related('specific_tube_creations', res.body.data.id, 'children')).toHaveLength(n);
     }
+    // 1 + 3n records and index entries: 1,333 tubes are the bound's 4,000, 1,334 past it, refused before anything is read or written.
+    const over = Math.floor((LARGE_WRITE_ITEM_LIMIT - 1) / 3) + 1;
+    const error = expectError(await refused('POST', '/api/v2/specific_tube_creations', body(over)), 422, 'too_large', '/data/attributes/child_purpose_uuids');
+    expect(error.detail).toBe(
+      `child_purpose_uuids - ${over} tubes from 1 parent(s) would write ${1 + 3 * over} records and index entries; one request may write at most ${LARGE_WRITE_ITEM_LIMIT}`,
+    );
   });
 });
 
@@ -437,12 +428,12 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
     const rack = rackOf('MIXED', 3);
     rack.racked_tubes[0]!.tube_barcode = first.attributes.labware_barcode.human_barcode;
     rack.racked_tubes[2]!.tube_barcode = second.attributes.labware_barcode.human_barcode.toLowerCase();
-    const { result: res, sizes } = await transactionSizes(() =>
+    const { result: res, transactions } = await observeCalls(() =>
       post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [rack] }),
     );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     // The rack, its guard and link; two existing tubes; one new tube and its guard; the creation, two count shards, the request item.
-    expect(sizes).toEqual([11]);
+    expect(transactions).toEqual([11]);
     const [made] = await related('specific_tube_rack_creations', res.body.data.id, 'children');
     const racked = (await call('GET', `/api/v2/tube_racks/${made.id}/racked_tubes?include=tube`)).body;
     const tubeAt = new Map<string, string>(racked.data.map((r: any) => [r.attributes.coordinate, r.relationships.tube.data.id]));
@@ -469,37 +460,45 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
     expectError(await bad([plateBarcode]), 422, 'not_unique', '/data/attributes/tube_rack_attributes/0/racked_tubes/0/tube_barcode');
   });
 
-  it(`at its limit: a rack of ${maxTubesPerRackCreation(1, 1)} new tubes from one plate is one transaction of 99 items; one more, or a rack of 96, is a 422 naming the limit; 93 existing tubes are 100 items`, async () => {
+  it('at its limits: a rack of 46 new tubes from one plate is one transaction of 99 items, 93 existing tubes one of 100; past the bound of one request, a 422 naming it', {
+    timeout: 180_000,
+  }, async () => {
     const plate = await createPlate();
-    const largest = maxTubesPerRackCreation(1, 1);
-    expect(largest).toBe(46);
-    const { result: res, sizes } = await transactionSizes(() =>
-      post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [rackOf('FULL', largest)] }),
+    const { result: res, transactions } = await observeCalls(() =>
+      post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [rackOf('FULL', 46)] }),
     );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     // The rack, its barcode guard and link to the plate; 46 tubes and their barcode guards; the creation, two count shards, the request item.
-    expect(sizes).toEqual([99]);
+    expect(transactions).toEqual([99]);
+    expect(transactionItems(rackCreationItems(1, 46, 1))).toBe(99);
     const [rack] = await related('specific_tube_rack_creations', res.body.data.id, 'children');
-    expect(await related('tube_racks', rack.id, 'racked_tubes')).toHaveLength(largest);
-    for (const n of [largest + 1, 96]) {
-      const body = doc('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], user_uuid: user, tube_rack_attributes: [rackOf('OVER', n)] });
-      const error = expectError(await refused('POST', '/api/v2/specific_tube_rack_creations', body), 422, 'too_large', '/data/attributes/tube_rack_attributes');
-      // 96 tubes cannot fit even if they were all existing tubes (one item each): refused before any read.
-      const [tubes, items] = n === 96 ? ['96 tubes', 'at least 103'] : [`${n} new tubes`, String(7 + 2 * n)];
-      expect(error.detail).toBe(
-        `tube_rack_attributes - 1 rack(s) of ${tubes} in all, from 1 parent(s) (parent_uuids), would write ${items} items; one request may write at most 100 (a DynamoDB transaction), which holds at most 46 new tubes in 1 rack(s) from 1 parent(s)`,
-      );
-    }
+    expect(await related('tube_racks', rack.id, 'racked_tubes')).toHaveLength(46);
     // Existing tubes cost one item each (their update): a rack of 93 of them from one plate is exactly the 100 items.
     const mx = Number(await purposeId('tube_purposes', 'MX Tube'));
     const seeded = await seedTubes(93, mx, () => ({ barcode: externalBarcode(uniqueName('FX')) }));
     const existing = rackOf('EXISTING', 93);
     for (const [k, tube] of seeded.entries()) existing.racked_tubes[k]!.tube_barcode = labwareAttrs(tube).barcode.human_barcode;
-    const full = await transactionSizes(() =>
-      post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [existing] }),
-    );
+    const full = await observeCalls(() => post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [existing] }));
     expect(full.result.status, JSON.stringify(full.result.body)).toBe(201);
-    expect(full.sizes).toEqual([TRANSACTION_ITEM_LIMIT]);
+    expect(full.transactions).toEqual([TRANSACTION_ITEM_LIMIT]);
+
+    // 20 racks of 96 new tubes are 3,901 records and index entries; 21 are 4,096, refused once their barcodes are read,
+    // and 42 racks (4,159 even were every tube an existing one) before any read.
+    expect(writtenItems(rackCreationItems(20, 20 * 96, 1))).toBeLessThanOrEqual(LARGE_WRITE_ITEM_LIMIT);
+    for (const [racks, what, items] of [
+      [21, `${21 * 96} new tubes`, '4096'],
+      [42, `${42 * 96} tubes (one item each at least)`, '4159'],
+    ] as const) {
+      const body = doc('specific_tube_rack_creations', {
+        parent_uuids: [plate.attributes.uuid],
+        user_uuid: user,
+        tube_rack_attributes: Array.from({ length: racks }, (_, i) => rackOf(`OVER${i}`, 96)),
+      });
+      const error = expectError(await refused('POST', '/api/v2/specific_tube_rack_creations', body), 422, 'too_large', '/data/attributes/tube_rack_attributes');
+      expect(error.detail).toBe(
+        `tube_rack_attributes - ${racks} rack(s) of ${what} in all, from 1 parent(s) (parent_uuids), would write ${items} records and index entries; one request may write at most ${LARGE_WRITE_ITEM_LIMIT}`,
+      );
+    }
   });
 });
 

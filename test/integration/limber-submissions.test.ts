@@ -1,12 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
-import { dynamo } from '#lib/store/client.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TRANSACTION_ITEM_LIMIT, transactionItems, writtenItems } from '#lib/domain/budgets.ts';
+import type { StoredRecord } from '#lib/store/records.ts';
 import { bookOfRequest, slotUuid } from '#lib/domain/labware-ids.ts';
-import { submissionItems } from '#lib/domain/submissions.ts';
+import { MAX_ASSETS_PER_ORDER, maxSubmissionRequests, submissionItems } from '#lib/domain/submissions.ts';
 import { call, doc, idOf } from '../support/api.ts';
 import { addAliquot, createPlate, createSample, createTube, inBatches } from '../support/fixtures.ts';
 import { adminUuid, uuidOf } from '../support/lab.ts';
+import { observeCalls } from '../support/dynamodb-calls.ts';
 import { expectError } from '../support/responses.ts';
+import { seedEmptyPlates } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused } from '../support/table.ts';
 import { changeState, postWorkCompletion, requestsOfSubmission } from '../support/work.ts';
@@ -348,24 +350,9 @@ describe('bad input: precise 4xx, nothing written', () => {
 });
 
 describe('budgets', () => {
-  // Observed, not changed: the number of items of each transaction the service sends.
-  const OBSERVER = 'limberSubmissionsTransactionSizes';
-  const transactions: number[] = [];
-  beforeAll(() =>
-    dynamo().middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'TransactWriteItemsCommand') transactions.push((args.input as { TransactItems: unknown[] }).TransactItems.length);
-        return next(args);
-      },
-      { step: 'initialize', name: OBSERVER },
-    ),
-  );
-  afterAll(() => dynamo().middlewareStack.remove(OBSERVER));
-
   /** A submission that must be made, and the items of its transaction. */
   async function submitCounted(orders: string[]): Promise<{ submission: any; items: number }> {
-    transactions.length = 0;
-    const submission = await submit(orders);
+    const { result: submission, transactions } = await observeCalls(() => submit(orders));
     expect(transactions).toHaveLength(1);
     return { submission, items: transactions[0]! };
   }
@@ -383,42 +370,72 @@ describe('budgets', () => {
     expect(requests).toHaveLength(768);
     const books = new Set(requests.map((r: any) => bookOfRequest(Number(r.id))));
     expect(books.size).toBe(1);
-    expect(items).toBe(submissionItems(1, 1));
+    expect(items).toBe(transactionItems(submissionItems(1, 1)));
     expect(items).toBe(10);
   });
 
-  it('one order over many plates: 23 plates fit the transaction, 24 are refused naming the limit', async () => {
-    // One order, one request book per plate (lib/domain/submissions.ts, submissionItems).
+  it('one order over many plates: 23 plates (a request book each) are one transaction; 24, one write of several', async () => {
     const fits = 23;
-    expect(submissionItems(1, fits)).toBeLessThanOrEqual(TRANSACTION_ITEM_LIMIT);
-    expect(submissionItems(1, fits + 1)).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
+    expect(transactionItems(submissionItems(1, fits))).toBeLessThanOrEqual(TRANSACTION_ITEM_LIMIT);
+    expect(transactionItems(submissionItems(1, fits + 1))).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
     const plates = await inBatches(fits + 1, 8, () => createPlate('Stock Plate'));
     const assets = plates.flatMap((p) => wellUuids(p, 1));
     const largest = await createOrder(await templateUuid(LIBRARY), assets.slice(0, fits), { study_uuid: study });
-    expect((await submitCounted([largest.attributes.uuid])).items).toBe(submissionItems(1, fits));
-    const over = await createOrder(await templateUuid(LIBRARY), assets, { study_uuid: study });
-    const refusal = expectError(
-      await refused('POST', '/api/v2/submissions', submissionDoc([over.attributes.uuid])),
-      422,
-      'too_large',
-      '/data/attributes/order_uuids',
+    expect((await submitCounted([largest.attributes.uuid])).items).toBe(transactionItems(submissionItems(1, fits)));
+    const past = await createOrder(await templateUuid(LIBRARY), assets, { study_uuid: study });
+    const { result: submission, transactions } = await observeCalls(() => submit([past.attributes.uuid]));
+    expect(transactions.length).toBeGreaterThan(1);
+    expect(await requestsOfSubmission(submission.id)).toHaveLength(2 * (fits + 1));
+  });
+});
+
+describe('orders and submissions over 100 plates (contract §7.1)', () => {
+  let plates: StoredRecord[];
+  beforeAll(async () => {
+    plates = await seedEmptyPlates(101, Number(await idOf('plate_purposes', 'name', 'Stock Plate')));
+  });
+  const wellsOf = (count: number) => plates.flatMap((p) => Array.from({ length: count }, (_, i) => slotUuid(p.uuid, i + 1)));
+
+  it('an order of every well of 101 plates (9,696 wells): 201, one order', async () => {
+    const order = await createOrder(await templateUuid(LIBRARY), wellsOf(96), { study_uuid: study });
+    expect(order.attributes.uuid).toBeDefined();
+  });
+
+  it(`a submission over 101 plates (24 wells each): 4,848 requests in 101 books, one write of ${writtenItems(submissionItems(1, 101))} records and index entries; every request readable`, {
+    timeout: 300_000,
+  }, async () => {
+    const order = await createOrder(await templateUuid(LIBRARY), wellsOf(24), { study_uuid: study });
+    const { result: submission, transactions } = await observeCalls(() => submit([order.attributes.uuid]));
+    expect(transactions.length).toBeGreaterThan(1);
+    const requests = await call('GET', `/api/v2/submissions/${submission.id}/requests?page[size]=1`);
+    expect(requests.body.meta.record_count).toBe(2 * 24 * 101);
+    // The last plate's last well of the order: its library request, then its sequencing request.
+    const well = await call('GET', `/api/v2/plates/${plates.at(-1)!.id}/wells?page[size]=24&include=requests_as_source`);
+    expect(well.body.data.map((w: any) => w.relationships.requests_as_source.data.length)).toEqual(Array(24).fill(2));
+  });
+
+  it(`an order names at most ${MAX_ASSETS_PER_ORDER} assets: one more is a 422 naming the limit`, async () => {
+    const plate = await createPlate('Stock Plate');
+    const assets = Array.from({ length: MAX_ASSETS_PER_ORDER + 1 }, (_, i) => slotUuid(plate.attributes.uuid, (i % 96) + 1));
+    const res = await refused('POST', '/api/v2/orders', orderDoc(await templateUuid(LIBRARY), { asset_uuids: assets }, { study_uuid: study }));
+    expect(expectError(res, 422, 'too_large', '/data/attributes/submission_template_attributes/asset_uuids').detail).toBe(
+      `submission_template_attributes.asset_uuids - ${MAX_ASSETS_PER_ORDER + 1} assets; one order may name at most ${MAX_ASSETS_PER_ORDER}`,
     );
-    expect(refusal.detail).toContain(`${submissionItems(1, fits + 1)} items`);
-    expect(refusal.detail).toContain(`at most ${TRANSACTION_ITEM_LIMIT}`);
   });
 });
 
 describe('requests counted before they are made', () => {
-  it('a 384-well order with 100 sequencing requests a well is refused before any is made (over 23,000: more than one write holds)', async () => {
+  it(`a 384-well order whose multipliers compound (100 library requests a well, 100 sequencing requests each) is refused before any is made: over ${maxSubmissionRequests(1)}, more than one request can write`, async () => {
     const plate = await createPlate('Stock Plate 384');
-    const order = await createOrder(await templateUuid(LIBRARY), wellUuids(plate, 384), { study_uuid: study }, { ...OPTIONS, multiplier: { sequencing: 100 } });
+    const multiplier = { library_creation: 100, sequencing: 100 };
+    const order = await createOrder(await templateUuid(LIBRARY), wellUuids(plate, 384), { study_uuid: study }, { ...OPTIONS, multiplier });
     const refusal = expectError(
       await refused('POST', '/api/v2/submissions', submissionDoc([order.attributes.uuid])),
       422,
       'too_large',
       '/data/attributes/order_uuids',
     );
-    expect(refusal.detail).toContain('more than 23000 requests');
+    expect(refusal.detail).toBe(`order_uuids - these orders ask for more than ${maxSubmissionRequests(1)} requests, more than one request can write`);
   });
 });
 

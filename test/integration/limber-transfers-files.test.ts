@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '#lib/config.ts';
-import { bulkTransferItems, MAX_WELL_TRANSFERS_PER_BULK_TRANSFER, QC_FILE_STORED_BYTES, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
+import {
+  bulkTransferItems,
+  LARGE_WRITE_ITEM_LIMIT,
+  MAX_WELL_TRANSFERS_PER_BULK_TRANSFER,
+  QC_FILE_STORED_BYTES,
+  TRANSACTION_ITEM_LIMIT,
+  transactionItems,
+} from '#lib/domain/budgets.ts';
 import { columnOrder, layoutForSize } from '#lib/domain/geometry.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import type { Receptacle } from '#lib/domain/labware.ts';
@@ -14,7 +21,8 @@ import { createPlate, createTube, inBatches, rel } from '../support/fixtures.ts'
 import { adminUuid, contentsOf, filledPlate } from '../support/lab.ts';
 import { createOrder, workIds } from '../support/requests.ts';
 import { expectError, statuses } from '../support/responses.ts';
-import { seedRequestBook } from '../support/seed.ts';
+import { observeCalls } from '../support/dynamodb-calls.ts';
+import { seedEmptyPlates, seedRequestBook } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused, tableSnapshot } from '../support/table.ts';
 
@@ -22,7 +30,7 @@ import { outboxEvents, refused, tableSnapshot } from '../support/table.ts';
  * Limber's bulk transfers (its multi-plate pool), QC files (upload, the labware's file list, download) and
  * bait library layouts (the baited plate: `preview`, then create), sent as Limber's classes send them
  * (app/integrations/sequencescape/api/v2/{bulk_transfer,qc_file,bait_library_layout}.rb), with their bad
- * input, their largest write at its DynamoDB limit and one 50-way burst each.
+ * input, their writes at the edges of one transaction and of the bound of one request, and one 50-way burst each.
  */
 
 beforeAll(freshStore);
@@ -49,6 +57,10 @@ const wt = (source: any, from: string, destination: any, to: string, extra: Reco
   destination_location: to,
   ...extra,
 });
+
+/** Empty 96-well plates stored as the service stores them: hundreds through the API are not what these tests are about. */
+const seededPlates = async (n: number) =>
+  (await seedEmptyPlates(n, Number(await idOf('plate_purposes', 'name', 'Stock Plate')))).map((p) => ({ id: String(p.id), attributes: { uuid: p.uuid } }));
 
 /** DynamoDB calls of a bulk transfer beside one Query per source plate, at most (see the first test). */
 const CALLS_BESIDE_SOURCES = 5;
@@ -346,8 +358,8 @@ async function taggedPlate(purpose: string, filled: number, firstTag: number): P
   return plate;
 }
 
-describe(`bulk_transfers at their limits (${TRANSACTION_ITEM_LIMIT} items a transaction)`, () => {
-  it(`${MAX_WELL_TRANSFERS_PER_BULK_TRANSFER} well transfers, four full 384-well plates pooled into one, fit one transaction`, {
+describe('bulk_transfers at their limits: one transaction, several, the bound of one request', () => {
+  it(`${MAX_WELL_TRANSFERS_PER_BULK_TRANSFER} well transfers, four full 384-well plates pooled into one (4 × 384 wells), fit one transaction`, {
     timeout: 300_000,
   }, async () => {
     const sources = await Promise.all([0, 1, 2, 3].map((q) => taggedPlate('Stock Plate 384', 384, q * 384 + 1)));
@@ -365,19 +377,31 @@ describe(`bulk_transfers at their limits (${TRANSACTION_ITEM_LIMIT} items a tran
   });
 
   // One source into many plates: each destination is its update, its transfer record and its new link to the source.
-  const MAX_DESTINATIONS = Math.floor((TRANSACTION_ITEM_LIMIT - bulkTransferItems(0, 0, 0)) / 3);
-  it(`one well into ${MAX_DESTINATIONS} plates fits (${bulkTransferItems(MAX_DESTINATIONS, MAX_DESTINATIONS, MAX_DESTINATIONS)} items); one more is 422 too_large naming the items, nothing written`, async () => {
-    expect(MAX_DESTINATIONS).toBe(31);
-    const { plate: source } = await filledPlate(1);
-    const plates = await inBatches(MAX_DESTINATIONS + 1, 8, () => createPlate());
+  const ONE_TRANSACTION = Math.floor((TRANSACTION_ITEM_LIMIT - transactionItems(bulkTransferItems(0, 0, 0))) / 3);
+  it(`one well into ${ONE_TRANSACTION} plates is one transaction of ${transactionItems(bulkTransferItems(ONE_TRANSACTION, ONE_TRANSACTION, ONE_TRANSACTION))} items; into one more, one write of several`, async () => {
+    expect(ONE_TRANSACTION).toBe(31);
+    const { plate: source, samples } = await filledPlate(1);
+    const plates = await seededPlates(2 * ONE_TRANSACTION + 1);
     const entries = plates.map((p) => wt(source, 'A1', p, 'A1'));
-    const over = await refused('POST', BULK, bulk(entries));
-    expect(expectError(over, 422, 'too_large', '/data/attributes/well_transfers').detail).toContain(
-      `${bulkTransferItems(MAX_DESTINATIONS + 1, MAX_DESTINATIONS + 1, MAX_DESTINATIONS + 1)} items; one request may write at most ${TRANSACTION_ITEM_LIMIT}`,
+    const fits = await observeCalls(() => call('POST', BULK, { body: bulk(entries.slice(0, ONE_TRANSACTION)) }));
+    expect(fits.result.status, JSON.stringify(fits.result.body).slice(0, 500)).toBe(201);
+    expect(fits.transactions).toEqual([98]);
+    const past = await observeCalls(() => call('POST', BULK, { body: bulk(entries.slice(ONE_TRANSACTION)) }));
+    expect(past.result.status, JSON.stringify(past.result.body).slice(0, 500)).toBe(201);
+    expect(past.transactions.length).toBeGreaterThan(1);
+    expect((await call('GET', `${BULK}/${past.result.body.data.id}/transfers?page[size]=100`)).body.data).toHaveLength(ONE_TRANSACTION + 1);
+    for (const p of [plates[0]!, plates.at(-1)!]) expect((await contentsOf('plates', p.id)).get('A1')?.map((a) => a.sample)).toEqual([samples.get('A1')]);
+  });
+
+  // 1 + 3n records and index entries: 1,333 destinations are the bound's 4,000; 1,334 past it.
+  const PAST_THE_BOUND = Math.floor((LARGE_WRITE_ITEM_LIMIT - 1) / 3) + 1;
+  it(`one well into ${PAST_THE_BOUND} plates is past the bound of one request: 422 naming it, nothing written`, { timeout: 180_000 }, async () => {
+    const { plate: source } = await filledPlate(1);
+    const plates = await seededPlates(PAST_THE_BOUND);
+    const over = await refused('POST', BULK, bulk(plates.map((p) => wt(source, 'A1', p, 'A1'))));
+    expect(expectError(over, 422, 'too_large', '/data/attributes/well_transfers').detail).toBe(
+      `well_transfers - fills ${PAST_THE_BOUND} labware (${PAST_THE_BOUND} of them newly children of a source), which would write ${1 + 3 * PAST_THE_BOUND} records and index entries; one request may write at most ${LARGE_WRITE_ITEM_LIMIT}`,
     );
-    const fits = await call('POST', BULK, { body: bulk(entries.slice(0, MAX_DESTINATIONS)) });
-    expect(fits.status, JSON.stringify(fits.body).slice(0, 500)).toBe(201);
-    expect(fits.body.data.relationships.transfers).toBeDefined();
   });
 });
 

@@ -1,10 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_QC_RESULTS_PER_ASSAY, QC_TEXT_MAX } from '#lib/domain/budgets.ts';
+import { externalBarcode } from '#lib/domain/barcode.ts';
 import { columnOrder, layoutForSize } from '#lib/domain/geometry.ts';
 import { call, warmKeyCache } from '../support/api.ts';
+import { observeCalls } from '../support/dynamodb-calls.ts';
 import { direct } from '../support/engine.ts';
-import { createPlate, createRack, createTube } from '../support/fixtures.ts';
+import { createPlate, createRack, createTube, purposeId, uniqueName } from '../support/fixtures.ts';
 import { expectError } from '../support/responses.ts';
+import { seedTubes } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
 import { refused } from '../support/table.ts';
 
@@ -229,6 +232,20 @@ describe('storage and call budgets', () => {
     expect(included.filter((r) => r.type === 'qc_results').map((r) => r.attributes.value)).toEqual(WELLS_96.map((_, i) => String(i)));
     await warmKeyCache();
     expect((await call('GET', path)).calls).toBe(1);
+  });
+
+  it('results in the tubes of two racks (192 labware, past the 96 one transaction holds): one write of several, every result in its tube', {
+    timeout: 120_000,
+  }, async () => {
+    const purpose = Number(await purposeId('tube_purposes', 'Stock Tube'));
+    const tubes = await seedTubes(192, purpose, () => ({ barcode: externalBarcode(uniqueName('QC')) }));
+    const qcResults = tubes.map((t, i) => result({ uuid: t.uuid, value: String(i) }));
+    const { result: res, transactions } = await observeCalls(() => post({ lot_number: 'KIT-192', qc_results: qcResults }));
+    expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(201);
+    // The assay and 192 tube updates: 193 records, past one transaction's 100 items.
+    expect(transactions.length).toBeGreaterThan(1);
+    const recorded = await resultsOf(res.body.data.id);
+    expect(recorded.map((r) => [r.relationships.asset.data.id, r.attributes.value])).toEqual(tubes.map((t, i) => [String(t.id * 1000 + 1), String(i)]));
   });
 
   it(`more than ${MAX_QC_RESULTS_PER_ASSAY} results → 422 too_large at qc_results`, async () => {

@@ -55,7 +55,7 @@ describe('50 clients at once', () => {
 });
 
 describe('the item budget', () => {
-  // 5 items (stateChangeItems(1, 1)): the plate, the one book of its 96 requests, the state change, its count shard, the request item. Before request books it was 100, the most a transaction holds.
+  // 5 items (transactionItems(stateChangeItems(1, 1))): the plate, the one book of its 96 requests, the state change, its count shard, the request item. Before request books it was 100, the most a transaction holds.
   it('a 96-well plate’s first pass (96 requests started, all in one request book) is one transaction of 5 items', { timeout: 300_000 }, async () => {
     const { plate, submission } = await workPlate(96);
     const res = await postStateChange(plate, 'passed');

@@ -133,6 +133,25 @@ export function seedPlates(
 export const seedFullPlates = (count: number, purpose: number, sample: number, prefix: string): Promise<StoredRecord[]> =>
   seedPlates(count, purpose, prefix, 384, () => [{ sample, study: null }]);
 
+/** `count` empty plates of a purpose (its size, 96 by default), as the service stores them; each its own external barcode. */
+export function seedEmptyPlates(count: number, purpose: number, size = 96): Promise<StoredRecord[]> {
+  return seedRecords('plates', count, (i) => {
+    const barcode = `EMPTY${process.pid}-${purpose}-${Date.now()}-${i}`;
+    const attrs: Labware = {
+      name: null,
+      barcode: { human_barcode: barcode, machine_barcode: barcode, ean13_barcode: null, external: true },
+      state: 'pending',
+      size,
+      receptacles: emptyReceptacles(size),
+      aliquotCount: 0,
+    };
+    return {
+      attrs: attrs as unknown as Record<string, unknown>,
+      rels: { purpose: { type: 'plate_purposes', id: purpose }, parents: [], custom_metadatum_collection: null },
+    };
+  });
+}
+
 /** `count` empty tubes of a purpose, as the service stores them; each its own barcode, and optionally a name and parents. */
 export function seedTubes(
   count: number,

@@ -1,22 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import {
   ITEM_SIZE_LIMIT,
-  labwareItems,
+  LARGE_WRITE_ITEM_LIMIT,
   MAX_ALIQUOTS_PER_RECEPTACLE,
-  MAX_TUBES_PER_POOLING,
   poolingItems,
-  RACK_OF_96_ITEMS,
-  STAMP_96_ITEMS,
   TRANSACTION_ITEM_LIMIT,
   TRANSACTION_SIZE_LIMIT,
+  transactionItems,
+  transferRequestCollectionItems,
+  withinRequest,
+  writtenItems,
 } from '#lib/domain/budgets.ts';
 import { emptyReceptacles, type Aliquot, type Contents, type Receptacle } from '#lib/domain/labware.ts';
+import { maxSubmissionRequests, submissionBudgetProblem, submissionItems } from '#lib/domain/submissions.ts';
 import { receiveTransfer } from '#lib/domain/receptacles.ts';
 
 /**
- * The item budgets of the write types issue 10 adds (stamps, pooling), worked out with the domain's own
- * rules over the aggregate, as those writes will: items per transaction, and bytes per item as the unit of
- * work measures them (a stored record's JSON).
+ * The budgets of stamps and pooling, worked out with the domain's own rules over the aggregate, as those
+ * writes will: items per write (one transaction, or the bound of one request), and bytes per item as the
+ * unit of work measures them (a stored record's JSON); and the one check of the bound, `withinRequest`.
  */
 
 const BASES = 'ACGT';
@@ -76,24 +78,40 @@ function transfer(source: Contents, sourceId: number, target: Contents, targetSl
 
 const emptyTube = (): Contents => ({ receptacles: emptyReceptacles(1), aliquotCount: 0 });
 
-describe('items per transaction', () => {
-  it('creating labware is 4 items, and one more per parent', () => {
-    expect([labwareItems(), labwareItems(1), labwareItems(4)]).toEqual([4, 5, 8]);
+describe('items per write', () => {
+  it('a stamp into a new plate with its transfer requests is 6 items whatever its wells: transfer requests live in the destination wells', () => {
+    expect(transactionItems(transferRequestCollectionItems(1, 1))).toBe(6);
   });
 
-  it('a rack of 96 tubes is exactly the 100 items of a transaction', () => {
-    expect(RACK_OF_96_ITEMS).toBe(100);
-    expect(RACK_OF_96_ITEMS).toBe(TRANSACTION_ITEM_LIMIT);
+  it('a plate pooled into tubes it creates: 4 items a tube; 24 tubes are one transaction, a 384-well plate into 384 tubes one write within the bound', () => {
+    expect(transactionItems(poolingItems(24))).toBeLessThanOrEqual(TRANSACTION_ITEM_LIMIT);
+    expect(transactionItems(poolingItems(25))).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
+    expect(writtenItems(poolingItems(384))).toBe(1_537);
+    expect(writtenItems(poolingItems(384))).toBeLessThanOrEqual(LARGE_WRITE_ITEM_LIMIT);
   });
 
-  it('a 96-well stamp with its transfer requests is 6 items: transfer requests live in the destination wells', () => {
-    expect(STAMP_96_ITEMS).toBe(6);
+  it('the bound of one request counts records and index entries (count shards and the request item are the store’s own)', () => {
+    const write = { records: 10, indexItems: 5, countedFamilies: 3 };
+    expect([writtenItems(write), transactionItems(write)]).toEqual([15, 19]);
+  });
+});
+
+describe('withinRequest, the one check of the bound', () => {
+  const shape = (items: number) => ({ records: items, indexItems: 0, countedFamilies: 2 });
+
+  it('finds nothing up to the bound', () => {
+    expect(withinRequest(shape(LARGE_WRITE_ITEM_LIMIT), '4000 things')).toEqual([]);
   });
 
-  it(`a plate pooled into tubes it creates: 4 items a tube, at most ${MAX_TUBES_PER_POOLING} tubes in one write`, () => {
-    expect(MAX_TUBES_PER_POOLING).toBe(24);
-    expect(poolingItems(MAX_TUBES_PER_POOLING)).toBeLessThanOrEqual(TRANSACTION_ITEM_LIMIT);
-    expect(poolingItems(MAX_TUBES_PER_POOLING + 1)).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
+  it('past it, one over_budget problem at the input named, naming what is written, its count and the bound', () => {
+    expect(withinRequest({ records: 2_001, indexItems: 2_000, countedFamilies: 2 }, '2000 tubes from 1 parent(s)', ['child_purposes'])).toEqual([
+      {
+        code: 'over_budget',
+        input: ['child_purposes'],
+        detail: `2000 tubes from 1 parent(s) would write 4001 records and index entries; one request may write at most ${LARGE_WRITE_ITEM_LIMIT}`,
+      },
+    ]);
+    expect(withinRequest(shape(LARGE_WRITE_ITEM_LIMIT + 1), 'x')[0]!.input).toEqual([]);
   });
 });
 
@@ -137,13 +155,11 @@ describe('bytes per item', () => {
     expect(() => transfer(filledPlate(1, 1, 4 * 384), 9, tube, () => 1)).toThrow(/over_budget/);
   });
 
-  it(`a 384-well plate pooled into ${MAX_TUBES_PER_POOLING} tubes (16 wells each) is far inside the transaction's bytes`, () => {
+  it('a 384-well plate pooled into 384 tubes (a well each) is far inside one transaction’s bytes', () => {
     const plate = filledPlate(384, 1);
-    const tubes = Array.from({ length: MAX_TUBES_PER_POOLING }, (_, t) =>
-      transfer({ receptacles: plate.receptacles.slice(t * 16, (t + 1) * 16), aliquotCount: 0 }, 5, emptyTube(), () => 1),
-    );
+    const tubes = plate.receptacles.map((receptacle) => transfer({ receptacles: [receptacle], aliquotCount: 1 }, 5, emptyTube(), () => 1));
     const bytes = tubes.reduce((total, tube) => total + recordBytes(tube), 0);
-    expect(bytes).toBeLessThan(TRANSACTION_SIZE_LIMIT / 10);
+    expect(bytes).toBeLessThan(TRANSACTION_SIZE_LIMIT / 4);
   });
 
   it(`a rack of 96 tubes fits the transaction's bytes while its tubes average under ~280 tagged aliquots (~41 KB)`, () => {
@@ -151,5 +167,24 @@ describe('bytes per item', () => {
       recordBytes({ receptacles: [{ state: 'pending', aliquots: filledPlate(1, count).receptacles[0]!.aliquots }], aliquotCount: count });
     expect(96 * tube(270)).toBeLessThan(TRANSACTION_SIZE_LIMIT);
     expect(96 * tube(290)).toBeGreaterThan(TRANSACTION_SIZE_LIMIT);
+  });
+});
+
+describe('a submission’s write', () => {
+  it('one order opening 999 request books is within the bound of one request; 1,000 are past it, a problem naming the count and the bound', () => {
+    expect(writtenItems(submissionItems(1, 999))).toBe(3_999);
+    expect(submissionBudgetProblem(1, 999, 999_000)).toEqual([]);
+    expect(submissionBudgetProblem(1, 1_000, 1_000_000)).toEqual([
+      {
+        code: 'over_budget',
+        input: [],
+        detail: `submitting 1 orders (1000000 requests in 1000 request books, one for each labware and page of 1,000) would write 4003 records and index entries; one request may write at most ${LARGE_WRITE_ITEM_LIMIT}`,
+      },
+    ]);
+  });
+
+  it('requests are counted before they are made against the most the bound could hold: its bytes of the smallest requests', () => {
+    expect(maxSubmissionRequests(1)).toBe(192_771);
+    expect(maxSubmissionRequests(1)).toBeLessThan(999 * 1_000);
   });
 });

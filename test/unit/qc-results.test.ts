@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ITEM_SIZE_LIMIT, MAX_LABWARE_PER_QC_ASSAY, MAX_QC_RESULTS_PER_ASSAY, qcAssayItems, TRANSACTION_ITEM_LIMIT } from '#lib/domain/budgets.ts';
+import {
+  ITEM_SIZE_LIMIT,
+  LARGE_WRITE_ITEM_LIMIT,
+  MAX_QC_RESULTS_PER_ASSAY,
+  qcAssayItems,
+  TRANSACTION_ITEM_LIMIT,
+  transactionItems,
+  writtenItems,
+} from '#lib/domain/budgets.ts';
 import { emptyReceptacles } from '#lib/domain/labware.ts';
 import { addQcResults, qcSlot, type QcContents, type QcResultContent } from '#lib/domain/qc-results.ts';
 
@@ -85,10 +93,10 @@ describe('addQcResults', () => {
   });
 });
 
-describe('QC assay transaction items', () => {
-  it('a 96-well upload is 5 items; the most labware one assay may touch fill the transaction exactly', () => {
-    expect(qcAssayItems(1)).toBe(5);
-    expect(MAX_LABWARE_PER_QC_ASSAY).toBe(96);
-    expect(qcAssayItems(MAX_LABWARE_PER_QC_ASSAY)).toBe(TRANSACTION_ITEM_LIMIT);
+describe('QC assay items', () => {
+  it('a 96-well upload is 5 items; results in 96 tubes fill one transaction; the most results an assay takes, each in its own labware, are within the bound of one request', () => {
+    expect(transactionItems(qcAssayItems(1))).toBe(5);
+    expect(transactionItems(qcAssayItems(96))).toBe(TRANSACTION_ITEM_LIMIT);
+    expect(writtenItems(qcAssayItems(MAX_QC_RESULTS_PER_ASSAY))).toBeLessThanOrEqual(LARGE_WRITE_ITEM_LIMIT);
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { stateChangeItems, TRANSACTION_ITEM_LIMIT, workCompletionItems } from '#lib/domain/budgets.ts';
+import { stateChangeItems, TRANSACTION_ITEM_LIMIT, transactionItems, workCompletionItems, writtenItems } from '#lib/domain/budgets.ts';
 import { receptacleState, type Receptacle, type TransferRequest } from '#lib/domain/labware.ts';
 import type { RequestState } from '#lib/domain/machines.ts';
 import { changeState, endsIn, stateChangerOf, type RequestFacts, type StateChangeInput, type StateChanger } from '#lib/domain/state-changers.ts';
@@ -279,19 +279,17 @@ describe('derived states (reference §7.2) and changes, for any transfer request
 });
 
 describe('item budgets', () => {
-  it('a plate’s first pass (its requests in one book, whatever its size) is 5 items; a rack of 96 tubes moving no request is the 100 of a transaction', () => {
-    expect(stateChangeItems(1, 1)).toBe(5);
-    // Requests of 96 submissions (96 books) still fit one plate's change; 97 do not.
-    expect(stateChangeItems(1, 96)).toBe(TRANSACTION_ITEM_LIMIT);
-    expect(stateChangeItems(1, 97)).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
-    expect(stateChangeItems(1 + 96, 0)).toBe(TRANSACTION_ITEM_LIMIT);
+  it('a plate’s first pass (its requests in one book, whatever its size) is 5 items; a rack of 96 tubes moving no request is the 100 of one transaction, with its requests’ book one write of several', () => {
+    expect(transactionItems(stateChangeItems(1, 1))).toBe(5);
+    expect(transactionItems(stateChangeItems(1 + 96, 0))).toBe(TRANSACTION_ITEM_LIMIT);
+    expect(transactionItems(stateChangeItems(1 + 96, 1))).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
+    expect(writtenItems(stateChangeItems(1 + 96, 1))).toBe(99);
   });
 
-  it('a work completion is its books and the index entries they gain: a 96-well plate with next requests in one book is 5 items', () => {
-    expect(workCompletionItems(1, 0)).toBe(4);
-    expect(workCompletionItems(1, 1)).toBe(5);
-    expect(workCompletionItems(96, 1)).toBe(TRANSACTION_ITEM_LIMIT);
-    expect(workCompletionItems(96, 2)).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
+  it('a work completion is its books and the index entries they gain: a 96-well plate with next requests in one book is 5 items; next requests moved into a rack’s 96 tubes, 100', () => {
+    expect(transactionItems(workCompletionItems(1, 0))).toBe(4);
+    expect(transactionItems(workCompletionItems(1, 1))).toBe(5);
+    expect(transactionItems(workCompletionItems(1, 96))).toBe(TRANSACTION_ITEM_LIMIT);
   });
 });
 

@@ -5,18 +5,20 @@ import type { StoredRecord } from '#lib/store/records.ts';
 import { encodeUuid } from '#lib/store/uuids.ts';
 import { nextIds, problem, requestPut } from './create.ts';
 import { asRecord, type Db, type Item } from './db.ts';
-import { COUNT_SHARDS, countShardKey, entityMarkers, parentLinkPut, recordIndexKeys, recordKey, termKey } from './keys.ts';
+import { COUNT_SHARDS, countShardKey, entityMarkers, parentLink, recordIndexKeys, recordKey, termKey } from './keys.ts';
 import { parse, type Attributes } from './lab.ts';
 import { byUuids, created, event } from './lab-work.ts';
+import { type FloorOp, writeLarge } from './large-write.ts';
 import type { Answer } from './reads.ts';
 
 /**
  * The floor's labware creators, as Limber calls them (issue 21, item 6): a plate creation (one plate, a
  * child of one plate) and a specific tube creation (tubes, each a child of the plate). Each is one
  * BatchGetItem of what the body names, the ids beside it (labware, barcode numbers, the creation: one ADD
- * each, however many labware), and one transaction of the items the service writes: each new labware with
- * its barcode guard and parent link, the creation, the count shards of labware and of the creations, the
- * request item with the events. What the records index and count is the service's registry's (pure).
+ * each, however many labware), and one write of the items the service writes: each new labware with its
+ * barcode guard and parent link, the creation, the count shards of labware and of the creations, the
+ * request item with the events — one transaction, or past 100 items the least a write of several needs
+ * (./large-write.ts: 96 tubes are 292 items). What the records index and count is the service's registry's (pure).
  */
 
 /** A new record of the service's shape: its uuid encodes family and id; its lookups are the registry's. */
@@ -49,7 +51,6 @@ export function newStored(now: string, type: string, id: number, attrs: Attribut
 
 /** New labware of a purpose under one parent: records with their barcode guards and parent links. */
 function newLabware(
-  table: string,
   now: string,
   type: 'plates' | 'tubes',
   ids: number[],
@@ -79,26 +80,32 @@ function newLabware(
       },
     );
     const guard = canonicalBarcode(barcode.human_barcode);
-    const puts = [
-      { Put: { TableName: table, Item: item } },
+    const ops: FloorOp[] = [
+      { kind: 'create', item, unique: true },
       {
-        Put: {
-          TableName: table,
-          Item: { ...termKey('barcode-guard', guard), ...entityMarkers('term'), scope: 'barcode-guard', value: guard, ref: '-', family: 'labware', type, id },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
+        kind: 'create',
+        item: { ...termKey('barcode-guard', guard), ...entityMarkers('term'), scope: 'barcode-guard', value: guard, ref: '-', family: 'labware', type, id },
+        unique: true,
       },
-      parentLinkPut(table, parent.id as number, item),
+      { kind: 'create', item: parentLink(parent.id as number, item), unique: false },
     ];
-    return { item, puts };
+    return { item, ops };
   });
 }
 
-/** The count shard of a family, every key the registry counts for these records added at once. */
-export function countsPut(table: string, family: string, records: Item[]) {
+/**
+ * The count shard of a family, every key the registry counts for these records added at once; for records
+ * changed, what they count now less what they counted `before` (the aliquots and transfer requests a
+ * collection adds to its targets).
+ */
+export function countsPut(table: string, family: string, records: Item[], before: Item[] = []) {
   const deltas = new Map<string, number>();
-  for (const record of records) for (const [key, n] of Object.entries(registry.countsOf(asRecord(record)))) deltas.set(key, (deltas.get(key) ?? 0) + n);
-  const entries = [...deltas];
+  const add = (items: Item[], sign: number) => {
+    for (const record of items) for (const [key, n] of Object.entries(registry.countsOf(asRecord(record)))) deltas.set(key, (deltas.get(key) ?? 0) + sign * n);
+  };
+  add(records, 1);
+  add(before, -1);
+  const entries = [...deltas].filter(([, n]) => n !== 0);
   return {
     Update: {
       TableName: table,
@@ -138,7 +145,7 @@ async function create(db: Db, table: string, base: string, c: Creation): Promise
   const [parent, user] = [found.get(String(c.parent).toLowerCase())!, found.get(String(c.user).toLowerCase())!];
   if (parent.type !== 'plates') return problem(422, 'a plate as parent');
   const now = new Date().toISOString();
-  const made = ids.map((labwareId, i) => newLabware(table, now, c.child, [labwareId], [numbers[i]!], purposes[i]!, parent, user, () => c.named(i))[0]!);
+  const made = ids.map((labwareId, i) => newLabware(now, c.child, [labwareId], [numbers[i]!], purposes[i]!, parent, user, () => c.named(i))[0]!);
   const record = newStored(
     now,
     c.type,
@@ -151,10 +158,11 @@ async function create(db: Db, table: string, base: string, c: Creation): Promise
       refOf(user),
     ),
   );
-  await db.transact({
-    TransactItems: [
-      ...made.flatMap((m) => m.puts),
-      { Put: { TableName: table, Item: record } },
+  await writeLarge(
+    db,
+    table,
+    [...made.flatMap((m) => m.ops), { kind: 'create', item: record, unique: true }],
+    [
       countsPut(
         table,
         'labware',
@@ -166,7 +174,7 @@ async function create(db: Db, table: string, base: string, c: Creation): Promise
         ...made.map((m) => event(now, base, `${c.child}.created`, asRecord(m.item), user)),
       ]),
     ],
-  });
+  );
   return created(base, record);
 }
 

@@ -42,22 +42,20 @@ export const sequenceKey = (family: string): Key => ({ pk: `$lts#sequence_${fami
 /** ElectroDB's markers, which every item of the service carries (so floor items are the same size). */
 export const entityMarkers = (entity: string) => ({ __edb_e__: entity, __edb_v__: '1' });
 
-/** A new parent link of a labware (lineage's index entry, lib/resources/lineage.ts), as a transaction's Put. */
-export const parentLinkPut = (table: string, parent: number, child: Item) => {
+/** A new parent link of a labware (lineage's index entry, lib/resources/lineage.ts). */
+export const parentLink = (parent: number, child: Item): Item => {
   const ref = `${pad(child.id as number)}#labware`;
   return {
-    Put: {
-      TableName: table,
-      Item: {
-        ...termKey('labware.parents', String(parent), ref),
-        ...entityMarkers('term'),
-        scope: 'labware.parents',
-        value: String(parent),
-        ref,
-        family: 'labware',
-        type: child.type,
-        id: child.id,
-      },
-    },
+    ...termKey('labware.parents', String(parent), ref),
+    ...entityMarkers('term'),
+    scope: 'labware.parents',
+    value: String(parent),
+    ref,
+    family: 'labware',
+    type: child.type,
+    id: child.id,
   };
 };
+
+/** A new parent link of a labware, as a transaction's Put. */
+export const parentLinkPut = (table: string, parent: number, child: Item) => ({ Put: { TableName: table, Item: parentLink(parent, child) } });

@@ -15,8 +15,10 @@ import { requestBooks, requestViews } from '#lib/resources/request-books.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
 import { newRecord, nextId, problem, requestPut } from './create.ts';
+import { countsPut } from './creations.ts';
 import { asRecord, termsUnder, type Db, type Item } from './db.ts';
-import { parentLinkPut, recordKey } from './keys.ts';
+import { parentLink, recordKey } from './keys.ts';
+import { type FloorOp, writeLarge } from './large-write.ts';
 import { countUpdate, parse, type Attributes } from './lab.ts';
 import type { Answer } from './reads.ts';
 import { openRequestsOut } from './requests-out.ts';
@@ -88,8 +90,9 @@ type Ref = { type: string; id: number };
  * submission}` of wells of one source plate into the wells of a plate or into tubes (by a tube's uuid):
  * one BatchGetItem of the labware, the outer requests' books, the submissions and the user, with the
  * collection's id and (when an entry names no outer request) the requests out of the source beside it;
- * the moves planned by the service's planner; one transaction (each target, a parent link where the
- * source is not yet its parent, the collection, two count shards, the request item).
+ * the moves planned by the service's planner; one write (each target, a parent link where the source is
+ * not yet its parent, the collection, two count shards, the request item): one transaction, or past 100
+ * items the least a write of several needs (./large-write.ts).
  */
 export async function transferRequestCollection(db: Db, table: string, base: string, body: string | undefined): Promise<Answer> {
   const input = parse(body, 'transfer_request_collections');
@@ -154,21 +157,30 @@ export async function transferRequestCollection(db: Db, table: string, base: str
   });
   const tubes = targets.filter((t) => t.type === 'tubes').map((t) => ({ type: 'tubes', id: t.id }));
   const record = newRecord(now, 'transfer_request_collections', id, {}, { transfer_requests: made, target_tubes: tubes, user: { type: 'users', id: user.id } });
-  await db.transact({
-    TransactItems: [
-      ...writes.flatMap(({ target, item, linked }) => [
-        { Put: { TableName: table, Item: item } },
-        ...(linked ? [] : [parentLinkPut(table, source.id as number, target)]),
+  await writeLarge(
+    db,
+    table,
+    [
+      ...writes.flatMap(({ target, item, linked }): FloorOp[] => [
+        { kind: 'replace', item, version: target.version as number },
+        ...(linked ? [] : [{ kind: 'create' as const, item: parentLink(source.id as number, target), unique: false }]),
       ]),
-      { Put: { TableName: table, Item: record } },
-      countUpdate(table, 'transfer_request_collections'),
-      countUpdate(table, 'labware'),
+      { kind: 'create', item: record, unique: true },
+    ],
+    [
+      countsPut(table, 'transfer_request_collections', [record]),
+      countsPut(
+        table,
+        'labware',
+        writes.map(({ item }) => item),
+        targets,
+      ),
       requestPut(table, now, [
         event(now, base, 'transfer_request_collections.created', asRecord(record), user),
         ...writes.map(({ item }) => event(now, base, `${item.type}.updated`, asRecord(item), user)),
       ]),
     ],
-  });
+  );
   return created(base, record);
 }
 

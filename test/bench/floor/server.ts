@@ -5,6 +5,8 @@ import { plateCreation, specificTubeCreation } from './creations.ts';
 import { stamp, tagLayout } from './lab.ts';
 import { plateStateChange, transferRequestCollection } from './lab-work.ts';
 import { plateForPresenter, PRESENTER_INCLUDE } from './plate-page.ts';
+import { bulkCreatePolyMetadata } from './poly-metadata.ts';
+import { specificTubeRackCreation } from './rack-creation.ts';
 import { Db } from './db.ts';
 import { getPlate, getSample, listSamples, type Answer, type SamplesPage } from './reads.ts';
 
@@ -49,6 +51,8 @@ function samplesPage(params: URLSearchParams): SamplesPage | undefined {
 async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: string): Promise<Answer> {
   const url = new URL(req.url ?? '/', base);
   const [, api, v2, type, rawId, ...rest] = url.pathname.split('/');
+  if (req.method === 'POST' && type === 'poly_metadata' && rawId === 'bulk_create' && rest.length === 0)
+    return bulkCreatePolyMetadata(db, options.table, base, await readBody(req));
   const id = rawId === undefined ? undefined : positiveId(rawId);
   if (api !== 'api' || v2 !== 'v2' || rest.length > 0 || (rawId !== undefined && id === undefined)) return { status: 404 };
   if (req.method === 'GET' && type === 'samples' && id !== undefined) return getSample(db, options.table, base, id);
@@ -73,6 +77,8 @@ async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: 
   if (req.method === 'POST' && type === 'plate_creations' && rawId === undefined) return plateCreation(db, options.table, base, await readBody(req));
   if (req.method === 'POST' && type === 'specific_tube_creations' && rawId === undefined)
     return specificTubeCreation(db, options.table, base, await readBody(req));
+  if (req.method === 'POST' && type === 'specific_tube_rack_creations' && rawId === undefined)
+    return specificTubeRackCreation(db, options.table, base, await readBody(req));
   if (req.method === 'POST' && type === 'state_changes' && rawId === undefined) return plateStateChange(db, options.table, base, await readBody(req));
   return { status: 404 };
 }
