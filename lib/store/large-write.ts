@@ -6,7 +6,7 @@ import { countUpdate, randomShard } from '#lib/store/counts.ts';
 import { ConflictError, DeadlineExceeded, IdempotencyRace, mayHaveApplied, WriteOutcomeUnknown } from '#lib/store/errors.ts';
 import { log } from '#lib/log.ts';
 import { abort, finish, settle } from '#lib/store/recovery.ts';
-import { putChunks, storedBytes } from '#lib/store/request-payload.ts';
+import { plainBytes, putChunks } from '#lib/store/request-payload.ts';
 import { type CancellationCode, failure, type TransactItem, transact } from '#lib/store/transaction.ts';
 import {
   afterImageKey,
@@ -19,7 +19,7 @@ import {
   type TxRecord,
   txItemKey,
 } from '#lib/store/tx-items.ts';
-import type { ChangeOp, StagedOp, WritePlan } from '#lib/store/write-plan.ts';
+import { type ChangeOp, opBytes, type StagedOp, type WritePlan } from '#lib/store/write-plan.ts';
 
 /**
  * A write larger than one DynamoDB transaction, still one write (contract §7.1; docs/decisions.md, "Writes
@@ -70,6 +70,9 @@ interface Staging {
 
 const MARK = { '#tx': 'tx', '#txOp': 'txOp' };
 
+/** JSON bytes a staged put's mark adds to its item (a transaction id is a UUID). */
+const MARK_BYTES = plainBytes({ tx: randomUUID(), txOp: 'put' }) - '{}'.length;
+
 /** The transaction items that stage one op under `txId`. */
 function staging(txId: string, op: ChangeOp): Staging {
   const TableName = config().LTS_TABLE_NAME;
@@ -80,7 +83,8 @@ function staging(txId: string, op: ChangeOp): Staging {
     return {
       key: { pk, sk, op: 'put' },
       items: [{ Put: { TableName, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } } }],
-      bytes: storedBytes(item),
+      // The op's own measure (planWrite's) and its mark's: the item is not serialized again to be measured.
+      bytes: opBytes(op) + MARK_BYTES,
       onReject,
     };
   }
@@ -100,12 +104,12 @@ function staging(txId: string, op: ChangeOp): Staging {
       ExpressionAttributeValues: { ':tx': txId, ':txOp': txOp, ...(change.version !== undefined ? { ':version': change.version } : {}) },
     },
   };
-  if (change.kind !== 'replace') return { key: { ...key, op: 'delete' }, items: [mark], bytes: storedBytes(mark), onReject };
+  if (change.kind !== 'replace') return { key: { ...key, op: 'delete' }, items: [mark], bytes: plainBytes(mark), onReject };
   const side = { ...afterImageKey(txId, key), of: itemKeyText(key), image: change.item };
   return {
     key: { ...key, op: 'update' },
     items: [mark, { Put: { TableName, Item: side } }],
-    bytes: op.itemSize! + storedBytes(mark),
+    bytes: opBytes(op) + plainBytes(mark),
     onReject,
     image: change.item,
   };

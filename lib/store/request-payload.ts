@@ -69,6 +69,12 @@ export function storedBytes(value: unknown): number {
   return Buffer.byteLength(json) + binary;
 }
 
+/**
+ * JSON bytes of a value that holds no binary (index entries, marks): what `storedBytes` answers for it,
+ * without the replacer it calls for every key — a large write measures thousands of such items.
+ */
+export const plainBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
+
 /** A payload ready to store: the request item's attributes, and the chunk items to write before its transaction. */
 export interface PackedPayload {
   attributes: PayloadAttributes;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ITEM_SIZE_LIMIT } from '#lib/domain/budgets.ts';
 import { store } from '#lib/store/entities.ts';
 import { TooLargeError, type ValueOrigin } from '#lib/store/errors.ts';
-import { packPayload, storedBytes, type EventEnvelope, type PackedPayload, type StoredResponse } from '#lib/store/request-payload.ts';
+import { packPayload, plainBytes, storedBytes, type EventEnvelope, type PackedPayload, type StoredResponse } from '#lib/store/request-payload.ts';
 import { padId, termValue, type StoredRecord } from '#lib/store/records.ts';
 import type { TransactItem } from '#lib/store/transaction.ts';
 import type { ItemKey } from '#lib/store/tx-items.ts';
@@ -180,14 +180,24 @@ function termOps(before: TermSpec[], after: TermSpec[], record: StoredRecord): C
     const remove = store()
       .entities.term.delete({ scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-' })
       .params();
-    ops.push({ item: { Delete: remove }, onReject: 'conflict', change: { kind: 'remove', key: remove.Key as ItemKey } });
+    ops.push({
+      item: { Delete: remove },
+      onReject: 'conflict',
+      itemSize: plainBytes({ Delete: remove }),
+      change: { kind: 'remove', key: remove.Key as ItemKey },
+    });
   }
   for (const [key, t] of next) {
     if (old.has(key)) continue;
     const item = { scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-', family: record.family, type: record.type, id: record.id };
     const unique = t.ref === undefined;
     const put = termPut(item, unique);
-    ops.push({ item: { Put: put }, onReject: unique && t.origin ? { ...t.origin, value: t.value } : 'conflict', change: { kind: 'create', item: put.Item } });
+    ops.push({
+      item: { Put: put },
+      onReject: unique && t.origin ? { ...t.origin, value: t.value } : 'conflict',
+      itemSize: plainBytes({ Put: put }),
+      change: { kind: 'create', item: put.Item },
+    });
   }
   return ops;
 }
