@@ -14,14 +14,11 @@ import { LABWARE_TYPES } from '#lib/resources/labware.ts';
  */
 const optionalText = lazySchema(() => z.string());
 
-/** Labware named by id or uuid → the ids the `asset` index holds. */
-const assetFilter = (by: 'id' | 'uuid'): FilterDef => ({
+/** `filter[asset_uuid]`: labware uuids → the ids the `asset` index holds (one batched read). */
+const assetUuidFilter: FilterDef = {
   index: 'asset',
-  translate:
-    by === 'id'
-      ? async (_ctx, values) => values
-      : async (ctx, values) => (await ctx.loader.byUuids(values, LABWARE_TYPES)).flatMap((r) => (r ? [String(r.id)] : [])),
-});
+  translate: async (ctx, values) => (await ctx.loader.byUuids(values, LABWARE_TYPES)).flatMap((r) => (r ? [String(r.id)] : [])),
+};
 
 export const assetAudits = defineResource({
   type: 'asset_audits',
@@ -41,7 +38,7 @@ export const assetAudits = defineResource({
   relationships: { asset: toOne('labware', 'WO', { alwaysLinked: true }) },
   // An audit trail of a labware is a filter on it: one entry per audit.
   indexes: { asset: { values: (r) => [linkOf(r, 'asset')?.id], selective: true } },
-  filters: { uuid: uuidFilter, asset_id: assetFilter('id'), asset_uuid: assetFilter('uuid') },
+  filters: { uuid: uuidFilter, asset_id: { index: 'asset' }, asset_uuid: assetUuidFilter },
 
   validate: (_ctx, input) => requiredUuidOf(input, 'asset', 'asset_uuid'),
 
