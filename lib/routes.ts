@@ -100,6 +100,9 @@ export const routes: readonly Route[] = [
   one('qc_files', READ_CREATE),
   one('bait_libraries', READ),
   one('bait_library_layouts', READ_CREATE, [{ name: 'preview', method: 'POST' }]),
+  one('asset_audits', READ_CREATE),
+  one('volume_updates', READ_CREATE),
+  one('comments', READ_CREATE),
   { name: FALLBACK, types: [], methods: [], actions: [], pages: [] },
 ];
 

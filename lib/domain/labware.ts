@@ -77,6 +77,8 @@ export interface Receptacle {
   transfers?: TransferRequest[];
   /** QC results measured on it, oldest first; absent while there are none. */
   qc_results?: QcResult[];
+  /** Its current volume in microlitres, as volume updates left it (lib/domain/volumes.ts); absent while never recorded. */
+  volume?: number;
 }
 
 /** A tube held by a rack, at a coordinate of the rack's grid. */

@@ -35,7 +35,8 @@ export type ProblemCode =
   // A QC result whose labware cannot hold it where it was asked to go (lib/domain/qc-results.ts).
   | 'not_a_plate'
   | 'holds_no_qc_results'
-  // The transfer planner (lib/domain/transfers.ts): a tube where a plate is needed or the reverse; a required
+  // The transfer planner (lib/domain/transfers.ts): a tube where a plate is needed or the reverse (also a rack whose
+  // volume is to change: lib/domain/volumes.ts); a required
   // input missing or empty (also a submission's: lib/domain/submissions.ts); transfer types that cannot be used here; a transfer map's shape and names; a
   // computed input the client sent; more pools than the destination has wells; a source without the
   // submission a pooled destination is found by; a known destination filled from the same source again.

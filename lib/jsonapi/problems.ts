@@ -37,3 +37,10 @@ export const sentAt = (input: Pick<WriteInput, 'sent'>, relationship: string, at
   input.sent.has(attribute)
     ? { pointer: pointer('data', 'attributes', attribute), field: attribute }
     : { pointer: pointer('data', 'relationships', relationship), field: relationship };
+
+/**
+ * A required relationship the reference names only by its `*_uuid` attribute (an asset audit's
+ * `asset_uuid`): on create, a 422 at that attribute when neither it nor the relationship names a record.
+ */
+export const requiredUuidOf = (input: Pick<WriteInput, 'relationships'>, relationship: string, attribute: string): JsonApiError[] =>
+  input.relationships[relationship] ? [] : [errors.missingRequired(pointer('data', 'attributes', attribute), attribute)];

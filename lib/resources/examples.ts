@@ -561,4 +561,54 @@ export const examples: Record<string, TypeExamples> = {
       ],
     },
   },
+  asset_audits: {
+    // asset_audits names the labware by `asset_uuid`; labware uuids are random, so the example names it by relationship.
+    create: [
+      made(
+        'A process performed on the stock plate, as asset_audits records one',
+        'asset_audits',
+        {
+          attributes: { key: 'slf_receive_plates', message: "Process 'Receive plates' performed on instrument Bench", created_by: 'admin', metadata: null },
+          relationships: { asset: to('plates', STOCK_PLATE) },
+        },
+        '1',
+        { key: 'slf_receive_plates', created_by: 'admin' },
+      ),
+      refused(
+        'A uuid that names no labware',
+        doc('asset_audits', { attributes: { key: 'slf_receive_plates', asset_uuid: UNKNOWN_UUID } }),
+        404,
+        'record_not_found',
+      ),
+    ],
+  },
+  volume_updates: {
+    create: [
+      made(
+        'A working dilution took 2.5 µl out of every well of the stock plate',
+        'volume_updates',
+        { attributes: { created_by: 'admin', volume_change: -2.5 }, relationships: { target: to('plates', STOCK_PLATE) } },
+        '1',
+        { created_by: 'admin', volume_change: -2.5 },
+      ),
+    ],
+  },
+  comments: {
+    create: [
+      made(
+        'A note on the stock plate',
+        'comments',
+        { attributes: { title: 'Feedback', description: 'Well A1 looked cloudy' }, relationships: { commentable: to('plates', STOCK_PLATE), user: ADMIN } },
+        '1',
+        { title: 'Feedback', description: 'Well A1 looked cloudy' },
+      ),
+      made(
+        'A note on the first request',
+        'comments',
+        { attributes: { title: 'Feedback', description: 'Sequence again' }, relationships: { commentable: to('requests', REQUEST), user: ADMIN } },
+        '2',
+        { title: 'Feedback', description: 'Sequence again' },
+      ),
+    ],
+  },
 };

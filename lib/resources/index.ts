@@ -47,6 +47,9 @@ import { submissionPools } from '#lib/resources/submission-pools.ts';
 import { bulkTransfers } from '#lib/resources/bulk-transfers.ts';
 import { qcFiles } from '#lib/resources/qc-files.ts';
 import { baitLibraryLayouts } from '#lib/resources/bait-library-layouts.ts';
+import { assetAudits } from '#lib/resources/asset-audits.ts';
+import { volumeUpdates } from '#lib/resources/volume-updates.ts';
+import { comments } from '#lib/resources/comments.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
 export const registry = new Registry([
@@ -106,4 +109,7 @@ export const registry = new Registry([
   qcFiles,
   baitLibraries,
   baitLibraryLayouts,
+  assetAudits,
+  volumeUpdates,
+  comments,
 ]);

@@ -43,7 +43,11 @@ export function receptacleViews(labware: StoredRecord): StoredRecord[] {
       id: slotId(labware.id, slot),
       type,
       uuid: slotUuid(labware.uuid, slot),
-      attrs: { ...(layout ? { position: { name: positionAt(layout, i) } } : {}), state: receptacleState(receptacle) },
+      attrs: {
+        ...(layout ? { position: { name: positionAt(layout, i) } } : {}),
+        state: receptacleState(receptacle),
+        current_volume: receptacle.volume ?? null,
+      },
       rels: {
         [type === 'wells' ? 'plate' : 'labware']: { type: labware.type, id: labware.id },
         aliquots: aliquotRefs(labware, slot),

@@ -95,6 +95,8 @@ export const labwareRelationships = (purposeType: string) => ({
   poly_metadata: reverse('poly_metadata', 'metadatable'),
   // Files attached to it (lib/resources/qc-files.ts), one Query.
   qc_files: reverse('qc_files', 'labware'),
+  // Comments about it (lib/resources/comments.ts), one Query.
+  comments: reverse('comments', 'commentable'),
   // Listed in the labware's aggregate as they are made (lib/operations/state-change.ts): no read to resolve.
   state_changes: computed('many', 'state_changes', (r) => (labwareAttrs(r).stateChanges ?? []).map((id) => ({ type: 'state_changes', id }))),
 });

@@ -30,6 +30,8 @@ const receptacleUuidFilter: FilterDef = {
 };
 
 const receptacleState = attr('R', () => z.enum(RECEPTACLE_STATES));
+/** Microlitres, as volume updates left it (lib/domain/volumes.ts): the reference's well attribute; null while never recorded. */
+const currentVolume = attr('R', () => z.number().check(z.gte(0)));
 const oligo = lazySchema(() => z.string());
 const tagIndex = lazySchema(() => z.number().check(z.int(), z.positive()));
 
@@ -39,7 +41,7 @@ export const wells = defineResource({
   supertypes: ['receptacles'],
   methods: ['list', 'read'],
   embedded: { parentTypes: ['plates'], parentId: labwareOfSlot, extract: receptacleViews, count: receptacleCount },
-  attributes: { ...uuidAttribute, position: attr('R', () => z.object({ name: z.string() })), state: receptacleState },
+  attributes: { ...uuidAttribute, position: attr('R', () => z.object({ name: z.string() })), state: receptacleState, current_volume: currentVolume },
   relationships: {
     plate: toOne('plates', 'R'),
     aliquots: toMany('aliquots', 'R'),
@@ -63,7 +65,7 @@ export const receptacles = defineResource({
   members: ['receptacles', 'wells'],
   methods: ['list', 'read'],
   embedded: { parentTypes: ['tubes'], parentId: labwareOfSlot, extract: receptacleViews, count: receptacleCount },
-  attributes: { ...uuidAttribute, state: receptacleState },
+  attributes: { ...uuidAttribute, state: receptacleState, current_volume: currentVolume },
   relationships: {
     labware: toOne('labware', 'R'),
     aliquots: toMany('aliquots', 'R'),

@@ -72,6 +72,8 @@ export const requests = defineResource({
     primer_panel: unrecorded('one', 'primer_panels'),
     pre_capture_pool: unrecorded('one', 'pre_capture_pools'),
     poly_metadata: reverse('poly_metadata', 'metadatable'),
+    // Comments about it (lib/resources/comments.ts): one Query per request book.
+    comments: reverse('comments', 'commentable'),
   },
   embedded: {
     parentTypes: ['request_books'],

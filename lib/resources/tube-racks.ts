@@ -100,7 +100,6 @@ export const tubeRacks = defineResource({
     purpose: toOne('tube_rack_purposes', 'WO'),
     racked_tubes: computed('many', 'racked_tubes', (r) => rackedTubesOf(r).map((t) => ({ type: 'racked_tubes', id: slotId(r.id, rackSlot(t.coordinate)) }))),
     tube_receptacles: computed('many', 'receptacles', (r) => rackedTubesOf(r).map((t) => ({ type: 'receptacles', id: slotId(t.tube, 1) }))),
-    comments: computed('many', 'comments', () => []),
   },
   indexes: labwareIndexes,
   filters: labwareFilters,

@@ -101,7 +101,7 @@ describe('wells', () => {
     expect(res.status).toBe(200);
     const well = res.body.data;
     expect(well).toMatchObject({ type: 'wells', id: wellId(plate, 1), links: { self: `${BASE}/wells/${wellId(plate, 1)}` } });
-    expect(well.attributes).toEqual({ uuid: slotUuid(plate, 1), position: { name: 'A1' }, state: 'pending' });
+    expect(well.attributes).toEqual({ uuid: slotUuid(plate, 1), position: { name: 'A1' }, state: 'pending', current_volume: null });
     expect(Object.keys(well.relationships).sort()).toEqual([...RECEPTACLE_RELATIONSHIPS, 'plate', 'poly_metadata'].sort());
     for (const [name, relationship] of Object.entries<any>(well.relationships)) {
       expect(relationship).toEqual({ links: { self: `${BASE}/wells/${well.id}/relationships/${name}`, related: `${BASE}/wells/${well.id}/${name}` } });
@@ -110,6 +110,7 @@ describe('wells', () => {
       uuid: slotUuid(plate, 9),
       position: { name: 'A2' },
       state: 'pending',
+      current_volume: null,
     });
     expect((await call('GET', `/api/v2/wells/${wellId(plate, 96)}`)).body.data.attributes.position).toEqual({ name: 'H12' });
     expect((await call('GET', `/api/v2/wells/${wellId(plate, 1)}/aliquots`)).body.data).toEqual([]);
@@ -196,7 +197,7 @@ describe('receptacles', () => {
     const res = await call('GET', `/api/v2/receptacles/${receptacleId(tube)}`);
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ type: 'receptacles', id: receptacleId(tube), links: { self: `${BASE}/receptacles/${receptacleId(tube)}` } });
-    expect(res.body.data.attributes).toEqual({ uuid: slotUuid(tube, 1), state: 'pending' });
+    expect(res.body.data.attributes).toEqual({ uuid: slotUuid(tube, 1), state: 'pending', current_volume: null });
     expect(Object.keys(res.body.data.relationships).sort()).toEqual([...RECEPTACLE_RELATIONSHIPS, 'labware'].sort());
     expect((await call('GET', `/api/v2/tubes/${tube.id}/receptacle`)).body.data).toEqual(res.body.data);
     const labware = await call('GET', `/api/v2/receptacles/${receptacleId(tube)}/labware`);

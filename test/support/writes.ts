@@ -298,6 +298,20 @@ export const WRITES: Record<string, WriteCase> = {
         doc('qc_files', { contents: 'Well,Concentration\nA1,12.3\n', filename: 'qc.csv' }, { labware: rel('plates', (await createPlate()).id) }),
       ),
   },
+  'POST asset_audits': {
+    changesExisting: false,
+    make: async () =>
+      post('asset_audits', doc('asset_audits', { key: 'slf_receive_plates', created_by: 'admin', asset_uuid: (await createPlate()).attributes.uuid })),
+  },
+  'POST volume_updates': {
+    changesExisting: true,
+    make: async () =>
+      post('volume_updates', doc('volume_updates', { created_by: 'admin', volume_change: -1.5, target_uuid: (await createPlate()).attributes.uuid })),
+  },
+  'POST comments': {
+    changesExisting: false,
+    make: async () => post('comments', doc('comments', { title: 'Feedback', description: 'cloudy' }, { commentable: rel('tubes', (await createTube()).id) })),
+  },
   'POST bait_library_layouts': {
     changesExisting: true,
     make: async () => {
