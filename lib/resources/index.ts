@@ -5,6 +5,8 @@ import { lots, lotTypes } from '#lib/resources/lots.ts';
 import { polyMetadata } from '#lib/resources/poly-metadata.ts';
 import { qcAssays, qcResults } from '#lib/resources/qc-assays.ts';
 import { qcables } from '#lib/resources/qcables.ts';
+import { qcableCreators } from '#lib/resources/qcable-creators.ts';
+import { tagGroupAdapterTypes, tagSets } from '#lib/resources/tag-sets.ts';
 import { aliquots, receptacles, wells } from '#lib/resources/receptacles.ts';
 import { requestMetadata } from '#lib/resources/request-metadata.ts';
 import { requestBooks } from '#lib/resources/request-books.ts';
@@ -61,7 +63,9 @@ export const registry = new Registry([
   requestTypes,
   barcodePrinters,
   submissionTemplates,
+  tagGroupAdapterTypes,
   tagGroups,
+  tagSets,
   tagLayoutTemplates,
   transferTemplates,
   labware,
@@ -76,6 +80,7 @@ export const registry = new Registry([
   lotTypes,
   lots,
   qcables,
+  qcableCreators,
   stateChanges,
   qcAssays,
   qcResults,
