@@ -80,7 +80,6 @@ export const registry = new Registry([
   lotTypes,
   lots,
   qcables,
-  qcableCreators,
   stateChanges,
   qcAssays,
   qcResults,
@@ -111,4 +110,6 @@ export const registry = new Registry([
   qcFiles,
   baitLibraries,
   baitLibraryLayouts,
+  // Last: the plates its examples make come after every other example's labware (lib/resources/examples.ts).
+  qcableCreators,
 ]);
