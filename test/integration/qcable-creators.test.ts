@@ -175,6 +175,15 @@ describe('POST qcable_creators', () => {
     expectError(noUser, 422, 'required', '/data/relationships/user');
   });
 
+  it('costs the same DynamoDB calls for 2 qcables as for 15, the most one transaction holds (no call per qcable)', async () => {
+    const lot = await lotId('LOT-0002');
+    const post = (count: number) => call('POST', '/api/v2/qcable_creators', { body: creatorDoc(lot, { count }) });
+    expect((await post(1)).status).toBe(201); // the lot's type and purpose now in the reference cache, as for every later write
+    const [two, fifteen] = [await post(2), await post(15)];
+    expect([two.status, fifteen.status]).toEqual([201, 201]);
+    expect(fifteen.calls).toBe(two.calls);
+  });
+
   it(`${WRITERS} creators at once on one lot: all land, every qcable made, every barcode unique`, async () => {
     const lot = await registerLot('SHARED-LOT');
     const results = await Promise.all(
