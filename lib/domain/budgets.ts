@@ -240,3 +240,17 @@ export const rackCreationItems = (racks: number, tubes: number, parents: number,
   indexItems: racks * (1 + parents) + tubes,
   countedFamilies: 2,
 });
+
+/**
+ * A qcable creator (POST qcable_creators): its record; per qcable, its new labware with its barcode guard,
+ * and the qcable with its three index entries (its labware's guard, its lot, its barcode); count shards of
+ * labware, qcables and qcable creators. 15 qcables are one transaction; gatekeeper's 96 tag plates are 577
+ * records and index entries, staged past one (lib/store/large-write.ts).
+ */
+export const qcableCreatorItems = (qcables: number): WriteShape => ({ records: 1 + 2 * qcables, indexItems: 4 * qcables, countedFamilies: 3 });
+
+/** Items each qcable adds to its creator's write. */
+const QCABLE_ITEMS = writtenItems(qcableCreatorItems(1)) - writtenItems(qcableCreatorItems(0));
+
+/** The most qcables one creator may make: as many as the bound of one request holds (666). */
+export const MAX_QCABLES_PER_CREATOR = Math.floor((LARGE_WRITE_ITEM_LIMIT - writtenItems(qcableCreatorItems(0))) / QCABLE_ITEMS);

@@ -66,7 +66,11 @@ export type ProblemCode =
   | 'nothing_to_change'
   | 'no_outer_request'
   // Bait library layouts (lib/domain/bait-layout.ts): a pooled well whose requests name none, several, or an unknown one.
-  | 'no_bait_library';
+  | 'no_bait_library'
+  // Lots (lib/domain/qcables.ts): a template of another class than the lot type's, or of a class not served.
+  | 'wrong_template'
+  // A qcable creator given both a count and barcodes, or neither (lib/domain/qcables.ts).
+  | 'count_or_barcodes';
 
 /** A rule's answer: the new value, or every problem found (never some of each). */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };

@@ -1,7 +1,7 @@
 import * as z from '#lib/zod.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#lib/jsonapi/paging.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
-import type { AttributeDef, RelationshipDef, ResourceDef } from '#lib/jsonapi/resource.ts';
+import { needsAdminKey, type AttributeDef, type RelationshipDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import type { TypeExamples, WriteExample } from '#lib/resources/examples.ts';
 
 /**
@@ -214,7 +214,7 @@ function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples 
         operationId: `create-${def.type}`,
         summary: `Create a ${def.type} record`,
         // Reference data (purposes) is registered with a key of admin scope only (lib/jsonapi/request-checks.ts).
-        ...(def.referenceData ? { description: 'Needs an API key of admin scope.', [KEY_SCOPE]: 'admin' } : {}),
+        ...(needsAdminKey(def) ? { description: 'Needs an API key of admin scope.', [KEY_SCOPE]: 'admin' } : {}),
         parameters: [IDEMPOTENCY_KEY, ...queryParameters(registry, def, false)],
         requestBody: { required: true, content: jsonApi(ref(`${def.type}.create`)) },
         responses: { '201': ok('Created', ref(def.type)), ...errorResponses(WRITE_ERRORS) },

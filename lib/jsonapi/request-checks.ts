@@ -3,7 +3,7 @@ import { loadOwner } from '#lib/jsonapi/engine.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { allowedMethods, type Target } from '#lib/jsonapi/request.ts';
-import { own, type ResourceDef } from '#lib/jsonapi/resource.ts';
+import { needsAdminKey, own, type ResourceDef } from '#lib/jsonapi/resource.ts';
 
 /**
  * The checks a request passes before the engine serves it, shared by the HTTP middlewares and the message
@@ -37,7 +37,7 @@ export async function routeRequest(
   if (request.method !== 'GET' && apiKey?.scope === 'read') {
     throw errors.forbidden(`the API key ${apiKey.name} may only read; ${request.method} needs a write key`);
   }
-  if (request.method !== 'GET' && def.referenceData && apiKey?.scope !== 'admin') {
+  if (request.method !== 'GET' && needsAdminKey(def) && apiKey?.scope !== 'admin') {
     const who = apiKey ? `the API key ${apiKey.name} has ${apiKey.scope} scope` : 'this request has no API key';
     throw errors.forbidden(`${def.type} are reference data: ${request.method} needs an admin key; ${who}`);
   }

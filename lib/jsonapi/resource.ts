@@ -290,6 +290,11 @@ export interface ResourceDef<A extends Attributes = Attributes, R extends Relati
    * (lib/store/reference-records.ts).
    */
   referenceData?: true;
+  /**
+   * Reference data that daily work also registers (lots: gatekeeper registers each lot as it arrives): its
+   * POST takes a write key, not only an admin one. Its records are still never changed through the API.
+   */
+  registeredByWriteKeys?: true;
   /** Other `data.type` values a write may carry; '' accepts a missing type (legacy clients). */
   acceptedTypes?: readonly string[];
   attributes: A;
@@ -313,6 +318,10 @@ export interface ResourceDef<A extends Attributes = Attributes, R extends Relati
 }
 
 /** A definition with its attribute and relationship types inferred, for typed hooks. */
+/** Whether writing the type needs an API key of admin scope: reference data, unless daily work registers it. */
+export const needsAdminKey = (def: Pick<ResourceDef, 'referenceData' | 'registeredByWriteKeys'>): boolean =>
+  def.referenceData === true && def.registeredByWriteKeys !== true;
+
 export const defineResource = <const A extends Attributes, const R extends Relationships>(def: ResourceDef<A, R>): ResourceDef<A, R> => def;
 
 /**

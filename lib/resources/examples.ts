@@ -225,6 +225,26 @@ export const examples: Record<string, TypeExamples> = {
     ],
     update: [changed('Its metadata replaced', 'custom_metadatum_collections', '1', { attributes: { metadata: { bait: 'v2' } } }, { metadata: { bait: 'v2' } })],
   },
+  lots: {
+    create: [
+      made(
+        'A lot of tag plates received, as gatekeeper registers it',
+        'lots',
+        {
+          attributes: {
+            lot_number: 'LOT-0101',
+            lot_type_uuid: referenceUuidOf('lot_types', 'Tag Plates'),
+            template_type: 'TagLayoutTemplate',
+            template_id: String(referenceId('tag_layout_templates', 'Test i7 column')),
+            received_at: '2026-12-01',
+            user_uuid: referenceUuidOf('users', 'admin'),
+          },
+        },
+        String(referenceId('lots', 'LOT-0003') + 1),
+        { lot_number: 'LOT-0101', lot_type_name: 'Tag Plates', template_name: 'Test i7 column' },
+      ),
+    ],
+  },
   qcables: {
     create: [
       made('The tag plate to QC, of lot LOT-0001', 'qcables', { relationships: { labware: to('plates', QC_PLATE), lot: reference('lots', 'LOT-0001') } }, '1', {
@@ -536,6 +556,19 @@ export const examples: Record<string, TypeExamples> = {
         { attributes: { filename: 'concentrations.csv', contents: 'Well,Concentration\nA1,12.5\n' }, relationships: { labware: to('labware', STOCK_PLATE) } },
         '1',
         { filename: 'concentrations.csv', size: 27, content_type: 'text/csv' },
+      ),
+    ],
+  },
+  qcable_creators: {
+    create: [
+      made(
+        'Two tag plates of lot LOT-0001, with their qcables',
+        'qcable_creators',
+        { attributes: { count: 2 }, relationships: { lot: reference('lots', 'LOT-0001'), user: ADMIN } },
+        '1',
+        {
+          count: 2,
+        },
       ),
     ],
   },

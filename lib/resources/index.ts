@@ -5,6 +5,8 @@ import { lots, lotTypes } from '#lib/resources/lots.ts';
 import { polyMetadata } from '#lib/resources/poly-metadata.ts';
 import { qcAssays, qcResults } from '#lib/resources/qc-assays.ts';
 import { qcables } from '#lib/resources/qcables.ts';
+import { qcableCreators } from '#lib/resources/qcable-creators.ts';
+import { tagGroupAdapterTypes, tagSets } from '#lib/resources/tag-sets.ts';
 import { aliquots, receptacles, wells } from '#lib/resources/receptacles.ts';
 import { requestMetadata } from '#lib/resources/request-metadata.ts';
 import { requestBooks } from '#lib/resources/request-books.ts';
@@ -64,7 +66,9 @@ export const registry = new Registry([
   requestTypes,
   barcodePrinters,
   submissionTemplates,
+  tagGroupAdapterTypes,
   tagGroups,
+  tagSets,
   tagLayoutTemplates,
   transferTemplates,
   labware,
@@ -112,4 +116,6 @@ export const registry = new Registry([
   assetAudits,
   volumeUpdates,
   comments,
+  // Last: the plates its examples make come after every other example's labware (lib/resources/examples.ts).
+  qcableCreators,
 ]);

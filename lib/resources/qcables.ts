@@ -3,12 +3,12 @@ import { QCABLE_STATES } from '#lib/domain/machines.ts';
 import { initialQcableState } from '#lib/domain/qcables.ts';
 import { refOf, type RequestContext } from '#lib/jsonapi/context.ts';
 import { errors, type JsonApiError } from '#lib/jsonapi/errors.ts';
-import { renderResource } from '#lib/jsonapi/render.ts';
 import { attr, defineResource, timestamps, toOne, uuidAttribute, uuidFilter, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { canonicalBarcode } from '#lib/domain/barcode.ts';
 import { labwareBarcodeSchema } from '#lib/resources/labware.ts';
 import { findTerms, linkOf, linkedTo, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 import { qcableOfLabware } from '#lib/operations/state-change.ts';
+import { renderedBarcode } from '#lib/operations/qcable-creation.ts';
 
 /**
  * Qcables: labware of a lot that QC must approve before use (interface.md, contract §2). `state` moves
@@ -20,12 +20,8 @@ interface RenderedBarcode {
   human_barcode: string | null;
 }
 
-/**
- * The labware's barcode as the API renders it. Labware barcodes never change, so the qcable keeps this
- * copy to render `labware_barcode` and to be found by `filter[barcode]` without reading its labware.
- */
-const renderedBarcode = (ctx: RequestContext, labware: StoredRecord): RenderedBarcode =>
-  renderResource(ctx, labware, new Map()).attributes.labware_barcode as RenderedBarcode;
+// A qcable keeps its labware's rendered barcode (renderedBarcode) to render `labware_barcode` and to be
+// found by `filter[barcode]` without reading its labware.
 
 /** The labware a write names: `labware`, else the deprecated `asset` (`labware` wins when both are sent, even as null). */
 function namedLabware(input: WriteInput): { labware: StoredRecord | null | undefined; name: string } {
@@ -49,12 +45,17 @@ export const qcables = defineResource({
     ...uuidAttribute,
     state: attr('R', () => z.enum(QCABLE_STATES)),
     labware_barcode: attr('R', labwareBarcodeSchema),
+    // The qcable's place among its lot's stamped qcables (the reference's Qcable#stamp_index): stamps are
+    // made through the reference's API v1, which is not served (contract §7.5), so no qcable is stamped.
+    stamp_index: attr('R', () => z.number().check(z.int()), { get: () => null }),
     ...timestamps,
   },
   relationships: {
     labware: toOne('labware', 'RW'),
     asset: { ...toOne('labware', 'RW'), resolve: async (_ctx, records) => new Map(records.map((r) => [r, r.rels.labware ?? null])) },
     lot: toOne('lots', 'RW', { required: true }),
+    // The creator that made it (lib/operations/qcable-creation.ts); none for a qcable POSTed on its own labware.
+    qcable_creator: toOne('qcable_creators', 'R'),
   },
   indexes: {
     // One qcable per labware, also under concurrency: a guard item per labware id.

@@ -2,6 +2,7 @@ import * as z from '#lib/zod.ts';
 import { TAG_DIRECTIONS, TAG_WALKERS } from '#lib/domain/tag-layout.ts';
 import { TRANSFER_TYPES } from '#lib/domain/transfers.ts';
 import {
+  aggregateIndex,
   attr,
   lazySchema,
   indexFilters,
@@ -128,8 +129,14 @@ export const tagGroups = referenceResource(
         ),
       { required: true },
     ),
+    // Hidden groups are kept for old data and left out of tag sets' `filter[visible]` (the reference's TagGroup#visible; loaded, not rendered).
+    visible: attr('W', () => z.boolean()),
   },
-  { indexes: { name: uniqueIndex('name') } },
+  {
+    indexes: { name: uniqueIndex('name'), tag_group_adapter_type: aggregateIndex('tag_group_adapter_type') },
+    filters: ['name'],
+    relationships: { tag_group_adapter_type: toOne('tag_group_adapter_types', 'R') },
+  },
 );
 
 /** Tag layout templates: a direction, a walker and the groups a tag layout takes from them (lots of tag plates name one). */

@@ -55,10 +55,12 @@ describe('POST /qcables', () => {
       uuid: expect.stringMatching(UUID_V4),
       state: 'created',
       labware_barcode: plate.attributes.labware_barcode,
+      // Stamps are API v1, not served: no qcable is stamped (docs/decisions.md, "Qcables, state changes and lots").
+      stamp_index: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
-    expect(Object.keys(qcable.relationships).sort()).toEqual(['asset', 'labware', 'lot']);
+    expect(Object.keys(qcable.relationships).sort()).toEqual(['asset', 'labware', 'lot', 'qcable_creator']);
     expect((await call('GET', `/api/v2/qcables/${qcable.id}`)).body.data).toEqual(qcable);
     expect(await linkOf(qcable.id, 'labware')).toEqual({ type: 'plates', id: plate.id });
     expect(await linkOf(qcable.id, 'asset')).toEqual({ type: 'plates', id: plate.id });

@@ -226,6 +226,29 @@ export const WRITES: Record<string, WriteCase> = {
       return patch('qcables', qcable.id, {}, { labware: rel('plates', (await createPlate('Tag Plate')).id) });
     },
   },
+  'POST lots': {
+    changesExisting: false,
+    make: async () =>
+      post(
+        'lots',
+        doc('lots', {
+          lot_number: uniqueName('LOT'),
+          lot_type_uuid: await uuidOf('lot_types', 'name', 'Tag Plates'),
+          template_type: 'TagLayoutTemplate',
+          template_id: await idOf('tag_layout_templates', 'name', 'Test i7 column'),
+          received_at: '2026-12-01',
+          user_uuid: await adminUuid(),
+        }),
+      ),
+  },
+  'POST qcable_creators': {
+    changesExisting: false,
+    make: async () =>
+      post(
+        'qcable_creators',
+        doc('qcable_creators', { count: 2 }, { lot: rel('lots', await lotId('LOT-0001')), user: rel('users', await idOf('users', 'login', 'admin')) }),
+      ),
+  },
   'POST state_changes': {
     changesExisting: true,
     make: async () => {
