@@ -100,6 +100,7 @@ export const routes: readonly Route[] = [
   one('qc_files', READ_CREATE),
   one('bait_libraries', READ),
   one('bait_library_layouts', READ_CREATE, [{ name: 'preview', method: 'POST' }]),
+  one('labware_audits', READ),
   { name: FALLBACK, types: [], methods: [], actions: [], pages: [] },
 ];
 
