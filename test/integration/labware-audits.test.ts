@@ -1,5 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, doc, idOf } from '../support/api.ts';
+import { killProcessAfter } from '#lib/store/client.ts';
+import { recoverTransactions } from '#lib/store/recovery.ts';
+import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
+import { commandsOf, commitPointOf, metadataOn } from '../support/large-writes.ts';
 import { observeCalls } from '../support/dynamodb-calls.ts';
 import { createPlate, inBatches, purposeId, rel, uniqueName } from '../support/fixtures.ts';
 import { adminUuid, filledPlate, postTransfer, templateUuid, uuidOf } from '../support/lab.ts';
@@ -203,5 +206,41 @@ describe('what it costs and how it holds under concurrency', () => {
     const entries = await walk(plate.id, 500);
     expect(entries.filter((e) => e.attributes.action === 'poly_metadata.created')).toHaveLength(50);
     expect(new Set(entries.map((e) => e.id)).size).toBe(entries.length);
+  });
+});
+
+describe('a write past one transaction', () => {
+  /** 30 metadata on a plate and 30 on its first well: 241 records and index entries, one plate touched. */
+  const bulkOn = (plate: { id: string }, prefix: string) =>
+    call('POST', '/api/v2/poly_metadata/bulk_create', {
+      body: { data: [...metadataOn({ type: 'plates', id: plate.id }, 30, `${prefix}-p`), ...metadataOn({ type: 'wells', id: String(Number(plate.id) * 1000 + 1) }, 30, `${prefix}-w`)] },
+    });
+  const actions = async (plate: { id: string }) => (await trail(plate.id)).body.data.map((e: any) => e.attributes.action);
+
+  it('is one entry per labware, absent until its commit point, present from it on (crashes on either side)', { timeout: 120_000 }, async () => {
+    const measuredPlate = await createPlate();
+    await warmKeyCache();
+    const { result, commands } = await commandsOf(() => bulkOn(measuredPlate, uniqueName('m')));
+    expect(result.status, JSON.stringify(result.body).slice(0, 500)).toBe(201);
+    const commitAt = commitPointOf(commands);
+    expect(commitAt).toBeGreaterThan(1);
+    expect(await actions(measuredPlate)).toEqual(['poly_metadata.created', 'plates.created']);
+    const [entry] = (await trail(measuredPlate.id)).body.data;
+    expect(entry.attributes.changes).toEqual({ 'poly_metadata.created': 60 });
+    expect(entry.attributes.more_subjects).toBe(50);
+
+    // Killed just before its commit point: no entry, nor after recovery undoes it.
+    const before = await createPlate();
+    expect((await killProcessAfter(commitAt - 1, () => bulkOn(before, uniqueName('b')))).status).toBe(500);
+    expect(await actions(before)).toEqual(['plates.created']);
+    await recoverTransactions(Date.now() + 3_600_000);
+    expect(await actions(before)).toEqual(['plates.created']);
+
+    // Killed just after it: the entry is there at once (committed, not yet applied), once.
+    const after = await createPlate();
+    expect((await killProcessAfter(commitAt, () => bulkOn(after, uniqueName('a')))).status).toBe(500);
+    expect(await actions(after)).toEqual(['poly_metadata.created', 'plates.created']);
+    await recoverTransactions(Date.now() + 3_600_000);
+    expect(await actions(after)).toEqual(['poly_metadata.created', 'plates.created']);
   });
 });
