@@ -179,7 +179,9 @@ export class UnitOfWork {
     const total = items.length + deltas.length;
     if (total > TRANSACTION_ITEM_LIMIT || bytes > TRANSACTION_SIZE_LIMIT) {
       // Past one transaction: several calls, still one write (lib/store/large-write.ts), up to the bound of one request.
-      checkLargeWriteBound(plan.changes.length, bytes);
+      // The bound counts records and index entries, as the lab operations' budgets do (lib/domain/budgets.ts);
+      // the audit entries beside them are one per labware touched (docs/decisions.md, "Audit trail").
+      checkLargeWriteBound(plan.changes.length - this.audit.length, bytes);
       await commitLarge({ plan, deltas, startedAt: this.now, ...(this.idempotency ? { idempotencyKey: this.idempotency.key } : {}) });
       return;
     }

@@ -213,7 +213,12 @@ describe('a write past one transaction', () => {
   /** 30 metadata on a plate and 30 on its first well: 241 records and index entries, one plate touched. */
   const bulkOn = (plate: { id: string }, prefix: string) =>
     call('POST', '/api/v2/poly_metadata/bulk_create', {
-      body: { data: [...metadataOn({ type: 'plates', id: plate.id }, 30, `${prefix}-p`), ...metadataOn({ type: 'wells', id: String(Number(plate.id) * 1000 + 1) }, 30, `${prefix}-w`)] },
+      body: {
+        data: [
+          ...metadataOn({ type: 'plates', id: plate.id }, 30, `${prefix}-p`),
+          ...metadataOn({ type: 'wells', id: String(Number(plate.id) * 1000 + 1) }, 30, `${prefix}-w`),
+        ],
+      },
     });
   const actions = async (plate: { id: string }) => (await trail(plate.id)).body.data.map((e: any) => e.attributes.action);
 
