@@ -16,6 +16,8 @@ import type { EventEnvelope } from '#lib/store/request-payload.ts';
 
 /** The family labware are stored in (lib/resources/labware.ts). */
 const LABWARE_FAMILY = 'labware';
+/** Records stored in labware that say where their material came from (lib/resources/labware-views.ts). */
+const TRANSFER_REQUESTS = 'transfer_requests';
 /** Subjects an entry lists (a bulk write may have thousands; the rest are counted). */
 const MAX_SUBJECTS = 10;
 /** An attribute value of a subject whose JSON is longer is summarised (a QC assay's results, a transfer's map). */
@@ -27,7 +29,8 @@ export async function auditWrite(ctx: WriteContext, primary: StoredRecord | read
   if (events.length === 0) return;
   const refs = events.map((event): Ref => ({ type: event.resource.type, id: Number(event.resource.id) }));
   const records = await ctx.loader.load(refs);
-  const touchedBy = events.map((_, i) => labwareTouched(ctx, refs[i]!, records.get(refKey(refs[i]!))));
+  const added = addedNaming(ctx);
+  const touchedBy = events.map((_, i) => labwareTouched(ctx, refs[i]!, records.get(refKey(refs[i]!)), added));
   const ids = [...new Set(touchedBy.flat())];
   const labware = await ctx.loader.load(ids.map((id) => ({ type: 'labware', id })));
   const who = await actorOf(ctx, events[0]!);
@@ -55,17 +58,45 @@ export async function auditWrite(ctx: WriteContext, primary: StoredRecord | read
   ctx.uow.setAudit(entries);
 }
 
-/** The labware ids an event's record touches (see above). */
-function labwareTouched(ctx: WriteContext, ref: Ref, record: StoredRecord | undefined): number[] {
+/** The labware ids an event's record touches (see above); for a labware the write changed, also those its new records name. */
+function labwareTouched(ctx: WriteContext, ref: Ref, record: StoredRecord | undefined, added: (id: number) => number[]): number[] {
   const storage = ctx.registry.storageOf(ref);
-  if (storage.family === LABWARE_FAMILY) return [storage.id];
-  if (!record) return [];
+  if (storage.family === LABWARE_FAMILY) return [...new Set([storage.id, ...(storage.embedded ? [] : added(storage.id))])];
+  return record ? labwareNamedBy(ctx, record) : [];
+}
+
+/** The labware a record's relationships name, itself or through what is stored in it (a well names its plate). */
+function labwareNamedBy(ctx: WriteContext, record: StoredRecord): number[] {
   const named = Object.values(record.rels)
     .flatMap(refsOf)
     .map((target) => ctx.registry.storageOf(target))
     .filter((target) => target.family === LABWARE_FAMILY)
     .map((target) => target.id);
   return [...new Set(named)];
+}
+
+/**
+ * For a labware the write created or changed, the labware its new transfer requests come from: a transfer out
+ * of them, whichever write made it (a transfer request collection, a bulk transfer, a creation from parents),
+ * though that write's own record may not name them. Transfer requests it had before name nothing new.
+ */
+function addedNaming(ctx: WriteContext): (id: number) => number[] {
+  const before = new Map(ctx.uow.updated.filter(({ after }) => after.family === LABWARE_FAMILY).map(({ before: b }) => [b.id, b]));
+  const found = new Map<number, number[]>();
+  return (id) => {
+    let named = found.get(id);
+    if (!named) {
+      const after = ctx.uow.staged(LABWARE_FAMILY, id);
+      const had = before.get(id);
+      const old = had ? ctx.registry.heldByKey(had) : new Map<string, StoredRecord>();
+      const gained = after
+        ? [...ctx.registry.heldByKey(after)].filter(([key, view]) => view.type === TRANSFER_REQUESTS && !old.has(key)).map(([, view]) => view)
+        : [];
+      named = [...new Set(gained.flatMap((view) => labwareNamedBy(ctx, view)))].filter((other) => other !== id);
+      found.set(id, named);
+    }
+    return named;
+  };
 }
 
 /** Who wrote: the user the write named (with the login, read with the write's references) and the API key's name. */
