@@ -4,7 +4,8 @@ import { recoverTransactions } from '#lib/store/recovery.ts';
 import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
 import { commandsOf, commitPointOf, metadataOn } from '../support/large-writes.ts';
 import { observeCalls } from '../support/dynamodb-calls.ts';
-import { createPlate, inBatches, purposeId, rel, uniqueName } from '../support/fixtures.ts';
+import { createPlate, createTube, inBatches, purposeId, rel, uniqueName } from '../support/fixtures.ts';
+import { slotUuid } from '#lib/domain/labware-ids.ts';
 import { adminUuid, filledPlate, postTransfer, templateUuid, uuidOf } from '../support/lab.ts';
 import { freshStore } from '../support/store.ts';
 import { refused, scanTable } from '../support/table.ts';
@@ -147,6 +148,18 @@ describe('a plate through a lab day, then its trail', () => {
     }
     expect([...first.body.data.map((e: any) => e.id), ...rest]).toEqual(whole);
     expect((await walk(plate.id, 2)).map((e) => e.id)).toEqual((await trail(plate.id)).body.data.map((e: any) => e.id));
+  });
+
+  it("a transfer request collection out of a well is in the source plate's trail too, though the collection names only its targets", async () => {
+    const tube = await createTube();
+    const well = slotUuid(stock.attributes.uuid, 1);
+    const moved = await post('transfer_request_collections', {
+      transfer_requests_attributes: [{ source_asset: well, target_asset: tube.attributes.uuid }],
+      user_uuid: admin.uuid,
+    });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(201);
+    for (const labware of [stock.id, tube.id])
+      expect((await trail(labware)).body.data[0].attributes).toMatchObject({ action: 'transfer_request_collections.created', who: 'admin' });
   });
 
   it('a refused write adds nothing', async () => {
