@@ -106,6 +106,7 @@ export const routes: readonly Route[] = [
   one('asset_audits', READ_CREATE),
   one('volume_updates', READ_CREATE),
   one('comments', READ_CREATE),
+  one('labware_audits', READ),
   { name: FALLBACK, types: [], methods: [], actions: [], pages: [] },
 ];
 

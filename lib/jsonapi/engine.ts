@@ -7,6 +7,7 @@ import { listRecords, type CollectionPage } from '#lib/jsonapi/listing.ts';
 import { inMemoryPage, pageLinks, parsePage, parseSort, positionOf, type Page, type Sort } from '#lib/jsonapi/paging.ts';
 import { parseId, parseWriteDocument, type WriteMode } from '#lib/jsonapi/document.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
+import { auditWrite } from '#lib/jsonapi/audit.ts';
 import { compoundBody, type Frame, type ReadOptions } from '#lib/jsonapi/compound.ts';
 import { parseIncludes, resolveRelationship } from '#lib/jsonapi/include.ts';
 import { parseQuery, type ParsedQuery } from '#lib/jsonapi/query.ts';
@@ -82,6 +83,12 @@ async function pageResponse(
 async function getCollection(ctx: RequestContext, def: ResourceDef, request: ApiRequest, query: ParsedQuery): Promise<ApiResponse> {
   checkFilterNames(def, query.filters);
   const options = readOptions(ctx, query, [def.type]);
+  if (def.listing) {
+    // A listing in one order of its own: asking for another is a 400, not a silent reorder.
+    if (query.sort) throw errors.invalidParameter('sort', `sort - ${def.type} are listed in one order (newest first), got ${query.sort.join(',')}`);
+    const page = parsePage(query, def.listing.order);
+    return pageResponse(ctx, request, query, options, def.listing.order, page, await def.listing.page(ctx, query.filters, page));
+  }
   const sort = parseSort(query.sort);
   const page = parsePage(query, sort);
   return pageResponse(ctx, request, query, options, sort, page, await listRecords(ctx, def, query.filters, sort, page));
@@ -208,7 +215,10 @@ async function commitWrite(
     const attemptStart = Date.now();
     const uow = new UnitOfWork(ctx.registry, ctx.now);
     const wctx: WriteContext = { ...ctx, uow, loader: new Loader(ctx.registry, (family, rid) => uow.staged(family, rid), true) };
-    const response = await writeResponse(wctx, request, await stage(wctx), options);
+    const result = await stage(wctx);
+    // The audit trail is derived here, once for every write and action, from the events it recorded.
+    await auditWrite(wctx, result.data);
+    const response = await writeResponse(wctx, request, result, options);
     if (scopedKey) uow.rememberResponse(scopedKey, hash, response);
     try {
       await uow.commit();

@@ -2,6 +2,8 @@ import * as z from '#lib/zod.ts';
 import type { JsonApiError } from '#lib/jsonapi/errors.ts';
 import { ANY_SERVED_TYPE, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, show } from '#lib/jsonapi/errors.ts';
+import type { CollectionPage } from '#lib/jsonapi/listing.ts';
+import type { Page, Sort } from '#lib/jsonapi/paging.ts';
 import type { RelValue, StoredRecord, TermHit } from '#lib/store/records.ts';
 
 /**
@@ -315,6 +317,14 @@ export interface ResourceDef<A extends Attributes = Attributes, R extends Relati
   update?(ctx: WriteContext, current: StoredRecord, input: WriteInput<A, R>): Promise<StoredRecord>;
   /** Custom actions by name; a name is never read as an id, nor a member action's as a relationship (lib/routes.ts lists them too). */
   actions?: Record<string, ActionDef>;
+  /**
+   * Serves the type's listing itself, in its one order, from items that are no records (the audit trail,
+   * lib/resources/labware-audits.ts): the engine parses the filters' names and the page, and renders.
+   */
+  listing?: {
+    order: Sort;
+    page: (ctx: RequestContext, filters: Map<string, string[]>, page: Page) => Promise<CollectionPage>;
+  };
 }
 
 /** A definition with its attribute and relationship types inferred, for typed hooks. */

@@ -264,6 +264,40 @@ export interface MapLinks {
   document: string;
   /** The labware's own resource URL. */
   self: string;
+  /** The labware's audit trail (`labware_audits`), whole, newest first. */
+  trail: string;
+}
+
+/** Entries of the audit trail the page shows, the newest (the rest are a link away). */
+export const TRAIL_SHOWN = 50;
+
+/** One write in the labware's history as the page lists it. */
+export interface TrailRow {
+  at: string;
+  who: string;
+  action: string;
+  detail: string;
+}
+
+/** The rows of a `labware_audits` page (lib/resources/labware-audits.ts), newest first as listed: a state change by its target state and reason, any other write by what it changed. */
+export function trailRows(document: { data: Resource[] }): TrailRow[] {
+  return document.data.map(({ attributes = {} }) => {
+    const [subject] = (attributes.subjects ?? []) as { attributes: Attributes }[];
+    const { target_state, reason } = subject?.attributes ?? {};
+    const changes = Object.entries((attributes.changes ?? {}) as Record<string, number>).map(([type, n]) => (n > 1 ? `${type} ×${n}` : type));
+    const detail = typeof target_state === 'string' ? `→ ${target_state}${typeof reason === 'string' && reason ? ` (${reason})` : ''}` : changes.join(', ');
+    return { at: String(attributes.occurred_at ?? ''), who: String(attributes.who ?? ''), action: String(attributes.action ?? ''), detail };
+  });
+}
+
+function trailHtml(rows: TrailRow[], total: number, links: MapLinks): string {
+  const items = rows.map(
+    (row) =>
+      `<tr><td><time>${escapeHtml(row.at)}</time></td><td>${escapeHtml(row.who)}</td><td>${escapeHtml(row.action)}</td><td>${escapeHtml(row.detail)}</td></tr>`,
+  );
+  const more = total > rows.length ? `<p>The newest ${rows.length} of ${total}: <a href="${escapeHtml(links.trail)}">the whole trail</a>.</p>` : '';
+  const table = `<table class="trail"><thead><tr><th>when</th><th>who</th><th>what</th><th>details</th></tr></thead><tbody>${items.join('')}</tbody></table>`;
+  return `<h2>History</h2>${items.length ? table : '<p>none recorded</p>'}${more}`;
 }
 
 function svgOf(view: LabwareView, links: MapLinks): string {
@@ -313,7 +347,7 @@ function kinList(title: string, kin: Kin[], links: MapLinks): string {
 }
 
 /** The whole page of one labware. */
-export function labwareMapPage(view: LabwareView, links: MapLinks): string {
+export function labwareMapPage(view: LabwareView, links: MapLinks, trail: { rows: TrailRow[]; total: number } = { rows: [], total: 0 }): string {
   // A qcable's labware (a tag plate) is QC'd as the qcable: its own state, derived from transfers into it, says nothing of that.
   const state = view.qcState ? `QC ${view.qcState}` : `state ${view.state}`;
   const facts = [view.type, view.purpose, view.name, state].filter((f): f is string => Boolean(f));
@@ -325,8 +359,10 @@ export function labwareMapPage(view: LabwareView, links: MapLinks): string {
     legendHtml(view),
     kinList('Parents', view.parents, links),
     kinList('Children', view.children, links),
+    trailHtml(trail.rows, trail.total, links),
     `<h2>JSON:API</h2><ul><li><a href="${escapeHtml(links.document)}">the document this map is drawn from</a></li>`,
-    `<li><a href="${escapeHtml(links.self)}">the ${escapeHtml(view.type)} resource</a></li></ul>`,
+    `<li><a href="${escapeHtml(links.self)}">the ${escapeHtml(view.type)} resource</a></li>`,
+    `<li><a href="${escapeHtml(links.trail)}">its audit trail</a></li></ul>`,
     '</main>',
   ].join('');
   return page(`${view.barcode} · labware`, body, { script: true });

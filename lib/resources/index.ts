@@ -52,6 +52,7 @@ import { baitLibraryLayouts } from '#lib/resources/bait-library-layouts.ts';
 import { assetAudits } from '#lib/resources/asset-audits.ts';
 import { volumeUpdates } from '#lib/resources/volume-updates.ts';
 import { comments } from '#lib/resources/comments.ts';
+import { labwareAudits } from '#lib/resources/labware-audits.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
 export const registry = new Registry([
@@ -116,6 +117,7 @@ export const registry = new Registry([
   assetAudits,
   volumeUpdates,
   comments,
+  labwareAudits,
   // Last: the plates its examples make come after every other example's labware (lib/resources/examples.ts).
   qcableCreators,
 ]);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AuditEntry } from '#lib/store/audit-trail.ts';
 import { LARGE_WRITE_ITEM_LIMIT, LARGE_WRITE_SIZE_LIMIT, TRANSACTION_ITEM_LIMIT, TRANSACTION_SIZE_LIMIT } from '#lib/domain/budgets.ts';
 import { countDeltas } from '#lib/store/counts.ts';
 import { mayHaveApplied, TooLargeError, WriteOutcomeUnknown } from '#lib/store/errors.ts';
@@ -46,6 +47,7 @@ export class UnitOfWork {
   /** Records created here that then moved on by named events: each state before a move, oldest first (movesOf). */
   private readonly movesByKey = new Map<string, { before: StoredRecord; event: string }[]>();
   private readonly events: EventEnvelope[] = [];
+  private audit: readonly AuditEntry[] = [];
   private idempotency: { key: string; requestHash: string; response: StoredResponse } | undefined;
 
   constructor(
@@ -153,12 +155,22 @@ export class UnitOfWork {
     this.events.push({ id: randomUUID(), occurred_at: this.now, ...event });
   }
 
+  /** The events recorded so far (the audit trail is derived from them: lib/jsonapi/audit.ts). */
+  get recordedEvents(): readonly EventEnvelope[] {
+    return this.events;
+  }
+
+  /** Sets the write's audit entries, written with it (lib/store/audit-trail.ts). */
+  setAudit(entries: readonly AuditEntry[]): void {
+    this.audit = entries;
+  }
+
   rememberResponse(key: string, requestHash: string, response: StoredResponse): void {
     this.idempotency = { key, requestHash, response };
   }
 
   async commit(): Promise<void> {
-    const request = { events: this.events, ...(this.idempotency ? { idempotency: this.idempotency } : {}) };
+    const request = { events: this.events, audit: this.audit, ...(this.idempotency ? { idempotency: this.idempotency } : {}) };
     const changes = { created: this.created, updated: this.updated, deleted: [...this.deletedByKey.values()] };
     const plan = planWrite(changes, this.model, request, this.now);
     const { items, onReject, bytes, payload, requestKey, ttl } = plan;
@@ -167,7 +179,9 @@ export class UnitOfWork {
     const total = items.length + deltas.length;
     if (total > TRANSACTION_ITEM_LIMIT || bytes > TRANSACTION_SIZE_LIMIT) {
       // Past one transaction: several calls, still one write (lib/store/large-write.ts), up to the bound of one request.
-      checkLargeWriteBound(plan.changes.length, bytes);
+      // The bound counts records and index entries, as the lab operations' budgets do (lib/domain/budgets.ts);
+      // the audit entries beside them are one per labware touched (docs/decisions.md, "Audit trail").
+      checkLargeWriteBound(plan.changes.length - this.audit.length, bytes);
       await commitLarge({ plan, deltas, startedAt: this.now, ...(this.idempotency ? { idempotencyKey: this.idempotency.key } : {}) });
       return;
     }

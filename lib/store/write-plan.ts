@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { auditPut, type AuditEntry } from '#lib/store/audit-trail.ts';
 import { ITEM_SIZE_LIMIT } from '#lib/domain/budgets.ts';
 import { store } from '#lib/store/entities.ts';
 import { TooLargeError, type ValueOrigin } from '#lib/store/errors.ts';
@@ -90,6 +91,8 @@ export interface StagedChanges {
 export interface RequestItemContent {
   events: EventEnvelope[];
   idempotency?: { key: string; requestHash: string; response: StoredResponse };
+  /** The write's audit entries, one per labware it touched (lib/store/audit-trail.ts). */
+  audit?: readonly AuditEntry[];
 }
 
 export interface WritePlan {
@@ -139,6 +142,11 @@ export function planWrite(changes: StagedChanges, model: RecordModel, request: R
       .params();
     ops.push({ item: { Delete: remove }, onReject: 'conflict', change: { kind: 'remove', key: remove.Key as ItemKey, version: record.version } });
     ops.push(...termOps(model.termsOf(record), [], record));
+  }
+  // Created items like any index entry: a large write stages them marked, so they appear at its commit point.
+  for (const entry of request.audit ?? []) {
+    const put = auditPut(entry, model.familyOf(entry.labware.type));
+    ops.push({ item: { Put: put }, onReject: 'conflict', change: { kind: 'create', item: put.Item } });
   }
   const requestKey = request.idempotency?.key ?? `auto:${randomUUID()}`;
   const ttl = Math.floor(Date.parse(now) / 1000) + REQUEST_RETENTION_SECONDS;

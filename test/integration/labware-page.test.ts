@@ -4,7 +4,7 @@ import { KEY_COOKIE } from '#lib/http/middleware/labware-page.ts';
 import { eventOf } from '#lib/http/payload-v2.ts';
 import { handlerForRoute } from '#lib/http/route-handlers.ts';
 import { routeForPath } from '#lib/routes.ts';
-import { LABWARE_MAP_INCLUDE } from '#lib/pages/labware-map.ts';
+import { LABWARE_MAP_INCLUDE, TRAIL_SHOWN } from '#lib/pages/labware-map.ts';
 import { call, warmKeyCache, type CallResult } from '../support/api.ts';
 import { addAliquot, createPlate, createRack, createSample, createTube, tubeOf } from '../support/fixtures.ts';
 import { barcodeOf, recordQc, taggedPlate, type TaggedPlate } from '../support/plate-map.ts';
@@ -159,7 +159,7 @@ describe('the map', () => {
     expect(html).toContain(`href="${base}/api/v2/plates/${demo.plate.id}"`);
   });
 
-  it('costs exactly the DynamoDB calls of the API request it is drawn from', async () => {
+  it('costs exactly the DynamoDB calls of the API requests it is drawn from: the labware, and its audit trail', async () => {
     const barcode = barcodeOf(demo.plate);
     await warmKeyCache(READ_KEY);
     const map = await page(barcode);
@@ -167,8 +167,10 @@ describe('the map', () => {
     expect(map.status).toBe(200);
     expect(api.status).toBe(200);
     expect(api.body.data.map((r: any) => r.id)).toEqual([demo.plate.id]);
+    const trail = await call('GET', `/api/v2/labware_audits?filter[labware]=${demo.plate.id}&page[size]=${TRAIL_SHOWN}`, { key: READ_KEY });
+    expect(trail.status).toBe(200);
     expect(map.calls).toBeGreaterThan(0);
-    expect(map.calls).toBe(api.calls);
+    expect(map.calls).toBe(api.calls + trail.calls);
   });
 
   it('draws a 384-well plate as 16 rows of 24', async () => {

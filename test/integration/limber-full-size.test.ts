@@ -26,7 +26,7 @@ import {
 import { columnOrder } from '../support/oracles.ts';
 import { seedRecords, seedSamples } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
-import { outboxEvents, type Envelope } from '../support/table.ts';
+import { outboxEvents, scanTable, type Envelope } from '../support/table.ts';
 
 /**
  * Limber at full size (contract §7.1): the calls Limber's labware creators send for a whole 96-well plate,
@@ -114,6 +114,9 @@ async function eventsSince(before: ReadonlySet<string>): Promise<Record<string, 
   return counted;
 }
 const eventIds = async (): Promise<Set<string>> => new Set((await outboxEvents()).map((e: Envelope) => e.id));
+
+/** Audit trail entries in the table (lib/store/audit-trail.ts): one per labware a write touched. */
+const auditItemCount = async () => (await scanTable()).filter((item) => String(item.pk).startsWith('$lts#audit_')).length;
 
 /** A document's included resources by `type:id`. */
 const includedOf = (body: any) => new Map<string, any>((body.included ?? []).map((r: any) => [`${r.type}:${r.id}`, r]));
@@ -270,7 +273,7 @@ describe('PlateSplitToTubeRacks at full size: a 96-well plate into two racks of 
     );
 
     const racks = splitRacks(plate);
-    const [tubesBefore, racksBefore, events] = await Promise.all([recordCount('tubes'), recordCount('tube_racks'), eventIds()]);
+    const [tubesBefore, racksBefore, events, auditBefore] = await Promise.all([recordCount('tubes'), recordCount('tube_racks'), eventIds(), auditItemCount()]);
     // plate_split_to_tube_racks.rb 157-158: SpecificTubeRackCreation.create!(parent_uuids:, tube_rack_attributes:, user_uuid:).
     const made = await measuredWrite('rack creation 2 × 96', () =>
       create('specific_tube_rack_creations', { parent_uuids: [plate.uuid], tube_rack_attributes: racks }),
@@ -285,6 +288,8 @@ describe('PlateSplitToTubeRacks at full size: a 96-well plate into two racks of 
     expect(besideTransactions(made.commands)).toEqual({ BatchGetItemCommand: reads! + 1, ...reservations });
     expect(await eventsSince(events)).toEqual({ 'specific_tube_rack_creations.created': 1, 'tube_racks.created': 2, 'tubes.created': 192 });
     expect([await recordCount('tubes'), await recordCount('tube_racks')]).toEqual([tubesBefore + 192, racksBefore + 2]);
+    // The audit trail (docs/decisions.md, "Audit trail"): an entry for each labware touched, both racks, 192 tubes and the plate split.
+    expect((await auditItemCount()) - auditBefore).toBe(195);
 
     layout = await tubesOfCreation(made.result.body.data.id);
     expect([...layout.racks.keys()].sort()).toEqual(['SEQ Tube Rack', 'SPR Tube Rack']);
@@ -345,7 +350,8 @@ describe('PlateSplitToTubeRacks at full size: a 96-well plate into two racks of 
     // one transaction (with its count shard and request item, 102).
     const passed = await measuredWrite('state change of a rack of 96 with its requests', () => passRack(seq.attributes.uuid));
     expect(passed.commands.TransactWriteItemsCommand).toBeGreaterThan(1);
-    expect(passed.commands.TransactWriteItemsCommand).toBeLessThanOrEqual(largeWriteBound(writtenItems(stateChangeItems(97, 2))));
+    // With an audit entry for the rack and each tube (docs/decisions.md, "Audit trail").
+    expect(passed.commands.TransactWriteItemsCommand).toBeLessThanOrEqual(largeWriteBound(writtenItems(stateChangeItems(97, 2)) + 97));
     // The rack, its purpose, its 96 tubes, their requests' books (batched reads); its qcable, if any (Query); the change's id.
     expect(besideTransactions(passed.commands)).toEqual({ BatchGetItemCommand: 4, QueryCommand: 1, UpdateItemCommand: 1 });
     expect(await eventsSince(events)).toEqual({
@@ -525,7 +531,7 @@ describe('two plate splits of one plate at once (the same scanned racks, sent tw
   }, async () => {
     const { plate } = await stockPlate();
     const racks = splitRacks(plate);
-    const [tubesBefore, racksBefore, events] = await Promise.all([recordCount('tubes'), recordCount('tube_racks'), eventIds()]);
+    const [tubesBefore, racksBefore, events, auditBefore] = await Promise.all([recordCount('tubes'), recordCount('tube_racks'), eventIds(), auditItemCount()]);
     const results = await Promise.all([0, 1].map(() => create('specific_tube_rack_creations', { parent_uuids: [plate.uuid], tube_rack_attributes: racks })));
     const won = results.filter((r) => r.status === 201);
     expect(won, JSON.stringify(results.map((r) => [r.status, r.body.errors?.[0]]))).toHaveLength(1);
@@ -533,6 +539,8 @@ describe('two plate splits of one plate at once (the same scanned racks, sent tw
     expect([409, 422]).toContain(lost.status);
     expect([await recordCount('tubes'), await recordCount('tube_racks')]).toEqual([tubesBefore + 192, racksBefore + 2]);
     expect(await eventsSince(events)).toEqual({ 'specific_tube_rack_creations.created': 1, 'tube_racks.created': 2, 'tubes.created': 192 });
+    // The winner's audit entries alone (docs/decisions.md, "Audit trail").
+    expect((await auditItemCount()) - auditBefore).toBe(195);
 
     const { racks: made, tubes } = await tubesOfCreation(won[0]!.body.data.id);
     expect(tubes.size).toBe(192);

@@ -50,12 +50,14 @@ beforeAll(async () => {
 describe('a rack of 96 tubes', () => {
   let tubes: Tube[];
   let rackId: string;
+  /** What creating the rack cost (a warm key cache). */
+  let rackCalls: number;
 
   beforeAll(async () => {
     tubes = await createTubes(96);
   });
 
-  it('is created by exactly one TransactWriteItems, and every tube then points at the rack', async () => {
+  it('is created as one write, past one transaction with its audit entries, and every tube then points at the rack', async () => {
     const racksBefore = await recordCount('tube_racks');
     const {
       result: { response, counts },
@@ -75,20 +77,15 @@ describe('a rack of 96 tubes', () => {
     rackId = rack.id;
     expect(rack.attributes).toMatchObject({ size: 96, state: 'pending', name: 'full rack' });
 
-    // One transaction; the only other writes reserve the rack's id and barcode number (an atomic ADD each).
-    expect(counts.TransactWriteItems).toBe(1);
-    // It holds the 100 items one transaction may: the rack, 96 tubes, the barcode guard, one count shard, the request record.
-    expect(transactions).toEqual([TRANSACTION_ITEM_LIMIT]);
-    expect(
-      Object.keys(counts)
-        .filter((op) => /Write|Put|Update|Delete/.test(op))
-        .sort(),
-    ).toEqual(['TransactWriteItems', 'UpdateItem']);
-    // Reads: the 96 tube uuids name their keys, so the tubes are one BatchGetItem (96 keys ≤ 100); the
-    // purpose is another. Observed: { BatchGetItem: 2, UpdateItem: 2, TransactWriteItems: 1 } = 5.
-    // (Before uuids named their keys: 96 Queries on a uuid index, 100 calls.)
-    expect(counts).toEqual({ BatchGetItem: 2, UpdateItem: 2, TransactWriteItems: 1 });
-    expect(totalCalls(counts)).toBe(5);
+    // The rack, 96 tubes, the barcode guard, one count shard and the request record were the 100 items one
+    // transaction may hold; an audit entry for the rack and each tube (docs/decisions.md, "Audit trail") makes
+    // 197: a write past one transaction (lib/store/large-write.ts).
+    expect(transactions.length).toBeGreaterThan(1);
+    expect(transactions.every((items) => items <= TRANSACTION_ITEM_LIMIT)).toBe(true);
+    // Reads: the 96 tube uuids name their keys, so the tubes are one BatchGetItem (96 keys ≤ 100); the purpose is another.
+    expect(counts.BatchGetItem).toBe(2);
+    console.info('[measured] a rack of 96 tubes with its audit entries', counts, `transactions ${transactions.join(' ')}`);
+    rackCalls = totalCalls(counts);
 
     expect(await recordCount('tube_racks')).toBe(racksBefore + 1);
     const body = (await call('GET', `/api/v2/tube_racks/${rackId}?include=racked_tubes.tube.tube_rack`)).body;
@@ -117,8 +114,8 @@ describe('a rack of 96 tubes', () => {
     clearReferenceCache();
     const res = await call('POST', '/api/v2/tube_racks', { body: rackBody(COORDINATES.map((c, i) => [c, more[i]!])) });
     expect(res.status).toBe(201);
-    // 1 GetItem (API key) + 2 BatchGetItem (tubes, purpose) + 2 UpdateItem (id, barcode number) + 1 TransactWriteItems.
-    expect(res.calls).toBe(6);
+    // The calls above, and 1 GetItem (API key).
+    expect(res.calls).toBe(rackCalls + 1);
   });
 
   it('a second rack claiming one of those tubes → 422, nothing written', async () => {

@@ -276,18 +276,23 @@ describe('bad input: a precise 4xx pointing at the entry, nothing written', () =
 });
 
 describe('past one transaction: still one write', () => {
-  // Each new tube is its update and its new link to the plate: 2 items; the collection, two count shards and the request item 4.
-  const ONE_TRANSACTION = Math.floor((TRANSACTION_ITEM_LIMIT - transactionItems(transferRequestCollectionItems(0, 0))) / 2);
+  // Each new tube is its update, its new link to the plate and its audit entry: 3 items; the collection, two count shards,
+  // the request item and the source plate's audit entry 5 (docs/decisions.md, "Audit trail").
+  const ONE_TRANSACTION = Math.floor((TRANSACTION_ITEM_LIMIT - transactionItems(transferRequestCollectionItems(0, 0)) - 1) / 3);
+  const auditEntries = (tubes: number) => tubes + 1;
 
   it(`${ONE_TRANSACTION} new tubes from one well are one transaction; one more is several, still one write: 201, every tube filled`, async () => {
-    expect(ONE_TRANSACTION).toBe(48);
+    expect(ONE_TRANSACTION).toBe(31);
     const { plate } = await filledPlate(1);
     const a1 = (await wellsOf(plate.id)).get('A1')!.uuid;
     const tubes = await seededTubes(2 * ONE_TRANSACTION + 1);
     const into = (some: { uuid: string }[]) => some.map((t) => ({ source_asset: a1, target_asset: t.uuid }));
     const fits = await observeCalls(() => post(into(tubes.slice(0, ONE_TRANSACTION))));
     expect(fits.result.status, JSON.stringify(fits.result.body).slice(0, 500)).toBe(201);
-    expect(fits.transactions).toEqual([TRANSACTION_ITEM_LIMIT]);
+    expect(fits.transactions).toEqual([transactionItems(transferRequestCollectionItems(ONE_TRANSACTION, ONE_TRANSACTION)) + auditEntries(ONE_TRANSACTION)]);
+    expect(transactionItems(transferRequestCollectionItems(ONE_TRANSACTION + 1, ONE_TRANSACTION + 1)) + auditEntries(ONE_TRANSACTION + 1)).toBeGreaterThan(
+      TRANSACTION_ITEM_LIMIT,
+    );
     const past = await observeCalls(() => post(into(tubes.slice(ONE_TRANSACTION))));
     expect(past.result.status, JSON.stringify(past.result.body).slice(0, 500)).toBe(201);
     expect(past.transactions.length).toBeGreaterThan(1);

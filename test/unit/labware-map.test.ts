@@ -13,11 +13,17 @@ import {
   mapState,
   STATE_COLOURS,
   tagsOf,
+  trailRows,
 } from '#lib/pages/labware-map.ts';
 
 /** The plate map's pure parts (lib/pages/): the grid, colours and legend, reading a document, escaping. */
 
-const links = { page: (b: string) => `/labware/${encodeURIComponent(b)}`, document: '/api/v2/labware?x', self: '/api/v2/plates/1' };
+const links = {
+  page: (b: string) => `/labware/${encodeURIComponent(b)}`,
+  document: '/api/v2/labware?x',
+  self: '/api/v2/plates/1',
+  trail: '/api/v2/labware_audits?filter[labware]=1',
+};
 
 /** A 96-well plate document as the engine renders it: A1 with a sample (name given), tags and a QC result; B1 empty; a parent. */
 function plateDocument(sampleName: string): LabwareDocument {
@@ -183,6 +189,35 @@ describe('why a position is in its state, and a qcable’s QC', () => {
   });
 });
 
+/** A `labware_audits` resource as the API renders it (lib/resources/labware-audits.ts). */
+const audit = (attributes: Record<string, unknown>) => ({
+  type: 'labware_audits',
+  id: '1',
+  attributes: { occurred_at: '2026-12-07T00:00:00.000Z', changes: {}, subjects: [], ...attributes },
+});
+
+describe('the history', () => {
+  it('lists the trail as given (newest first): a state change by its target and reason, another write by what it changed', () => {
+    const rows = trailRows({
+      data: [
+        audit({ who: 'admin', action: 'state_changes.created', subjects: [{ attributes: { target_state: 'passed', reason: 'all good' } }] }),
+        audit({ who: 'test-write', action: 'qc_assays.created', changes: { 'qc_assays.created': 1, 'plates.updated': 1 } }),
+        audit({ who: 'bench', action: 'poly_metadata/bulk_create', changes: { 'poly_metadata.created': 60 } }),
+      ],
+    });
+    expect(rows.map((r) => [r.who, r.action, r.detail])).toEqual([
+      ['admin', 'state_changes.created', '→ passed (all good)'],
+      ['test-write', 'qc_assays.created', 'qc_assays.created, plates.updated'],
+      ['bench', 'poly_metadata/bulk_create', 'poly_metadata.created ×60'],
+    ]);
+    const html = labwareMapPage(labwareView(plateDocument('S1')), links, { rows, total: 80 });
+    expect(html).toContain('<h2>History</h2><table class="trail">');
+    expect(html).toContain('<td>admin</td><td>state_changes.created</td><td>→ passed (all good)</td>');
+    expect(html).toContain('The newest 3 of 80: <a href="/api/v2/labware_audits?filter[labware]=1">the whole trail</a>.');
+    expect(labwareMapPage(labwareView(plateDocument('S1')), links)).toContain('<h2>History</h2><p>none recorded</p>');
+  });
+});
+
 describe('escaping', () => {
   it('escapes the five HTML characters', () => {
     expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
@@ -199,6 +234,11 @@ describe('escaping', () => {
     expect(html).not.toContain('<img');
     expect(html.match(/<script>/g)).toHaveLength(1);
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;img');
+    // A reason and a login in the history are user input too.
+    const trail = { data: [audit({ who: evil, action: 'state_changes.created', subjects: [{ attributes: { target_state: 'failed', reason: evil } }] })] };
+    const withHistory = labwareMapPage(labwareView(plateDocument('S1')), links, { rows: trailRows(trail), total: 1 });
+    expect(withHistory).not.toContain('<script>alert');
+    expect(withHistory).not.toContain('<img');
     const error = errorPage(400, evil, evil, { problem: evil });
     expect(error).not.toContain('<script>alert');
     expect(error).not.toContain('<img');

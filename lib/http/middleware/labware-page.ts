@@ -10,7 +10,7 @@ import { errors, type JsonApiError } from '#lib/jsonapi/errors.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import type { ApiRequest, ApiResponse } from '#lib/jsonapi/request.ts';
 import { errorPage, PAGE_HEADERS } from '#lib/pages/html.ts';
-import { LABWARE_MAP_INCLUDE, labwareMapPage, labwareView, type LabwareDocument } from '#lib/pages/labware-map.ts';
+import { LABWARE_MAP_INCLUDE, labwareMapPage, labwareView, TRAIL_SHOWN, trailRows, type LabwareDocument } from '#lib/pages/labware-map.ts';
 import { authenticateKey } from '#lib/store/api-keys.ts';
 
 /**
@@ -115,11 +115,20 @@ async function draw(resources: Registry, lts: LtsContext['lts'], base: string, b
   const document = JSON.parse(answer.body!) as LabwareDocument;
   if (document.data.length === 0) throw errors.notFound(`No labware has the barcode ${barcode}.`);
   const view = labwareView(document);
-  const body = labwareMapPage(view, {
-    page: (other) => `${base}/labware/${encodeURIComponent(other)}`,
-    document: `${base}/api/v2/labware?${query}`,
-    self: document.data[0]!.links?.self ?? `${base}/api/v2/labware`,
-  });
+  // Its history: the newest entries of its audit trail, read as the API reads them (the same key's rights).
+  const trailQuery = `filter[labware]=${document.data[0]!.id}&page[size]=${TRAIL_SHOWN}`;
+  const trailApi: ApiRequest = { method: 'GET', path: '/api/v2/labware_audits', query: trailQuery, headers: lts.request.headers };
+  const trail = JSON.parse((await serve(ctx, resources.require('labware_audits'), { type: 'labware_audits' }, trailApi)).body!);
+  const body = labwareMapPage(
+    view,
+    {
+      page: (other) => `${base}/labware/${encodeURIComponent(other)}`,
+      document: `${base}/api/v2/labware?${query}`,
+      self: document.data[0]!.links?.self ?? `${base}/api/v2/labware`,
+      trail: `${base}/api/v2/labware_audits?filter[labware]=${document.data[0]!.id}`,
+    },
+    { rows: trailRows(trail), total: trail.meta.record_count },
+  );
   return { status: 200, headers: {}, body };
 }
 
