@@ -100,6 +100,13 @@ export const routes: readonly Route[] = [
   one('qc_files', READ_CREATE),
   one('bait_libraries', READ),
   one('bait_library_layouts', READ_CREATE, [{ name: 'preview', method: 'POST' }]),
+  one('faculty_sponsors', READ),
+  one('study_metadata', READ),
+  one('sample_manifests', READ),
+  one('lanes', READ),
+  one('work_orders', READ),
+  one('pick_lists', READ),
+  one('fragments', READ),
   { name: FALLBACK, types: [], methods: [], actions: [], pages: [] },
 ];
 

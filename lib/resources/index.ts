@@ -13,9 +13,12 @@ import { rackedTubes, tubeRacks } from '#lib/resources/tube-racks.ts';
 import {
   baitLibraries,
   barcodePrinters,
+  facultySponsors,
   projects,
   requestTypes,
+  sampleManifests,
   studies,
+  studyMetadata,
   submissionTemplates,
   tagGroups,
   tagLayoutTemplates,
@@ -47,6 +50,7 @@ import { submissionPools } from '#lib/resources/submission-pools.ts';
 import { bulkTransfers } from '#lib/resources/bulk-transfers.ts';
 import { qcFiles } from '#lib/resources/qc-files.ts';
 import { baitLibraryLayouts } from '#lib/resources/bait-library-layouts.ts';
+import { fragments, lanes, pickLists, workOrders } from '#lib/resources/pipeline-records.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
 export const registry = new Registry([
@@ -106,4 +110,11 @@ export const registry = new Registry([
   qcFiles,
   baitLibraries,
   baitLibraryLayouts,
+  facultySponsors,
+  studyMetadata,
+  sampleManifests,
+  lanes,
+  workOrders,
+  pickLists,
+  fragments,
 ]);
