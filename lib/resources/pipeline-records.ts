@@ -44,8 +44,8 @@ const attributeFilter = (name: string, allowed?: readonly string[]): FilterDef =
 });
 
 /**
- * Work orders (the reference's WorkOrder: made by its WorkOrder::Factory when a submission of traction's
- * request types is built; `state` and `at_risk` are written by traction through the reference). Rendered
+ * Work orders (the reference's WorkOrder: made by its WorkOrder::Factory when a submission of its
+ * `Request::Traction::GridIon` requests is built; `state` and `at_risk` may be PATCHed there). Rendered
  * as the reference renders them: `quantity` as number and unit, `options` its example request's metadata.
  */
 export const workOrders = defineResource({
