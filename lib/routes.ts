@@ -107,6 +107,13 @@ export const routes: readonly Route[] = [
   one('volume_updates', READ_CREATE),
   one('comments', READ_CREATE),
   one('labware_audits', READ),
+  one('faculty_sponsors', READ),
+  one('study_metadata', READ),
+  one('sample_manifests', READ),
+  one('lanes', READ),
+  one('work_orders', READ),
+  one('pick_lists', READ),
+  one('fragments', READ),
   { name: FALLBACK, types: [], methods: [], actions: [], pages: [] },
 ];
 

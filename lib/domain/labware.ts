@@ -38,6 +38,14 @@ export interface Aliquot {
   bait_library?: number;
   /** The project it was made for, when its POST named one (a control: contract §7.4); copies carry it on. */
   project?: number;
+  /**
+   * The receptacle its library was made in, when its POST named one (the reference's `library`: a library
+   * tube's receptacle for the aliquots of a multiplexed library); copies carry it on, so a pool's aliquots
+   * still name each library they came from.
+   */
+  library?: { type: 'wells' | 'receptacles'; id: number };
+  /** The largest insert size of its library (the reference's `insert_size_to`), when its POST gave one; copies carry it on. */
+  insert_size_to?: number;
 }
 
 /** An aliquot before its labware numbers it. */

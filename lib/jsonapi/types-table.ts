@@ -1,6 +1,7 @@
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import type { ResourceDef } from '#lib/jsonapi/resource.ts';
 import { writable, writableRelationships } from '#lib/jsonapi/openapi.ts';
+import { REFERENCE_RESOURCE_FILES, type ReferenceResourceFile } from '#lib/jsonapi/reference-directory.ts';
 
 /**
  * `docs/types.md`: one short row per type — methods, filters, writable fields, relationships — generated
@@ -30,6 +31,31 @@ function writableFields(def: ResourceDef): string {
   return all.length === 0 ? '–' : all.map((n) => `\`${n}\`${onUpdate.has(n) ? '*' : ''}`).join(', ');
 }
 
+/** Whether a file of the reference's directory is served here, or why not. */
+export function referenceStatus(registry: Registry, entry: ReferenceResourceFile): string {
+  if (entry.notType) return `not a type: ${entry.notType}`;
+  if (entry.type && registry.types.includes(entry.type)) return entry.servedNote ? `served, ${entry.servedNote}` : 'served';
+  if (entry.landsWith) return `not on this branch: served by branch \`${entry.landsWith}\` when it lands`;
+  return `not served: ${entry.notServed ?? '(no reason given)'}`;
+}
+
+/** The reference's directory, a row per file: its type and whether it is served here (contract §7.5). */
+function referenceTable(registry: Registry): string[] {
+  const listed = new Set(REFERENCE_RESOURCE_FILES.map((f) => f.type));
+  const own = registry.types.filter((type) => !listed.has(type));
+  return [
+    "## The reference's types",
+    '',
+    "Every file of the reference's API v2 directory (sanger/sequencescape `app/resources/api/v2/*.rb` and",
+    '`sapio/*.rb`; the list is `lib/jsonapi/reference-directory.ts`), served here or not and why.',
+    own.length === 0 ? 'Every type served here is one of them.' : `Served here and not among them: ${code([...own].sort())}.`,
+    '',
+    '| reference file | type | here |',
+    '| --- | --- | --- |',
+    ...REFERENCE_RESOURCE_FILES.map((f) => `| \`${f.file}\` | ${f.type ? `\`${f.type}\`` : '–'} | ${referenceStatus(registry, f)} |`),
+  ];
+}
+
 export function typesTable(registry: Registry): string {
   const rows = [...registry.types].sort().map((type) => {
     const def = registry.require(type);
@@ -51,6 +77,8 @@ export function typesTable(registry: Registry): string {
     '| type | methods | filters | writable | relationships |',
     '| --- | --- | --- | --- | --- |',
     ...rows,
+    '',
+    ...referenceTable(registry),
     '',
   ].join('\n');
 }

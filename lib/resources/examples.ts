@@ -208,7 +208,13 @@ export const examples: Record<string, TypeExamples> = {
   aliquots: {
     create: [
       made('Sample 1 into well A1 of the stock plate', 'aliquots', { relationships: { receptacle: to('wells', A1), sample: to('samples', '1') } }, '1000001'),
-      made('Sample 2 into well B1', 'aliquots', { relationships: { receptacle: to('wells', B1), sample: to('samples', '2') } }, '1000002'),
+      made(
+        'Sample 2 into well B1, as a library made there of inserts up to 350 bases',
+        'aliquots',
+        { attributes: { insert_size_to: 350 }, relationships: { receptacle: to('wells', B1), sample: to('samples', '2'), library: to('wells', B1) } },
+        '1000002',
+        { insert_size_to: 350 },
+      ),
     ],
   },
   custom_metadatum_collections: {

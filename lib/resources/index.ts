@@ -15,9 +15,12 @@ import { rackedTubes, tubeRacks } from '#lib/resources/tube-racks.ts';
 import {
   baitLibraries,
   barcodePrinters,
+  facultySponsors,
   projects,
   requestTypes,
+  sampleManifests,
   studies,
+  studyMetadata,
   submissionTemplates,
   tagGroups,
   tagLayoutTemplates,
@@ -53,6 +56,7 @@ import { assetAudits } from '#lib/resources/asset-audits.ts';
 import { volumeUpdates } from '#lib/resources/volume-updates.ts';
 import { comments } from '#lib/resources/comments.ts';
 import { labwareAudits } from '#lib/resources/labware-audits.ts';
+import { fragments, lanes, pickLists, workOrders } from '#lib/resources/pipeline-records.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
 export const registry = new Registry([
@@ -118,6 +122,13 @@ export const registry = new Registry([
   volumeUpdates,
   comments,
   labwareAudits,
+  facultySponsors,
+  studyMetadata,
+  sampleManifests,
+  lanes,
+  workOrders,
+  pickLists,
+  fragments,
   // Last: the plates its examples make come after every other example's labware (lib/resources/examples.ts).
   qcableCreators,
 ]);

@@ -78,6 +78,7 @@ export function aliquotViews(labware: StoredRecord): StoredRecord[] {
           tag2_oligo: a.tag2?.oligo ?? null,
           tag2_index: a.tag2?.index ?? null,
           library_type: a.library_type,
+          insert_size_to: a.insert_size_to ?? null,
         },
         rels: {
           sample: { type: 'samples', id: a.sample },
@@ -85,6 +86,7 @@ export function aliquotViews(labware: StoredRecord): StoredRecord[] {
           request: a.request ? { type: 'requests', id: a.request } : null,
           bait_library: a.bait_library ? { type: 'bait_libraries', id: a.bait_library } : null,
           project: a.project ? { type: 'projects', id: a.project } : null,
+          library: a.library ?? null,
           receptacle: { type, id: slotId(labware.id, i + 1) },
         },
       }),

@@ -90,6 +90,8 @@ export const aliquots = defineResource({
     tag2_oligo: attr('R', oligo),
     tag2_index: attr('R', tagIndex),
     library_type: attr('WO', () => z.string().check(z.minLength(1))),
+    // The reference's write-once `insert_size_to` (traction-ui imports it as a library's insert size).
+    insert_size_to: attr('WO', () => z.number().check(z.int(), z.positive())),
   },
   relationships: {
     receptacle: toOne('receptacles', 'WO', { required: true }),
@@ -101,6 +103,8 @@ export const aliquots = defineResource({
     bait_library: toOne('bait_libraries', 'R'),
     // Given on POST (Limber's randomised controls are made with one: contract §7.4); copies carry it on.
     project: toOne('projects', 'WO'),
+    // The receptacle the library was made in (the reference's `library`); copies carry it on.
+    library: toOne('receptacles', 'WO'),
     // Limber reads these. An aliquot holds its tags' oligos, not tag records.
     tag: unrecorded('one', 'tags'),
     tag2: unrecorded('one', 'tags'),
@@ -108,12 +112,14 @@ export const aliquots = defineResource({
   },
   filters: {},
 
-  /** Puts a sample (with its study and project, if named) into a well or tube: one rewrite of the labware, refused if it would clash (lib/domain/receptacles.ts). */
+  /** Puts a sample (with its study, project and library, if named) into a well or tube: one rewrite of the labware, refused if it would clash (lib/domain/receptacles.ts). */
   create: async (ctx, input) => {
     const receptacle = input.relationships.receptacle!;
     const sample = input.relationships.sample!;
     const study = input.relationships.study;
     const project = input.relationships.project;
+    const library = input.relationships.library;
+    const insertSizeTo = input.attributes.insert_size_to;
     const labware = (await ctx.loader.one(linkOf(receptacle, 'plate') ?? linkedTo(receptacle, 'labware')))!;
     const after = accepted(
       addAliquot(
@@ -126,6 +132,8 @@ export const aliquots = defineResource({
           tag2: null,
           library_type: input.attributes.library_type ?? null,
           ...(project ? { project: project.id } : {}),
+          ...(library ? { library: { type: library.type === 'wells' ? 'wells' : 'receptacles', id: library.id } } : {}),
+          ...(insertSizeTo === undefined || insertSizeTo === null ? {} : { insert_size_to: insertSizeTo }),
         },
       ),
       relationshipAt,

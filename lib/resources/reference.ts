@@ -59,7 +59,37 @@ export const users = referenceResource(
   { indexes: { login: uniqueIndex('login'), user_code: uniqueIndex('user_code') } },
 );
 
-export const studies = referenceResource('studies', { name: attr('R', text, { required: true }) }, { indexes: { name: uniqueIndex('name') } });
+/** The faculty sponsors of studies (the reference's FacultySponsor): a name. */
+export const facultySponsors = referenceResource('faculty_sponsors', { name: attr('R', text, { required: true }) }, { indexes: { name: uniqueIndex('name') } });
+
+/**
+ * A study's metadata (the reference's Study::Metadata, whose API v2 resource renders only its faculty
+ * sponsor). The loader finds a record by the name of the study it describes (`study`, write-only: the
+ * study names its metadata, not the other way round, as in the reference); traction-ui's study report
+ * reads studies → study_metadata → faculty_sponsor.
+ */
+export const studyMetadata = referenceResource(
+  'study_metadata',
+  { study: attr('W', text, { required: true }) },
+  { indexes: { study: uniqueIndex('study') }, filters: [], relationships: { faculty_sponsor: toOne('faculty_sponsors', 'R') } },
+);
+
+export const studies = referenceResource(
+  'studies',
+  { name: attr('R', text, { required: true }) },
+  { indexes: { name: uniqueIndex('name') }, relationships: { study_metadata: toOne('study_metadata', 'R') } },
+);
+
+/**
+ * Sample manifests (the reference's SampleManifest, rendered with its `supplier_name` only): the
+ * spreadsheets samples arrived on. The reference makes them in its web pages; here they are reference data,
+ * found by `name` (a manifest's name in the lab's books), and samples link theirs (`sample_manifest`).
+ */
+export const sampleManifests = referenceResource(
+  'sample_manifests',
+  { name: attr('W', text, { required: true }), supplier_name: attr('R', text) },
+  { indexes: { name: uniqueIndex('name') }, filters: [] },
+);
 
 /** Projects (who pays for the work: its cost code), found by name as Limber's `Project.find(name:)` does; states as the reference's. */
 export const projects = referenceResource(

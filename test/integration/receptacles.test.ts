@@ -242,9 +242,17 @@ describe('POST /aliquots', () => {
     expect(aliquot.id).toBe(String(Number(plate.id) * 1_000_000 + 1));
     expect(res.headers.Location).toBe(`${BASE}/aliquots/${aliquot.id}`);
     expect(aliquot.links.self).toBe(`${BASE}/aliquots/${aliquot.id}`);
-    expect(aliquot.attributes).toEqual({ tag_oligo: null, tag_index: null, tag2_oligo: null, tag2_index: null, library_type: 'Standard' });
+    expect(aliquot.attributes).toEqual({
+      tag_oligo: null,
+      tag_index: null,
+      tag2_oligo: null,
+      tag2_index: null,
+      library_type: 'Standard',
+      insert_size_to: null,
+    });
     expect(Object.keys(aliquot.relationships).sort()).toEqual([
       'bait_library',
+      'library',
       'poly_metadata',
       'project',
       'receptacle',

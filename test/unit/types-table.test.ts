@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { expect, it } from 'vitest';
-import { typesTable, TYPES_FILE } from '#lib/jsonapi/types-table.ts';
+import { describe, expect, it } from 'vitest';
+import { REFERENCE_RESOURCE_FILES } from '#lib/jsonapi/reference-directory.ts';
+import { referenceStatus, typesTable, TYPES_FILE } from '#lib/jsonapi/types-table.ts';
 import { registry } from '#lib/resources/index.ts';
 
 it('docs/types.md is the table the resource definitions generate (else: npm run docs:types)', () => {
@@ -9,6 +10,7 @@ it('docs/types.md is the table the resource definitions generate (else: npm run 
 
 it('has a row per type with its methods, filters, writable fields and relationships', () => {
   const rows = typesTable(registry)
+    .split("## The reference's types")[0]!
     .split('\n')
     .filter((line) => line.startsWith('| `'));
   expect(rows).toHaveLength(registry.types.length);
@@ -20,4 +22,35 @@ it('has a row per type with its methods, filters, writable fields and relationsh
   // An action on one record names its path from the record.
   expect(rows.find((r) => r.startsWith('| `plates`'))).toContain('POST `/{id}/register_stock_for_plate`');
   expect(rows.find((r) => r.startsWith('| `users`'))).toMatch(/^\| `users` \| GET \| [^|]+ \| – \|/);
+});
+
+describe("the reference's directory (lib/jsonapi/reference-directory.ts)", () => {
+  const rows = () =>
+    typesTable(registry)
+      .split("## The reference's types")[1]!
+      .split('\n')
+      .filter((line) => line.startsWith('| `'));
+
+  it('has a row per file of the reference, each served, or not served with a reason, or no type with a reason', () => {
+    expect(rows()).toHaveLength(REFERENCE_RESOURCE_FILES.length);
+    expect(new Set(REFERENCE_RESOURCE_FILES.map((f) => f.file)).size).toBe(REFERENCE_RESOURCE_FILES.length);
+    for (const entry of REFERENCE_RESOURCE_FILES) {
+      const status = referenceStatus(registry, entry);
+      expect(status, entry.file).not.toContain('(no reason given)');
+      // A type of the registry is served; any other type of the reference carries a reason.
+      expect(status.startsWith('served'), entry.file).toBe(entry.type !== undefined && registry.types.includes(entry.type));
+    }
+    expect(rows().find((r) => r.startsWith('| `lane_resource.rb`'))).toContain('| `lanes` | served, read only;');
+    expect(rows().find((r) => r.startsWith('| `asset_resource.rb`'))).toContain('| not served: ');
+  });
+
+  it('keeps no reason for a type that is served (a stale reason fails here)', () => {
+    const stale = REFERENCE_RESOURCE_FILES.filter((f) => f.type && registry.types.includes(f.type) && (f.notServed || f.landsWith || f.notType));
+    expect(stale.map((f) => f.file)).toEqual([]);
+  });
+
+  it('says so when a served type is not in the list', () => {
+    const others = registry.types.filter((t) => !REFERENCE_RESOURCE_FILES.some((f) => f.type === t));
+    expect(typesTable(registry)).toContain(`Served here and not among them: ${others.map((t) => `\`${t}\``).join(', ')}.`);
+  });
 });

@@ -51,7 +51,7 @@ export const relationshipNames: Record<string, readonly string[]> = {
     'transfer_requests_as_target',
     'transfer_requests_as_source',
   ],
-  aliquots: ['receptacle', 'sample', 'study', 'request', 'bait_library', 'project', 'tag', 'tag2', 'poly_metadata'],
+  aliquots: ['receptacle', 'sample', 'study', 'request', 'bait_library', 'project', 'library', 'tag', 'tag2', 'poly_metadata'],
 };
 
 export const SAMPLE_ATTRIBUTES = ['name', 'site_sample_id', 'control', 'control_type'] as const;
