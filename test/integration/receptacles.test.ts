@@ -102,7 +102,7 @@ describe('wells', () => {
     const well = res.body.data;
     expect(well).toMatchObject({ type: 'wells', id: wellId(plate, 1), links: { self: `${BASE}/wells/${wellId(plate, 1)}` } });
     expect(well.attributes).toEqual({ uuid: slotUuid(plate, 1), position: { name: 'A1' }, state: 'pending' });
-    expect(Object.keys(well.relationships).sort()).toEqual([...RECEPTACLE_RELATIONSHIPS, 'plate', 'poly_metadata'].sort());
+    expect(Object.keys(well.relationships).sort()).toEqual([...RECEPTACLE_RELATIONSHIPS, 'labware', 'plate', 'poly_metadata'].sort());
     for (const [name, relationship] of Object.entries<any>(well.relationships)) {
       expect(relationship).toEqual({ links: { self: `${BASE}/wells/${well.id}/relationships/${name}`, related: `${BASE}/wells/${well.id}/${name}` } });
     }
@@ -200,7 +200,10 @@ describe('receptacles', () => {
     expect(Object.keys(res.body.data.relationships).sort()).toEqual([...RECEPTACLE_RELATIONSHIPS, 'labware'].sort());
     expect((await call('GET', `/api/v2/tubes/${tube.id}/receptacle`)).body.data).toEqual(res.body.data);
     const labware = await call('GET', `/api/v2/receptacles/${receptacleId(tube)}/labware`);
-    expect(labware.body.data).toMatchObject({ type: 'tubes', id: tube.id, links: { self: `${BASE}/tubes/${tube.id}` } });
+    // The reference's `has_one :labware` is not polymorphic: the tube is rendered as `labware`, with what every labware has (contract §7.4).
+    expect(labware.body.data).toMatchObject({ type: 'labware', id: tube.id, links: { self: `${BASE}/labware/${tube.id}` } });
+    expect(labware.body.data.attributes).toEqual({ ...tube.attributes, retention_instruction: null });
+    expect((await call('GET', `/api/v2/receptacles/${receptacleId(tube)}/relationships/labware`)).body.data).toEqual({ type: 'labware', id: tube.id });
   });
 
   it('serves a well under /receptacles/{id}, rendered as wells', async () => {
