@@ -126,6 +126,7 @@ export async function resolveIncludes(
     const { family, id } = ctx.registry.storageOf(ref);
     return recordKey(family, id);
   };
+  const viewsByKey = new Map<string, StoredRecord>();
   // The items read so far (the primary records' are), and how many each primary record's includes needed.
   const read = new Set(records.map(itemOf));
   const charged = new Array<number>(records.length).fill(0);
@@ -199,8 +200,9 @@ export async function resolveIncludes(
           for (const ref of refsOf(value)) {
             const stored = loaded.get(refKey(ref));
             if (!stored) continue;
-            // A linkage typed by a supertype (`labware`) reaches the record as that type.
-            const target = ctx.registry.as(stored, ref.type);
+            // A linkage typed by a supertype (`labware`) reaches the record as that type: one object per linkage in a document.
+            const target = viewsByKey.get(refKey(ref)) ?? ctx.registry.as(stored, ref.type);
+            if (target !== stored) viewsByKey.set(refKey(ref), target);
             const known = result.included.get(target);
             if (!known || root < known.root) result.included.set(target, { value: at, root });
             next.set(target, Math.min(root, next.get(target) ?? root));
