@@ -142,7 +142,7 @@ export function relationshipsTable(registry: Registry): string {
     '`class_name` names the type, a `polymorphic` relationship links each record as its own type, and a relationship',
     'without either links the type of its name. "own type" lists the kinds a polymorphic linkage names; a linkage',
     'to `labware` or `purposes` renders its record as that type. Where this service differs from the reference, the',
-    'reason follows in brackets (docs/decisions.md, "The reference\'s names and types").',
+    `reason follows in brackets (docs/decisions.md, "The reference's names and types").`,
     '',
     '| type | relationship | linkage type | reference | interface |',
     '| --- | --- | --- | --- | --- |',
