@@ -96,6 +96,19 @@ describe('wells', () => {
     tube = await createTube();
   });
 
+  it("includes through a well's labware (wells.labware.purpose): the plate as `labware`, once, with its purpose as `purposes`", async () => {
+    const res = await call('GET', `/api/v2/plates/${plate.id}?include=wells.labware.purpose`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const wells = res.body.included.filter((r: any) => r.type === 'wells');
+    expect(wells).toHaveLength(96);
+    for (const well of wells) expect(well.relationships.labware.data).toEqual({ type: 'labware', id: plate.id });
+    const [labware, ...more] = res.body.included.filter((r: any) => r.type === 'labware');
+    expect(more).toEqual([]);
+    expect(labware.attributes.labware_barcode).toEqual(plate.attributes.labware_barcode);
+    expect(labware.relationships.purpose.data.type).toBe('purposes');
+    expect(res.body.included.filter((r: any) => r.type === 'purposes').map((r: any) => r.id)).toEqual([labware.relationships.purpose.data.id]);
+  });
+
   it('reads a well by its derived id, with position, uuid, state and its relationships', async () => {
     const res = await call('GET', `/api/v2/wells/${wellId(plate, 1)}`);
     expect(res.status).toBe(200);
