@@ -57,7 +57,15 @@ function accessProblem(access: string, mode: WriteMode, acceptOnCreate: boolean 
   return undefined;
 }
 
-function parseLinkage(registry: Registry, name: string, at: string, value: unknown, accepted: readonly string[], aliases: readonly string[]): Ref {
+function parseLinkage(
+  registry: Registry,
+  name: string,
+  at: string,
+  value: unknown,
+  accepted: readonly string[],
+  aliases: readonly string[],
+  linkedAs: string | undefined,
+): Ref {
   if (!isObject(value) || !('type' in value) || !('id' in value))
     throw errors.invalidLinkage(at, name, `linkage must be an object with type and id, got ${show(value)}`);
   const { type } = value;
@@ -65,6 +73,8 @@ function parseLinkage(registry: Registry, name: string, at: string, value: unkno
   const id = parseId(value.id);
   if (id === undefined) throw errors.invalidId(value.id, { pointer: `${at}/id` });
   if (aliases.includes(type)) return { type: accepted[0]!, id };
+  // The type the relationship renders its linkage as (`purposes`): what a client read, it may send back.
+  if (type === linkedAs) return { type, id };
   if (!accepted.includes(type) && !accepted.some((t) => registry.concreteTypes(t).includes(type))) {
     throw errors.typeMismatch(`${at}/type`, name, type, accepted);
   }
@@ -106,9 +116,9 @@ export function parseWriteDocument(
       const aliases = relationship!.aliases ?? [];
       if (relationship!.kind === 'many') {
         if (!Array.isArray(data)) throw errors.invalidLinkage(`${at}/data`, name, `a to-many relationship takes an array of linkage, got ${show(data)}`);
-        result.links[name] = data.map((d, i) => parseLinkage(registry, name, `${at}/data/${i}`, d, relationship!.types, aliases));
+        result.links[name] = data.map((d, i) => parseLinkage(registry, name, `${at}/data/${i}`, d, relationship!.types, aliases, relationship!.linkedAs));
       } else {
-        result.links[name] = data === null ? null : parseLinkage(registry, name, `${at}/data`, data, relationship!.types, aliases);
+        result.links[name] = data === null ? null : parseLinkage(registry, name, `${at}/data`, data, relationship!.types, aliases, relationship!.linkedAs);
       }
     } catch (error) {
       if (!(error instanceof JsonApiError)) throw error;

@@ -12,7 +12,7 @@ import { compoundBody, type Frame, type ReadOptions } from '#lib/jsonapi/compoun
 import { parseIncludes, resolveRelationship } from '#lib/jsonapi/include.ts';
 import { parseQuery, type ParsedQuery } from '#lib/jsonapi/query.ts';
 import type { ApiRequest, ApiResponse, Target } from '#lib/jsonapi/request.ts';
-import { own, type ActionDef, type ActionResult, type ResourceDef } from '#lib/jsonapi/resource.ts';
+import { linkedTypes, own, type ActionDef, type ActionResult, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import { linkage, resourceUrl } from '#lib/jsonapi/render.ts';
 import { defaultCreate, defaultUpdate, recordEvents, requestHash, resolveInput, validateValues } from '#lib/jsonapi/write.ts';
 import { refsOf, type StoredRecord } from '#lib/store/records.ts';
@@ -99,9 +99,12 @@ async function getRelated(ctx: RequestContext, owner: StoredRecord, name: string
   const value = (await resolveRelationship(ctx, name, [owner])).get(owner) ?? null;
   const loaded = await ctx.loader.load(refsOf(value));
   const targets = refsOf(value)
-    .map((r) => loaded.get(refKey(r)))
+    .map((r) => {
+      const stored = loaded.get(refKey(r));
+      return stored && ctx.registry.as(stored, r.type);
+    })
     .filter((r): r is StoredRecord => r !== undefined);
-  const options = readOptions(ctx, query, relationship.types);
+  const options = readOptions(ctx, query, linkedTypes(relationship));
   if (relationship.kind === 'one')
     return answer(200, await wholeBody(ctx, request, targets.slice(0, 1), options, 'one', () => ({ links: { self: `${ctx.baseUrl}${request.path}` } })));
   // A related collection is bounded by its owner, so it is filtered, sorted and paged in memory.

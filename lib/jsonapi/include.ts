@@ -1,7 +1,7 @@
 import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
 import { errors } from '#lib/jsonapi/errors.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
-import { own, type RelationshipDef } from '#lib/jsonapi/resource.ts';
+import { asLinked, own, type RelationshipDef } from '#lib/jsonapi/resource.ts';
 import { pastReadBudget, READ_BUDGET_ITEMS, type ReadBudget } from '#lib/jsonapi/read-budget.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
 import { recordKey, refsOf, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
@@ -12,9 +12,9 @@ export type IncludeTree = Map<string, IncludeTree>;
 export const MAX_INCLUDE_DEPTH = 8;
 export const MAX_INCLUDE_PATHS = 20;
 
-/** Types a relationship may lead to, polymorphic types expanded to their members. */
+/** Types a relationship may lead to: the type it renders its records as, or its types with polymorphic ones expanded to their members. */
 function targetTypes(registry: Registry, relationship: RelationshipDef): string[] {
-  return relationship.types.flatMap((t) => [...registry.concreteTypes(t)]);
+  return relationship.linkedAs ? [relationship.linkedAs] : relationship.types.flatMap((t) => [...registry.concreteTypes(t)]);
 }
 
 /**
@@ -74,9 +74,9 @@ export async function resolveRelationship(
       const { reverse, resolve } = relationship;
       const resolved = reverse ? await resolveReverse(ctx, name, reverse, group, budget) : resolve ? await resolve(ctx, group) : undefined;
       if (resolved) {
-        for (const [record, value] of resolved) result.set(record, value);
+        for (const [record, value] of resolved) result.set(record, asLinked(relationship, value));
       } else {
-        for (const record of group) result.set(record, record.rels[name] ?? (relationship.kind === 'many' ? [] : null));
+        for (const record of group) result.set(record, asLinked(relationship, record.rels[name] ?? (relationship.kind === 'many' ? [] : null)));
       }
     }),
   );
@@ -126,6 +126,7 @@ export async function resolveIncludes(
     const { family, id } = ctx.registry.storageOf(ref);
     return recordKey(family, id);
   };
+  const viewsByKey = new Map<string, StoredRecord>();
   // The items read so far (the primary records' are), and how many each primary record's includes needed.
   const read = new Set(records.map(itemOf));
   const charged = new Array<number>(records.length).fill(0);
@@ -197,8 +198,11 @@ export async function resolveIncludes(
           const root = level.get(record)!;
           if (root >= result.resolved) continue;
           for (const ref of refsOf(value)) {
-            const target = loaded.get(refKey(ref));
-            if (!target) continue;
+            const stored = loaded.get(refKey(ref));
+            if (!stored) continue;
+            // A linkage typed by a supertype (`labware`) reaches the record as that type: one object per linkage in a document.
+            const target = viewsByKey.get(refKey(ref)) ?? ctx.registry.as(stored, ref.type);
+            if (target !== stored) viewsByKey.set(refKey(ref), target);
             const known = result.included.get(target);
             if (!known || root < known.root) result.included.set(target, { value: at, root });
             next.set(target, Math.min(root, next.get(target) ?? root));

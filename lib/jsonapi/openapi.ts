@@ -1,7 +1,7 @@
 import * as z from '#lib/zod.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#lib/jsonapi/paging.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
-import { needsAdminKey, type AttributeDef, type RelationshipDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
+import { linkedTypes, needsAdminKey, type AttributeDef, type RelationshipDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
 import type { TypeExamples, WriteExample } from '#lib/resources/examples.ts';
 
 /**
@@ -45,7 +45,7 @@ export const writableRelationships = (def: ResourceDef, mode: 'create' | 'update
  * to, so a client that needs a model per type (devour-client) can build them from this document.
  */
 export const RELATIONSHIP_EXTENSION = 'x-jsonapi-relationship';
-const relationshipShape = (r: RelationshipDef) => ({ kind: r.kind, types: [...r.types] });
+const relationshipShape = (r: RelationshipDef) => ({ kind: r.kind, types: [...linkedTypes(r)] });
 
 /** The resource object a type renders. */
 function resourceSchema(def: ResourceDef): Json {
@@ -106,7 +106,7 @@ const READ_ERRORS = [400, 401, 403, 404, 406, 503];
 const WRITE_ERRORS = [400, 401, 403, 404, 405, 409, 413, 415, 422, 503];
 
 function queryParameters(registry: Registry, def: ResourceDef, collection: boolean): Json[] {
-  const fieldTypes = [def.type, ...Object.values(def.relationships).flatMap((r) => r.types)];
+  const fieldTypes = [def.type, ...Object.values(def.relationships).flatMap(linkedTypes)];
   const parameters: Json[] = [
     {
       name: 'include',

@@ -35,6 +35,8 @@ export class Registry implements RecordModel {
   private readonly counters = new Map<string, string>();
   /** Each record's embedded records as last built, with what they were built from (see `viewsOf`). */
   private readonly held = new WeakMap<StoredRecord, HeldViews>();
+  /** Each record as the supertypes it was rendered as (see `as`). */
+  private readonly supertypeViews = new WeakMap<StoredRecord, Map<string, StoredRecord>>();
 
   constructor(defs: readonly ResourceDef[]) {
     // Every type filters by id (contract §6): Limber exports by `filter[id]`.
@@ -66,7 +68,9 @@ export class Registry implements RecordModel {
     const source = this.defs.get(reverse.type);
     if (!source) throw problem(`there is no type ${reverse.type}`);
     const pointing = source.relationships[reverse.relationship];
-    if (!pointing || !this.satisfies(def.type, pointing.types)) throw problem(`${reverse.type} has no relationship ${reverse.relationship} to ${def.type}`);
+    // A polymorphic type's records are each of a member type: the relationship must point at every member.
+    if (!pointing || !(def.members ?? [def.type]).every((type) => this.satisfies(type, pointing.types)))
+      throw problem(`${reverse.type} has no relationship ${reverse.relationship} to ${def.type}`);
     const index = this.aggregateIndex(source, reverse.relationship);
     if (!index) throw problem(`${reverse.type} declares no aggregateIndex('${reverse.relationship}')`);
     if (index.unique || index.slot) throw problem(`its index must be neither unique nor in a lookup slot (eventually consistent)`);
@@ -222,9 +226,28 @@ export class Registry implements RecordModel {
     return this.defs.get(type)?.members ?? [type];
   }
 
-  /** Whether a record of concrete type `type` satisfies a reference to any of `wanted`. */
+  /** Whether a record of type `type` (concrete, or a supertype it is rendered as) satisfies a reference to any of `wanted`. */
   satisfies(type: string, wanted: readonly string[]): boolean {
-    return wanted.some((w) => this.concreteTypes(w).includes(type));
+    return wanted.some((w) => w === type || this.concreteTypes(w).includes(type));
+  }
+
+  /**
+   * A record as a linkage of a polymorphic type names it (`linkedAs`: a plate as `labware`): the same
+   * record rendered as that type, one frozen object per record and type so a document holds it once.
+   */
+  as(record: StoredRecord, type: string): StoredRecord {
+    if (record.type === type || !this.defs.get(type)?.members) return record;
+    let views = this.supertypeViews.get(record);
+    if (!views) {
+      views = new Map();
+      this.supertypeViews.set(record, views);
+    }
+    let view = views.get(type);
+    if (!view) {
+      view = Object.freeze({ ...record, type });
+      views.set(type, view);
+    }
+    return view;
   }
 
   /** The scope of a type's index, the type named by its definition or (from code that may not import definitions: lib/operations/) by its name. */

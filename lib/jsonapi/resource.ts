@@ -79,6 +79,23 @@ export interface RelationshipDef<K extends 'one' | 'many' = 'one' | 'many'> {
   resolve?: (ctx: RequestContext, records: StoredRecord[]) => Promise<Map<StoredRecord, RelValue>>;
   /** A reverse relationship (made by `reverse()`): resolved by the engine through the pointing type's aggregate index. */
   reverse?: ReverseDef;
+  /**
+   * The type its linkage names, where the reference types the relationship by a supertype that is not
+   * polymorphic there (a labware's `purpose` is `purposes`, a receptacle's `labware` is `labware`: contract
+   * §7.4): the record it reaches renders as that type (that definition's attributes and relationships). `types`
+   * still says what a write may link; without it the linkage names the record's own type.
+   */
+  linkedAs?: string;
+}
+
+/** The types a relationship's linkage names: its `linkedAs` type, else the types it links (a polymorphic one's records each as its own). */
+export const linkedTypes = (relationship: RelationshipDef): readonly string[] => (relationship.linkedAs ? [relationship.linkedAs] : relationship.types);
+
+/** A relationship's value with its linkage typed as the relationship renders it (`linkedAs`). */
+export function asLinked(relationship: RelationshipDef, value: RelValue): RelValue {
+  const as = relationship.linkedAs;
+  if (!as || value === null) return value;
+  return Array.isArray(value) ? value.map((ref) => ({ type: as, id: ref.id })) : { type: as, id: value.id };
 }
 
 /** The records of `type` whose relationship `relationship` points at the record (lib/jsonapi/reverse.ts). */

@@ -69,7 +69,7 @@ export async function resolveInput(
   // Everything the write names, by linkage or by uuid (a transfer's `source_uuid`, `user_uuid`, its template's uuid, …), in one read.
   await ctx.loader.prefetch(refs, namedUuids(def, values));
 
-  const unresolved = await resolveLinkage(ctx, parsed, refs, input);
+  const unresolved = await resolveLinkage(ctx, def, parsed, refs, input);
   unresolved.push(...(await resolveUuidAttributes(ctx, def, parsed, values, input)));
   if (unresolved.length > 0) throw JsonApiError.all(unresolved);
 
@@ -97,14 +97,17 @@ function namedUuids(def: ResourceDef, values: Record<string, unknown>): string[]
  * to-many relationship keeps the records found, so the other relationships and uuid attributes can still
  * be checked and every missing reference reported at once.
  */
-async function resolveLinkage(ctx: WriteContext, parsed: ParsedWrite, refs: Ref[], input: WriteInput): Promise<JsonApiError[]> {
+async function resolveLinkage(ctx: WriteContext, def: ResourceDef, parsed: ParsedWrite, refs: Ref[], input: WriteInput): Promise<JsonApiError[]> {
   const problems: JsonApiError[] = [];
   const loaded = await ctx.loader.load(refs);
   for (const [name, value] of Object.entries(parsed.links)) {
     input.sent.add(name);
+    const { types } = def.relationships[name]!;
     const pick = (ref: { type: string; id: number }, at: string) => {
-      const record = loaded.get(`${ref.type}:${ref.id}`);
-      if (!record) problems.push(errors.notFound(`${name} - no ${ref.type} with id ${ref.id}`, { pointer: at }));
+      const found = loaded.get(`${ref.type}:${ref.id}`);
+      // Linkage of the type the relationship renders (`purposes`) may name a record of a kind it does not take (a tube purpose for a plate).
+      const record = found && ctx.registry.satisfies(found.type, types) ? found : undefined;
+      if (!record) problems.push(errors.notFound(`${name} - no ${found ? types.join(' or ') : ref.type} with id ${ref.id}`, { pointer: at }));
       return record;
     };
     const at = pointer('data', 'relationships', name, 'data');

@@ -49,7 +49,9 @@ export function receptacleViews(labware: StoredRecord): StoredRecord[] {
         current_volume: receptacle.volume ?? null,
       },
       rels: {
-        [type === 'wells' ? 'plate' : 'labware']: { type: labware.type, id: labware.id },
+        // Every receptacle has its `labware` (the reference's); a well has its `plate` too.
+        ...(type === 'wells' ? { plate: { type: labware.type, id: labware.id } } : {}),
+        labware: { type: labware.type, id: labware.id },
         aliquots: aliquotRefs(labware, slot),
         qc_results: qcResultRefs(labware, slot),
         transfer_requests_as_target: transferRequestRefs(labware, slot),

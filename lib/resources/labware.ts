@@ -88,8 +88,9 @@ export const labwareAttributes = {
   ...timestamps,
 };
 
+/** A labware's purpose links as `purposes`, the reference's `class_name: 'Purpose'` (contract §7.4); a write names one of `purposeType`. */
 export const labwareRelationships = (purposeType: string) => ({
-  purpose: toOne(purposeType, 'WO', { required: true }),
+  purpose: toOne(purposeType, 'WO', { required: true, linkedAs: 'purposes' }),
   ...lineageRelationships,
   custom_metadatum_collection: toOne('custom_metadatum_collections', 'R'),
   poly_metadata: reverse('poly_metadata', 'metadatable'),
@@ -189,14 +190,18 @@ export const tubes = defineResource({
   create: (ctx, input) => createLabware(ctx, 'tubes', { ...labwareInput(input), name: input.attributes.name ?? null, ...emptyTube() }),
 });
 
-/** Labware of any kind: items render as plates, tubes or tube_racks. */
+/**
+ * Labware of any kind: items render as plates, tubes or tube_racks (Limber tells them apart by type). A
+ * receptacle's `labware` links as `labware` (the reference's non-polymorphic `has_one :labware`, contract
+ * §7.4): that record renders as this type, with what every labware has.
+ */
 export const labware = defineResource({
   type: 'labware',
   family: 'labware',
   members: LABWARE_TYPES,
   methods: ['list', 'read'],
-  attributes: {},
-  relationships: {},
+  attributes: { ...labwareAttributes, ...retentionInstruction },
+  relationships: labwareRelationships('purposes'),
   indexes: { barcode: barcodeIndex },
   // The purpose filters too: related collections of labware (`/plates/{id}/ancestors?filter[purpose_name]=…`) filter as labware.
   filters: labwareFilters,

@@ -12,7 +12,7 @@ import {
 } from '#lib/domain/purposes.ts';
 import { TUBE_PURPOSE_TYPES } from '#lib/domain/state-changers.ts';
 import { errors, type JsonApiError } from '#lib/jsonapi/errors.ts';
-import { attr, defineResource, uuidFilter, type AttributeDef, type ResourceDef, type WriteInput } from '#lib/jsonapi/resource.ts';
+import { attr, defineResource, uuidAttribute, uuidFilter, type AttributeDef, type ResourceDef, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
 import { referenceResource, uniqueIndex } from '#lib/resources/reference.ts';
 
@@ -106,14 +106,25 @@ export const tubeRackPurposes = purpose(
   { create: createPurpose('tube_rack_purposes') },
 );
 
-/** Purposes of every kind (the reference's generic `purposes`, which Limber pages through by name): items render as their own kind. */
+/**
+ * Purposes of every kind (the reference's generic `purposes`, which Limber pages through by name): items
+ * render as their own kind. A labware's `purpose` links as `purposes` (the reference's `class_name:
+ * 'Purpose'`, contract §7.4) and renders with the reference's PurposeResource attributes.
+ */
 export const purposes = defineResource({
   type: 'purposes',
   family: 'purposes',
   members: PURPOSE_TYPES,
   methods: ['list', 'read'],
   referenceData: true,
-  attributes: {},
+  attributes: {
+    ...uuidAttribute,
+    name: attr('R', () => z.string()),
+    // Tube purposes have no size.
+    size: attr('R', () => z.number()),
+    // Days a labware of the purpose is kept: not recorded here, so always null.
+    lifespan: attr('R', () => z.null(), { get: () => null }),
+  },
   relationships: {},
   filters: { uuid: uuidFilter, name: { index: 'name' } },
 });

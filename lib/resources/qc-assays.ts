@@ -19,6 +19,7 @@ import { attributeAt, problemErrors, throwProblems, type Locate } from '#lib/jso
  */
 
 const text = lazySchema(() => z.string().check(z.trim(), z.minLength(1), z.maxLength(QC_TEXT_MAX)));
+const lotNumber = lazySchema(() => z.string().check(z.maxLength(QC_TEXT_MAX)));
 /** Plate readers send measurements as strings, limber's calculators as numbers: stored as text. */
 const measurement = lazySchema(() => z.pipe(z.union([z.string().check(z.trim(), z.minLength(1), z.maxLength(QC_TEXT_MAX)), z.number()]), z.transform(String)));
 
@@ -127,7 +128,8 @@ export const qcAssays = defineResource({
   // Plate readers send no `type`; the spec's own example sends the singular.
   acceptedTypes: ['', 'qc_assay'],
   attributes: {
-    lot_number: attr('WO', text),
+    // Stored as sent, an empty one too: quanthub's form sends "" when no kit lot is typed (contract §7.4), and the reference keeps it.
+    lot_number: attr('WO', lotNumber),
     // Rendered only in the POST response (createdEntries): the results live in their labware, and listing them on a read would cost that read.
     qc_results: attr('RW', () => z.array(qcResultEntry()), { transient: true }),
     ...timestamps,

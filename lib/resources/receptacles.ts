@@ -29,6 +29,9 @@ const receptacleUuidFilter: FilterDef = {
   matches: (record, values) => values.some((v) => v.toLowerCase() === record.uuid),
 };
 
+/** The reference's `has_one :labware` (shared_behaviour/receptacle.rb) is not polymorphic: it links as `labware` (contract §7.4). */
+const receptacleLabware = toOne('labware', 'R', { linkedAs: 'labware' });
+
 const receptacleState = attr('R', () => z.enum(RECEPTACLE_STATES));
 /** Microlitres, as volume updates left it (lib/domain/volumes.ts): the reference's well attribute; null while never recorded. */
 const currentVolume = attr('R', () => z.number().check(z.gte(0)));
@@ -44,6 +47,7 @@ export const wells = defineResource({
   attributes: { ...uuidAttribute, position: attr('R', () => z.object({ name: z.string() })), state: receptacleState, current_volume: currentVolume },
   relationships: {
     plate: toOne('plates', 'R'),
+    labware: receptacleLabware,
     aliquots: toMany('aliquots', 'R'),
     requests_as_source: reverse('requests', 'asset'),
     requests_as_target: requestsAsTarget,
@@ -67,7 +71,7 @@ export const receptacles = defineResource({
   embedded: { parentTypes: ['tubes'], parentId: labwareOfSlot, extract: receptacleViews, count: receptacleCount },
   attributes: { ...uuidAttribute, state: receptacleState, current_volume: currentVolume },
   relationships: {
-    labware: toOne('labware', 'R'),
+    labware: receptacleLabware,
     aliquots: toMany('aliquots', 'R'),
     requests_as_source: reverse('requests', 'asset'),
     requests_as_target: requestsAsTarget,

@@ -148,7 +148,9 @@ describe('POST /plates', () => {
     expect(read.status).toBe(200);
     expect(read.body.data).toEqual(plate);
     const purpose = await call('GET', `/api/v2/plates/${plate.id}/purpose`);
-    expect(purpose.body.data).toMatchObject({ type: 'plate_purposes', id: purposes['Stock Plate'], attributes: { name: 'Stock Plate' } });
+    // A labware's purpose links as `purposes` (the reference's class_name: 'Purpose', contract §7.4), with the reference's PurposeResource attributes.
+    expect(purpose.body.data).toMatchObject({ type: 'purposes', id: purposes['Stock Plate'], attributes: { name: 'Stock Plate', size: 96, lifespan: null } });
+    expect((await call('GET', `/api/v2/plates/${plate.id}/relationships/purpose`)).body.data).toEqual({ type: 'purposes', id: purposes['Stock Plate'] });
   });
 
   it('creates one well per position of a 96 purpose, in column order A1, B1, …, H12, with derived ids and uuids', async () => {
@@ -390,7 +392,10 @@ describe('POST /tubes', () => {
       type: 'receptacles',
       id: String(Number(tube.id) * 1000 + 1),
     });
-    expect((await call('GET', `/api/v2/tubes/${tube.id}/purpose`)).body.data).toMatchObject({ type: 'tube_purposes', attributes: { name: 'Stock Tube' } });
+    expect((await call('GET', `/api/v2/tubes/${tube.id}/purpose`)).body.data).toMatchObject({
+      type: 'purposes',
+      attributes: { name: 'Stock Tube', size: null },
+    });
     expect((await call('GET', `/api/v2/tubes/${tube.id}/tube_rack`)).body.data).toBeNull();
     expect((await call('GET', `/api/v2/tubes/${tube.id}/aliquots`)).body.data).toEqual([]);
   });
@@ -648,7 +653,8 @@ describe('the polymorphic labware type', () => {
       // Related and relationship endpoints work through /labware too.
       const purpose = await call('GET', `/api/v2/labware/${resource.id}/purpose`);
       expect(purpose.status).toBe(200);
-      expect(purpose.body.data.type).toBe(type === 'plates' ? 'plate_purposes' : type === 'tubes' ? 'tube_purposes' : 'tube_rack_purposes');
+      // Plates' and tubes' purposes link as `purposes`; a rack's as `tube_rack_purposes` (its own resource file's class_name).
+      expect(purpose.body.data.type).toBe(type === 'tube_racks' ? 'tube_rack_purposes' : 'purposes');
     }
     const rackBarcode = rack.attributes.labware_barcode.human_barcode;
     expect(rack.attributes).toMatchObject({
@@ -895,13 +901,7 @@ describe('family links: parents, children, ancestors, descendants', () => {
     ]);
     const included = res.body.included.map((r: any) => `${r.type}/${r.id}`).sort();
     expect(included).toEqual(
-      [
-        `plates/${g1.id}`,
-        `plates/${g2.id}`,
-        `plates/${p.id}`,
-        `plate_purposes/${purposes['Stock Plate']}`,
-        `plate_purposes/${purposes['Working Dilution']}`,
-      ].sort(),
+      [`plates/${g1.id}`, `plates/${g2.id}`, `plates/${p.id}`, `purposes/${purposes['Stock Plate']}`, `purposes/${purposes['Working Dilution']}`].sort(),
     );
   });
 

@@ -370,7 +370,7 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
       const { tube, coordinate } = byBarcode.get(given.tube_barcode);
       expect(coordinate).toBe(given.tube_position);
       expect(tube.attributes).toMatchObject({ name: given.tube_name, state: 'pending' });
-      expect(included.get(`tube_purposes/${tube.relationships.purpose.data.id}`).attributes.name).toBe('MX Tube');
+      expect(included.get(`purposes/${tube.relationships.purpose.data.id}`).attributes.name).toBe('MX Tube');
     }
     const [a1] = seq.racked_tubes;
     const tube = byBarcode.get(a1!.tube_barcode).tube;

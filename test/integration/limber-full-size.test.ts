@@ -236,7 +236,7 @@ async function rackAsPresented(uuid: string) {
     return {
       coordinate: racked.attributes.coordinate,
       state: tube.attributes.state,
-      purpose: included.get(`tube_purposes:${tube.relationships.purpose.data.id}`).attributes.name,
+      purpose: included.get(`purposes:${tube.relationships.purpose.data.id}`).attributes.name,
       requests: aliquots.map((a: any) => {
         const request = included.get(`requests:${a.relationships.request.data.id}`);
         return {

@@ -166,7 +166,8 @@ describe('wells one transfer away (upstream_* / downstream_*)', () => {
     expect((byPosition.get('H12') as any).relationships.downstream_tubes.data).toEqual([]);
     expect((byPosition.get('H12') as any).relationships.upstream_plates.data).toEqual([]);
     expect(included(body, 'tubes').map((t: any) => t.id)).toEqual([tube.id]);
-    expect(included(body, 'tube_purposes')).toHaveLength(1);
+    // A labware's purpose links as `purposes` (contract §7.4).
+    expect(included(body, 'purposes')).toHaveLength(1);
     expect(wells.size).toBe(96);
   });
 
@@ -290,7 +291,7 @@ describe("Limber's searches", () => {
     const library = body.data.find((r: any) => r.id === grandchild.id);
     expect(library.relationships.ancestors.data.map((a: any) => a.id).sort()).toEqual([stock.id, childPlate.id].sort());
     expect(
-      included(body, 'plate_purposes')
+      included(body, 'purposes')
         .map((p: any) => p.attributes.name)
         .sort(),
     ).toEqual(['Library Plate', 'Stock Plate', 'Working Dilution']);

@@ -142,6 +142,34 @@ describe('POST qc_assays', () => {
     }
   });
 
+  it("replays quanthub's export: no type, an empty lot_number (its form's default), each replicate's fields; 201 and the lot number kept as sent", async () => {
+    // sanger/quanthub src/components/Plate.vue exportToSequencescape: POST {base}/qc_assays, Content-Type application/vnd.api+json,
+    // body {data: {attributes: this.json}}; json() is {lot_number: this.lotNumber (data() default ''), qc_results: each replicate's json()}.
+    // src/Replicates.js json(): barcode, well_location, key, value, units, cv, assay_type, assay_version (the quant type's fields).
+    const barcode = plate.attributes.labware_barcode.human_barcode;
+    const replicate = (well: string, value: string) => ({
+      barcode,
+      well_location: well,
+      key: 'Concentration',
+      value,
+      units: 'ng/ul',
+      cv: '2.1',
+      assay_type: 'Plate Reader',
+      assay_version: 'v1.0',
+    });
+    const res = await call('POST', '/api/v2/qc_assays', {
+      body: { data: { attributes: { lot_number: '', qc_results: [replicate('A1', '1.5'), replicate('B1', '2.5')] } } },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.data.attributes.lot_number).toBe('');
+    const read = await call('GET', `/api/v2/qc_assays/${res.body.data.id}`);
+    expect(read.body.data.attributes.lot_number).toBe('');
+    expect((await resultsOf(res.body.data.id)).map((r: any) => [r.attributes.key, r.attributes.value])).toEqual([
+      ['Concentration', '1.5'],
+      ['Concentration', '2.5'],
+    ]);
+  });
+
   it('PATCH → 405', async () => {
     const assay = await created({});
     const res = await refused('PATCH', `/api/v2/qc_assays/${assay.id}`, { data: { type: 'qc_assays', id: assay.id, attributes: { lot_number: 'X' } } });

@@ -96,13 +96,26 @@ describe('wells', () => {
     tube = await createTube();
   });
 
+  it("includes through a well's labware (wells.labware.purpose): the plate as `labware`, once, with its purpose as `purposes`", async () => {
+    const res = await call('GET', `/api/v2/plates/${plate.id}?include=wells.labware.purpose`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const wells = res.body.included.filter((r: any) => r.type === 'wells');
+    expect(wells).toHaveLength(96);
+    for (const well of wells) expect(well.relationships.labware.data).toEqual({ type: 'labware', id: plate.id });
+    const [labware, ...more] = res.body.included.filter((r: any) => r.type === 'labware');
+    expect(more).toEqual([]);
+    expect(labware.attributes.labware_barcode).toEqual(plate.attributes.labware_barcode);
+    expect(labware.relationships.purpose.data.type).toBe('purposes');
+    expect(res.body.included.filter((r: any) => r.type === 'purposes').map((r: any) => r.id)).toEqual([labware.relationships.purpose.data.id]);
+  });
+
   it('reads a well by its derived id, with position, uuid, state and its relationships', async () => {
     const res = await call('GET', `/api/v2/wells/${wellId(plate, 1)}`);
     expect(res.status).toBe(200);
     const well = res.body.data;
     expect(well).toMatchObject({ type: 'wells', id: wellId(plate, 1), links: { self: `${BASE}/wells/${wellId(plate, 1)}` } });
     expect(well.attributes).toEqual({ uuid: slotUuid(plate, 1), position: { name: 'A1' }, state: 'pending', current_volume: null });
-    expect(Object.keys(well.relationships).sort()).toEqual([...RECEPTACLE_RELATIONSHIPS, 'plate', 'poly_metadata'].sort());
+    expect(Object.keys(well.relationships).sort()).toEqual([...RECEPTACLE_RELATIONSHIPS, 'labware', 'plate', 'poly_metadata'].sort());
     for (const [name, relationship] of Object.entries<any>(well.relationships)) {
       expect(relationship).toEqual({ links: { self: `${BASE}/wells/${well.id}/relationships/${name}`, related: `${BASE}/wells/${well.id}/${name}` } });
     }
@@ -201,7 +214,10 @@ describe('receptacles', () => {
     expect(Object.keys(res.body.data.relationships).sort()).toEqual([...RECEPTACLE_RELATIONSHIPS, 'labware'].sort());
     expect((await call('GET', `/api/v2/tubes/${tube.id}/receptacle`)).body.data).toEqual(res.body.data);
     const labware = await call('GET', `/api/v2/receptacles/${receptacleId(tube)}/labware`);
-    expect(labware.body.data).toMatchObject({ type: 'tubes', id: tube.id, links: { self: `${BASE}/tubes/${tube.id}` } });
+    // The reference's `has_one :labware` is not polymorphic: the tube is rendered as `labware`, with what every labware has (contract §7.4).
+    expect(labware.body.data).toMatchObject({ type: 'labware', id: tube.id, links: { self: `${BASE}/labware/${tube.id}` } });
+    expect(labware.body.data.attributes).toEqual({ ...tube.attributes, retention_instruction: null });
+    expect((await call('GET', `/api/v2/receptacles/${receptacleId(tube)}/relationships/labware`)).body.data).toEqual({ type: 'labware', id: tube.id });
   });
 
   it('serves a well under /receptacles/{id}, rendered as wells', async () => {
