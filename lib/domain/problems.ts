@@ -65,7 +65,9 @@ export type ProblemCode =
   | 'nothing_to_change'
   | 'no_outer_request'
   // Bait library layouts (lib/domain/bait-layout.ts): a pooled well whose requests name none, several, or an unknown one.
-  | 'no_bait_library';
+  | 'no_bait_library'
+  // Heron reception (lib/domain/heron.ts): a content field that is no field of a sample or its metadata.
+  | 'unknown_field';
 
 /** A rule's answer: the new value, or every problem found (never some of each). */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };

@@ -208,6 +208,11 @@ export interface ActionResult {
   /** 201 when it created its primary data (events `<type>.created`), 200 when it changed or read them. */
   status: 200 | 201;
   data: StoredRecord | StoredRecord[];
+  /**
+   * A body of the action's own, sent instead of the rendered data, for an endpoint whose reference answers
+   * no resource object (the Heron reception, lib/resources/heron.ts); `data` still names what it wrote.
+   */
+  reply?: unknown;
 }
 
 /**

@@ -47,6 +47,7 @@ import { submissionPools } from '#lib/resources/submission-pools.ts';
 import { bulkTransfers } from '#lib/resources/bulk-transfers.ts';
 import { qcFiles } from '#lib/resources/qc-files.ts';
 import { baitLibraryLayouts } from '#lib/resources/bait-library-layouts.ts';
+import { heron, tubeRackStatuses } from '#lib/resources/heron.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
 export const registry = new Registry([
@@ -106,4 +107,6 @@ export const registry = new Registry([
   qcFiles,
   baitLibraries,
   baitLibraryLayouts,
+  tubeRackStatuses,
+  heron,
 ]);
