@@ -140,10 +140,8 @@ export function checkPlateEvents(events: readonly unknown[]): Problem[] {
       return [{ code: 'not_allowed', input: ['events', String(i), 'event', 'event_type'], detail: `only ${quoted(CHERRYPICKED_EVENT_TYPE)} is known, got ${JSON.stringify(event.event_type)}` }];
     const subjects = Array.isArray(event.subjects) ? event.subjects : [];
     const roles = new Set(subjects.map((s) => (isObject(s) ? s.role_type : undefined)));
-    return CHERRYPICKED_ROLES.filter((role) => !roles.has(role)).map((role) => ({
-      code: 'blank' as const,
-      input: ['events', String(i), 'event', 'subjects'],
-      detail: `a subject of role_type ${quoted(role)} is missing`,
-    }));
+    const missing = CHERRYPICKED_ROLES.filter((role) => !roles.has(role));
+    if (missing.length === 0) return [];
+    return [{ code: 'blank', input: ['events', String(i), 'event', 'subjects'], detail: `no subject of role_type ${missing.map(quoted).join(', ')}` }];
   });
 }

@@ -46,13 +46,19 @@ function attributesOf(ctx: WriteContext, def: ResourceDef, body: unknown): Recor
   return validateValues(def, parseWriteDocument(ctx.registry, def, body, 'create', undefined, ['']));
 }
 
-/** The reference's answer to a reception: the labware's uuid, its purpose's name and its samples' studies' names, linked to the labware. */
-function receptionAnswer(ctx: WriteContext, { labware, purpose, studyNames }: Received): ActionResult {
+/**
+ * The reference's answer to a reception: the labware's uuid, its purpose's name and its samples' studies'
+ * names, linked to the labware. JSON:API wants a type and an id, which the reference leaves out: the answer
+ * is a resource object of type `heron` named by the action, as an answering action's is (lib/jsonapi/engine.ts).
+ */
+function receptionAnswer(ctx: WriteContext, action: string, { labware, purpose, studyNames }: Received): ActionResult {
   return {
     status: 201,
     data: labware,
     reply: {
       data: {
+        type: 'heron',
+        id: action,
         attributes: { uuid: labware.uuid, purpose_name: purpose.attrs.name, study_names: studyNames },
         links: { self: resourceUrl(ctx, labware.type, labware.id) },
       },
@@ -60,31 +66,36 @@ function receptionAnswer(ctx: WriteContext, { labware, purpose, studyNames }: Re
   };
 }
 
-const reception = (def: ResourceDef, recipients: 'wells' | 'tubes', receive: (ctx: WriteContext, input: ReceptionInput) => Promise<Received>): WriteActionDef => ({
+const reception = (action: string, def: ResourceDef, recipients: 'wells' | 'tubes', receive: (ctx: WriteContext, input: ReceptionInput) => Promise<Received>): WriteActionDef => ({
   method: 'POST',
   run: async (ctx, body) => {
     const { [recipients]: given, ...attributes } = attributesOf(ctx, def, body) as ReceptionInput & Record<string, unknown>;
-    return receptionAnswer(ctx, await receive(ctx, { ...attributes, recipients: given as ReceptionInput['recipients'] }));
+    return receptionAnswer(ctx, action, await receive(ctx, { ...attributes, recipients: given as ReceptionInput['recipients'] }));
   },
 });
 
 export const heron = defineResource({
   type: 'heron',
   methods: [],
-  attributes: {},
+  // The receptions' answer (receptionAnswer): no record of this type is ever stored.
+  attributes: {
+    uuid: attr('R', () => z.uuid()),
+    purpose_name: attr('R', text),
+    study_names: attr('R', () => z.array(z.string())),
+  },
   relationships: {},
   filters: {},
   actions: {
-    plates: reception(PLATE_BODY, 'wells', receivePlate),
-    tube_racks: reception(RACK_BODY, 'tubes', receiveTubeRack),
+    plates: reception('plates', PLATE_BODY, 'wells', receivePlate),
+    tube_racks: reception('tube_racks', RACK_BODY, 'tubes', receiveTubeRack),
     tube_rack_statuses: {
       method: 'POST',
-      // The reference answers `{}`: the status is a record of its own, read at /api/v2/tube_rack_statuses.
+      // The reference answers `{}`, which is no JSON:API document: here the status it made, as a record of tube_rack_statuses.
       run: async (ctx, body) => {
         const { tube_rack_status } = attributesOf(ctx, STATUS_BODY, body) as { tube_rack_status: { tube_rack: { barcode: string; status: string; messages: string[] } } };
         const { barcode, status, messages } = tube_rack_status.tube_rack;
         const record = await ctx.uow.create('tube_rack_statuses', { attrs: { barcode, status, messages }, rels: { labware: null } });
-        return { status: 201, data: record, reply: {} };
+        return { status: 201, data: record };
       },
     },
   },
