@@ -101,11 +101,15 @@ export const routes: readonly Route[] = [
   one('bait_libraries', READ),
   one('bait_library_layouts', READ_CREATE, [{ name: 'preview', method: 'POST' }]),
   one('tube_rack_statuses', READ),
-  one('heron', ['POST'], [
-    { name: 'plates', method: 'POST' },
-    { name: 'tube_racks', method: 'POST' },
-    { name: 'tube_rack_statuses', method: 'POST' },
-  ]),
+  one(
+    'heron',
+    ['POST'],
+    [
+      { name: 'plates', method: 'POST' },
+      { name: 'tube_racks', method: 'POST' },
+      { name: 'tube_rack_statuses', method: 'POST' },
+    ],
+  ),
   { name: FALLBACK, types: [], methods: [], actions: [], pages: [] },
 ];
 

@@ -61,7 +61,11 @@ export function placeRecipients(field: string, keys: readonly string[], layout: 
         detail: `the location ${quoted(key)} has an invalid format: not a coordinate of a ${layout.size}-position labware (A1 to ${last})`,
       });
     } else if (seen.has(coordinate)) {
-      problems.push({ code: 'coordinate_twice', input: [field, key], detail: `${quoted(key)} names ${coordinate} again (as ${quoted(seen.get(coordinate)!)})` });
+      problems.push({
+        code: 'coordinate_twice',
+        input: [field, key],
+        detail: `${quoted(key)} names ${coordinate} again (as ${quoted(seen.get(coordinate)!)})`,
+      });
     } else seen.set(coordinate, key);
     return coordinate;
   });
@@ -89,7 +93,8 @@ function contentSample(given: unknown, at: readonly string[], columns: SampleCol
     else problems.push({ code: 'unknown_field', input: [...at, key], detail: 'is no field of a sample or its metadata' });
   }
   const study = labwareStudy ?? stringOrUndefined(given.study_uuid);
-  if (study === undefined) problems.push({ code: 'blank', input: [...at, 'study_uuid'], detail: "the study can't be blank: give study_uuid on the labware or the content" });
+  if (study === undefined)
+    problems.push({ code: 'blank', input: [...at, 'study_uuid'], detail: "the study can't be blank: give study_uuid on the labware or the content" });
   return { study, sample, metadata };
 }
 
@@ -137,7 +142,13 @@ export function checkPlateEvents(events: readonly unknown[]): Problem[] {
     const event = isObject(entry) ? entry.event : undefined;
     if (!isObject(event)) return [{ code: 'not_a_map', input: ['events', String(i)], detail: 'an event is {"event": {…}}' }];
     if (event.event_type !== CHERRYPICKED_EVENT_TYPE)
-      return [{ code: 'not_allowed', input: ['events', String(i), 'event', 'event_type'], detail: `only ${quoted(CHERRYPICKED_EVENT_TYPE)} is known, got ${JSON.stringify(event.event_type)}` }];
+      return [
+        {
+          code: 'not_allowed',
+          input: ['events', String(i), 'event', 'event_type'],
+          detail: `only ${quoted(CHERRYPICKED_EVENT_TYPE)} is known, got ${JSON.stringify(event.event_type)}`,
+        },
+      ];
     const subjects = Array.isArray(event.subjects) ? event.subjects : [];
     const roles = new Set(subjects.map((s) => (isObject(s) ? s.role_type : undefined)));
     const missing = CHERRYPICKED_ROLES.filter((role) => !roles.has(role));

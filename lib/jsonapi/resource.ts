@@ -226,6 +226,8 @@ export type ActionDef = WriteActionDef | MemberActionDef | AnswerActionDef;
 
 export interface WriteActionDef {
   method: 'POST';
+  /** Also takes a body sent as `application/json`, as the reference's client of it sends it (lighthouse's Heron receptions). */
+  acceptsJson?: true;
   /** Checks the body (the parsed JSON, any value; each problem a JsonApiError) and stages the action's changes. */
   run: (ctx: WriteContext, body: unknown) => Promise<ActionResult>;
   answer?: never;

@@ -53,7 +53,14 @@ export async function receivePlate(ctx: WriteContext, input: ReceptionInput): Pr
   const plate = await createLabware(
     ctx,
     'plates',
-    { purpose: read.purpose, barcode: input.barcode!, size: read.layout.size, state: 'pending', receptacles: receptacles.receptacles, aliquotCount: receptacles.count },
+    {
+      purpose: read.purpose,
+      barcode: input.barcode!,
+      size: read.layout.size,
+      state: 'pending',
+      receptacles: receptacles.receptacles,
+      aliquotCount: receptacles.count,
+    },
     reserved,
   );
   for (const given of input.events ?? []) addCherrypicking(ctx, plate, (given as { event: Record<string, unknown> }).event);
@@ -95,7 +102,14 @@ export async function receiveTubeRack(ctx: WriteContext, input: ReceptionInput):
   );
   // The reference records each rack it makes as `created` (Heron::Factories::TubeRack#save).
   await ctx.uow.create('tube_rack_statuses', { attrs: { barcode: input.barcode!, status: 'created', messages: [] }, rels: { labware: refOf(rack) } });
-  return { labware: rack, purpose: read.purpose, studyNames: studyNames(tubes.map((t) => (t.attrs.receptacles as Receptacle[])[0]!), read.studies) };
+  return {
+    labware: rack,
+    purpose: read.purpose,
+    studyNames: studyNames(
+      tubes.map((t) => (t.attrs.receptacles as Receptacle[])[0]!),
+      read.studies,
+    ),
+  };
 }
 
 const placedOf = (read: ReceptionRead, samples: readonly StoredRecord[]): Placed[] => read.contents.map((content, k) => ({ content, sample: samples[k]! }));
@@ -135,7 +149,10 @@ async function readReception(ctx: WriteContext, kind: Kind, input: ReceptionInpu
   const contents = accepted(planContents(kind.field, recipients, coordinates, layout, sampleColumns(ctx), input.study_uuid ?? undefined), attributeAt);
   checkFieldValues(ctx, contents);
   const newSamples = contents.filter((c) => c.existing === undefined).length;
-  throwProblems(withinRequest(heronReceptionItems(1 + tubeBarcodes.length, newSamples), `${newSamples} new samples in ${keys.length} ${kind.field}`, [kind.field]), attributeAt);
+  throwProblems(
+    withinRequest(heronReceptionItems(1 + tubeBarcodes.length, newSamples), `${newSamples} new samples in ${keys.length} ${kind.field}`, [kind.field]),
+    attributeAt,
+  );
   const [named, tubePurposes] = await Promise.all([namedRecords(ctx, contents), kind === RACK ? tubePurposesOf(ctx, recipients) : []]);
   return { purpose: purpose!, layout, coordinates, contents, ...named, tubePurposes };
 }
@@ -187,7 +204,10 @@ function checkFieldValues(ctx: WriteContext, contents: readonly HeronSample[]): 
       if (value === null) continue;
       const result = ctx.registry.require(type).attributes[name]!.schema.safeParse(value);
       if (result.success) fields[name] = result.data;
-      else problems.push(errors.invalidValue(at(...content.input, name), `${[...content.input, name].join('.')} - ${result.error.issues[0]!.message}, got ${show(value)}`));
+      else
+        problems.push(
+          errors.invalidValue(at(...content.input, name), `${[...content.input, name].join('.')} - ${result.error.issues[0]!.message}, got ${show(value)}`),
+        );
     }
   };
   for (const content of contents) {
@@ -206,8 +226,12 @@ async function namedRecords(ctx: WriteContext, contents: readonly HeronSample[])
     new Map(uuids.flatMap((uuid, i) => (records[i] ? [[uuid, records[i]!] as const] : [])));
   const found = { studies: byUuid(studyUuids, studies), existing: byUuid(sampleUuids, samples) };
   const missing = contents.flatMap((c) => [
-    ...(c.study && !found.studies.has(c.study) ? [{ code: 'blank' as const, input: [...c.input, 'study_uuid'], detail: `no study with uuid ${show(c.study)}` }] : []),
-    ...(c.existing && !found.existing.has(c.existing) ? [{ code: 'blank' as const, input: [...c.input, 'sample_uuid'], detail: `no sample with uuid ${show(c.existing)}` }] : []),
+    ...(c.study && !found.studies.has(c.study)
+      ? [{ code: 'blank' as const, input: [...c.input, 'study_uuid'], detail: `no study with uuid ${show(c.study)}` }]
+      : []),
+    ...(c.existing && !found.existing.has(c.existing)
+      ? [{ code: 'blank' as const, input: [...c.input, 'sample_uuid'], detail: `no sample with uuid ${show(c.existing)}` }]
+      : []),
   ]);
   if (missing.length > 0) throw JsonApiError.all(problemErrors(missing, attributeAt));
   return found;

@@ -2,7 +2,19 @@ import * as z from '#lib/zod.ts';
 import type { WriteContext } from '#lib/jsonapi/context.ts';
 import { parseWriteDocument } from '#lib/jsonapi/document.ts';
 import { resourceUrl } from '#lib/jsonapi/render.ts';
-import { attr, defineResource, lazySchema, timestamps, toOne, uuidAttribute, uuidFilter, type ActionResult, type AttributeDef, type ResourceDef, type WriteActionDef } from '#lib/jsonapi/resource.ts';
+import {
+  attr,
+  defineResource,
+  lazySchema,
+  timestamps,
+  toOne,
+  uuidAttribute,
+  uuidFilter,
+  type ActionResult,
+  type AttributeDef,
+  type ResourceDef,
+  type WriteActionDef,
+} from '#lib/jsonapi/resource.ts';
 import { validateValues } from '#lib/jsonapi/write.ts';
 import { receivePlate, receiveTubeRack, type Received, type ReceptionInput } from '#lib/operations/heron-reception.ts';
 import { barcodeInput } from '#lib/resources/labware.ts';
@@ -23,7 +35,13 @@ import { text } from '#lib/resources/reference.ts';
  * parsing then points at each member it refuses. `data.type` is what lighthouse sends, or none (the
  * reference reads no type).
  */
-const bodyOf = (type: string, attributes: Record<string, AttributeDef>): ResourceDef => ({ type, methods: ['create'], attributes, relationships: {}, filters: {} });
+const bodyOf = (type: string, attributes: Record<string, AttributeDef>): ResourceDef => ({
+  type,
+  methods: ['create'],
+  attributes,
+  relationships: {},
+  filters: {},
+});
 const object = lazySchema(() => z.record(z.string(), z.unknown()));
 
 const labwareBody = (recipients: 'wells' | 'tubes') => ({
@@ -66,8 +84,15 @@ function receptionAnswer(ctx: WriteContext, action: string, { labware, purpose, 
   };
 }
 
-const reception = (action: string, def: ResourceDef, recipients: 'wells' | 'tubes', receive: (ctx: WriteContext, input: ReceptionInput) => Promise<Received>): WriteActionDef => ({
+const reception = (
+  action: string,
+  def: ResourceDef,
+  recipients: 'wells' | 'tubes',
+  receive: (ctx: WriteContext, input: ReceptionInput) => Promise<Received>,
+): WriteActionDef => ({
   method: 'POST',
+  // lighthouse posts with `requests.post(json=…)`: Content-Type application/json (lighthouse/helpers/plates.py).
+  acceptsJson: true,
   run: async (ctx, body) => {
     const { [recipients]: given, ...attributes } = attributesOf(ctx, def, body) as ReceptionInput & Record<string, unknown>;
     return receptionAnswer(ctx, action, await receive(ctx, { ...attributes, recipients: given as ReceptionInput['recipients'] }));
@@ -90,9 +115,12 @@ export const heron = defineResource({
     tube_racks: reception('tube_racks', RACK_BODY, 'tubes', receiveTubeRack),
     tube_rack_statuses: {
       method: 'POST',
+      acceptsJson: true,
       // The reference answers `{}`, which is no JSON:API document: here the status it made, as a record of tube_rack_statuses.
       run: async (ctx, body) => {
-        const { tube_rack_status } = attributesOf(ctx, STATUS_BODY, body) as { tube_rack_status: { tube_rack: { barcode: string; status: string; messages: string[] } } };
+        const { tube_rack_status } = attributesOf(ctx, STATUS_BODY, body) as {
+          tube_rack_status: { tube_rack: { barcode: string; status: string; messages: string[] } };
+        };
         const { barcode, status, messages } = tube_rack_status.tube_rack;
         const record = await ctx.uow.create('tube_rack_statuses', { attrs: { barcode, status, messages }, rels: { labware: null } });
         return { status: 201, data: record };

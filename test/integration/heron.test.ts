@@ -57,7 +57,10 @@ describe('POST /api/v2/heron/plates', () => {
       barcode,
       purpose_uuid: platePurpose,
       study_uuid: study,
-      wells: { A01: { content: { phenotype: 'Positive', supplier_name: 'COG-1', sample_description: 'root-1' } }, B01: { content: { sample_uuid: existing.attributes.uuid } } },
+      wells: {
+        A01: { content: { phenotype: 'Positive', supplier_name: 'COG-1', sample_description: 'root-1' } },
+        B01: { content: { sample_uuid: existing.attributes.uuid } },
+      },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.data.type).toBe('heron');
@@ -82,7 +85,10 @@ describe('POST /api/v2/heron/plates', () => {
 
   it('writes a 96-well plate of 96 new samples as one write, past one transaction', async () => {
     const wells = Object.fromEntries(
-      Array.from({ length: 96 }, (_, i) => [`${String.fromCharCode(65 + (i % 8))}${String(1 + Math.floor(i / 8)).padStart(2, '0')}`, { content: { supplier_name: `S${i}` } }]),
+      Array.from({ length: 96 }, (_, i) => [
+        `${String.fromCharCode(65 + (i % 8))}${String(1 + Math.floor(i / 8)).padStart(2, '0')}`,
+        { content: { supplier_name: `S${i}` } },
+      ]),
     );
     const res = await postPlate({ barcode: uniqueName('HP96'), purpose_uuid: platePurpose, study_uuid: study, wells });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -93,11 +99,22 @@ describe('POST /api/v2/heron/plates', () => {
   it('emits a cherrypicking given with the plate as its event', async () => {
     const event = {
       event_type: 'lh_beckman_cp_destination_created',
-      subjects: ['robot', 'cherrypicking_source_labware', 'sample'].map((role_type) => ({ role_type, subject_type: role_type, friendly_name: role_type, uuid: crypto.randomUUID() })),
+      subjects: ['robot', 'cherrypicking_source_labware', 'sample'].map((role_type) => ({
+        role_type,
+        subject_type: role_type,
+        friendly_name: role_type,
+        uuid: crypto.randomUUID(),
+      })),
       metadata: {},
       lims: 'LH_TEST',
     };
-    const res = await postPlate({ barcode: uniqueName('HPE'), purpose_uuid: platePurpose, study_uuid: study, wells: { A1: { content: { supplier_name: 'c' } } }, events: [{ event }] });
+    const res = await postPlate({
+      barcode: uniqueName('HPE'),
+      purpose_uuid: platePurpose,
+      study_uuid: study,
+      wells: { A1: { content: { supplier_name: 'c' } } },
+      events: [{ event }],
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const picked = (await outboxEvents()).filter((e) => e.type === 'plates.cherrypicked' && e.resource.uuid === res.body.data.attributes.uuid);
     expect(picked).toHaveLength(1);
@@ -151,15 +168,26 @@ describe('POST /api/v2/heron/plates', () => {
           { pointer: '/data/attributes/wells/B01/content/phenotype', detail: /no other field can be given with sample_uuid/ },
         ],
       );
-      expectErrors(await refusedPlate({ barcode: uniqueName('HS'), purpose_uuid: platePurpose, wells: { A1: { content: [{ phenotype: 'x' }, { control: 'yes' }] } } }), 422, [
-        { pointer: '/data/attributes/wells/A1/content/0/study_uuid', detail: /study can't be blank/ },
-        { pointer: '/data/attributes/wells/A1/content/1/study_uuid' },
-      ]);
-      expectErrors(await refusedPlate({ barcode: uniqueName('HV'), purpose_uuid: platePurpose, study_uuid: study, wells: { A1: { content: { control: 'yes' } } } }), 422, [
-        { pointer: '/data/attributes/wells/A1/content/control' },
-      ]);
       expectErrors(
-        await refusedPlate({ barcode: uniqueName('HN'), purpose_uuid: platePurpose, study_uuid: study, wells: { A1: { content: { sample_uuid: crypto.randomUUID() } } } }),
+        await refusedPlate({ barcode: uniqueName('HS'), purpose_uuid: platePurpose, wells: { A1: { content: [{ phenotype: 'x' }, { control: 'yes' }] } } }),
+        422,
+        [
+          { pointer: '/data/attributes/wells/A1/content/0/study_uuid', detail: /study can't be blank/ },
+          { pointer: '/data/attributes/wells/A1/content/1/study_uuid' },
+        ],
+      );
+      expectErrors(
+        await refusedPlate({ barcode: uniqueName('HV'), purpose_uuid: platePurpose, study_uuid: study, wells: { A1: { content: { control: 'yes' } } } }),
+        422,
+        [{ pointer: '/data/attributes/wells/A1/content/control' }],
+      );
+      expectErrors(
+        await refusedPlate({
+          barcode: uniqueName('HN'),
+          purpose_uuid: platePurpose,
+          study_uuid: study,
+          wells: { A1: { content: { sample_uuid: crypto.randomUUID() } } },
+        }),
         422,
         [{ pointer: '/data/attributes/wells/A1/content/sample_uuid', detail: /no sample with uuid/ }],
       );
@@ -167,7 +195,11 @@ describe('POST /api/v2/heron/plates', () => {
 
     it('an event of a type the reference does not know, or without its subjects', async () => {
       expectErrors(
-        await refusedPlate({ barcode: uniqueName('HE'), purpose_uuid: platePurpose, events: [{ event: { event_type: 'other' } }, { event: { event_type: 'lh_beckman_cp_destination_created', subjects: [] } }] }),
+        await refusedPlate({
+          barcode: uniqueName('HE'),
+          purpose_uuid: platePurpose,
+          events: [{ event: { event_type: 'other' } }, { event: { event_type: 'lh_beckman_cp_destination_created', subjects: [] } }],
+        }),
         422,
         [
           { pointer: '/data/attributes/events/0/event/event_type' },
@@ -185,18 +217,25 @@ describe('POST /api/v2/heron/plates', () => {
 
   it('50 receptions at once of distinct plates all land; of one barcode exactly one does', async () => {
     const distinct = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => postPlate({ barcode: uniqueName('HD'), purpose_uuid: platePurpose, study_uuid: study, wells: { A1: { content: { supplier_name: `d${i}` } } } })),
+      Array.from({ length: 50 }, (_, i) =>
+        postPlate({ barcode: uniqueName('HD'), purpose_uuid: platePurpose, study_uuid: study, wells: { A1: { content: { supplier_name: `d${i}` } } } }),
+      ),
     );
     expect(distinct.map((r) => r.status)).toEqual(Array(50).fill(201));
     expect(new Set(distinct.map((r) => r.body.data.attributes.uuid)).size).toBe(50);
 
     const barcode = uniqueName('HO');
     const shared = await Promise.all(
-      Array.from({ length: 50 }, () => postPlate({ barcode, purpose_uuid: platePurpose, study_uuid: study, wells: { A1: { content: { supplier_name: 'one' } } } })),
+      Array.from({ length: 50 }, () =>
+        postPlate({ barcode, purpose_uuid: platePurpose, study_uuid: study, wells: { A1: { content: { supplier_name: 'one' } } } }),
+      ),
     );
     const statuses = shared.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
-    expect(statuses.filter((s) => s !== 201).every((s) => s === 409 || s === 422), JSON.stringify(statuses)).toBe(true);
+    expect(
+      statuses.filter((s) => s !== 201).every((s) => s === 409 || s === 422),
+      JSON.stringify(statuses),
+    ).toBe(true);
     const found = await call('GET', `/api/v2/plates?filter[barcode]=${barcode}&include=wells.aliquots`);
     expect(found.body.data).toHaveLength(1);
     expect((found.body.included as any[]).filter((r) => r.type === 'aliquots')).toHaveLength(1);
@@ -232,23 +271,38 @@ describe('POST /api/v2/heron/tube_racks', () => {
     ]);
     const taken = uniqueName('HT');
     expect((await postRack({ barcode: uniqueName('HR'), purpose_uuid: rackPurpose, tubes: { A1: { barcode: taken } } })).status).toBe(201);
-    expectErrors(await refused('POST', '/api/v2/heron/tube_racks', body('tube_racks', { barcode: uniqueName('HR'), purpose_uuid: rackPurpose, tubes: { A1: {} } })), 422, [
-      { pointer: '/data/attributes/tubes/A1/barcode' },
-    ]);
     expectErrors(
-      await refused('POST', '/api/v2/heron/tube_racks', body('tube_racks', { barcode: uniqueName('HR'), purpose_uuid: rackPurpose, tubes: { A1: { barcode: taken }, B1: { barcode: uniqueName('HT'), purpose_uuid: platePurpose } } })),
+      await refused('POST', '/api/v2/heron/tube_racks', body('tube_racks', { barcode: uniqueName('HR'), purpose_uuid: rackPurpose, tubes: { A1: {} } })),
+      422,
+      [{ pointer: '/data/attributes/tubes/A1/barcode' }],
+    );
+    expectErrors(
+      await refused(
+        'POST',
+        '/api/v2/heron/tube_racks',
+        body('tube_racks', {
+          barcode: uniqueName('HR'),
+          purpose_uuid: rackPurpose,
+          tubes: { A1: { barcode: taken }, B1: { barcode: uniqueName('HT'), purpose_uuid: platePurpose } },
+        }),
+      ),
       422,
       [{ pointer: '/data/attributes/tubes/A1/barcode', detail: /already/ }],
     );
     expectErrors(
-      await refused('POST', '/api/v2/heron/tube_racks', body('tube_racks', { barcode: uniqueName('HR'), purpose_uuid: rackPurpose, tubes: { B1: { barcode: uniqueName('HT'), purpose_uuid: platePurpose } } })),
+      await refused(
+        'POST',
+        '/api/v2/heron/tube_racks',
+        body('tube_racks', { barcode: uniqueName('HR'), purpose_uuid: rackPurpose, tubes: { B1: { barcode: uniqueName('HT'), purpose_uuid: platePurpose } } }),
+      ),
       422,
       [{ pointer: '/data/attributes/tubes/B1/purpose_uuid', detail: /no tube_purposes/ }],
     );
   });
 
   it('50 racks at once on distinct barcodes all land; 50 of one rack barcode, exactly one', async () => {
-    const rackOf = (barcode: string) => postRack({ barcode, purpose_uuid: rackPurpose, study_uuid: study, tubes: { A1: { barcode: uniqueName('HT'), content: { supplier_name: 'x' } } } });
+    const rackOf = (barcode: string) =>
+      postRack({ barcode, purpose_uuid: rackPurpose, study_uuid: study, tubes: { A1: { barcode: uniqueName('HT'), content: { supplier_name: 'x' } } } });
     const distinct = await Promise.all(Array.from({ length: 50 }, () => rackOf(uniqueName('HRD'))));
     expect(distinct.map((r) => r.status)).toEqual(Array(50).fill(201));
     const barcode = uniqueName('HRO');
@@ -264,7 +318,9 @@ describe('POST /api/v2/heron/tube_rack_statuses', () => {
 
   it('records a status, read back at /api/v2/tube_rack_statuses', async () => {
     const barcode = uniqueName('HSR');
-    const res = await call('POST', '/api/v2/heron/tube_rack_statuses', { body: statusBody({ barcode, status: 'validation_failed', messages: ['Tube A1 is missing'] }) });
+    const res = await call('POST', '/api/v2/heron/tube_rack_statuses', {
+      body: statusBody({ barcode, status: 'validation_failed', messages: ['Tube A1 is missing'] }),
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const got = await call('GET', `/api/v2/tube_rack_statuses/${res.body.data.id}`);
     expect(got.body.data.attributes).toMatchObject({ barcode, status: 'validation_failed', messages: ['Tube A1 is missing'] });
@@ -283,7 +339,11 @@ describe('POST /api/v2/heron/tube_rack_statuses', () => {
 
   it('50 at once all land (statuses of one rack accumulate, as the reference keeps each)', async () => {
     const barcode = uniqueName('HSC');
-    const all = await Promise.all(Array.from({ length: 50 }, (_, i) => call('POST', '/api/v2/heron/tube_rack_statuses', { body: statusBody({ barcode, status: 'created', messages: [`m${i}`] }) })));
+    const all = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        call('POST', '/api/v2/heron/tube_rack_statuses', { body: statusBody({ barcode, status: 'created', messages: [`m${i}`] }) }),
+      ),
+    );
     expect(all.map((r) => r.status)).toEqual(Array(50).fill(201));
     expect(new Set(all.map((r) => r.body.data.id)).size).toBe(50);
   });
