@@ -228,6 +228,11 @@ export interface WriteActionDef {
   method: 'POST';
   /** Also takes a body sent as `application/json`, as the reference's client of it sends it (lighthouse's Heron receptions). */
   acceptsJson?: true;
+  /**
+   * For the API's description, when its body is one write document (not a list of them): the definition
+   * it is read as, and the type of the record it answers (the action's own type unless named).
+   */
+  document?: { body: ResourceDef; answers?: string };
   /** Checks the body (the parsed JSON, any value; each problem a JsonApiError) and stages the action's changes. */
   run: (ctx: WriteContext, body: unknown) => Promise<ActionResult>;
   answer?: never;

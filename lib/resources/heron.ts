@@ -93,6 +93,7 @@ const reception = (
   method: 'POST',
   // lighthouse posts with `requests.post(json=…)`: Content-Type application/json (lighthouse/helpers/plates.py).
   acceptsJson: true,
+  document: { body: def },
   run: async (ctx, body) => {
     const { [recipients]: given, ...attributes } = attributesOf(ctx, def, body) as ReceptionInput & Record<string, unknown>;
     return receptionAnswer(ctx, action, await receive(ctx, { ...attributes, recipients: given as ReceptionInput['recipients'] }));
@@ -116,6 +117,7 @@ export const heron = defineResource({
     tube_rack_statuses: {
       method: 'POST',
       acceptsJson: true,
+      document: { body: STATUS_BODY, answers: 'tube_rack_statuses' },
       // The reference answers `{}`, which is no JSON:API document: here the status it made, as a record of tube_rack_statuses.
       run: async (ctx, body) => {
         const { tube_rack_status } = attributesOf(ctx, STATUS_BODY, body) as {
