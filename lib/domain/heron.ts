@@ -125,7 +125,23 @@ export function planContents(
       return made ? [{ coordinate, slot, input, ...made }] : [];
     });
   });
+  problems.push(...namesOnce(samples));
   return outcome(problems, () => samples);
+}
+
+/** A new sample's name is unique (in any case), so one reception names each once. */
+function namesOnce(samples: readonly HeronSample[]): Problem[] {
+  const first = new Map<string, HeronSample>();
+  return samples.flatMap((sample): Problem[] => {
+    const name = sample.sample.name;
+    if (typeof name !== 'string') return [];
+    const earlier = first.get(name.toLowerCase());
+    if (!earlier) {
+      first.set(name.toLowerCase(), sample);
+      return [];
+    }
+    return [{ code: 'given_twice', input: [...sample.input, 'name'], detail: `${quoted(name)} is the name of the sample at ${earlier.coordinate} too` }];
+  });
 }
 
 /** The reference's Heron plate event (BroadcastEvent::PlateCherrypicked): its type, and the subjects' roles it needs. */

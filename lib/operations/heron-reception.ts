@@ -128,8 +128,9 @@ interface ReceptionRead {
 }
 
 async function readReception(ctx: WriteContext, kind: Kind, input: ReceptionInput): Promise<ReceptionRead> {
-  const required = (['barcode', 'purpose_uuid'] as const).filter((name) => !input[name]);
-  if (kind === RACK && (!input.recipients || Object.keys(input.recipients).length === 0)) required.push('tubes' as never);
+  const required: string[] = (['barcode', 'purpose_uuid'] as const).filter((name) => !input[name]);
+  // A rack is made with its tubes (Heron::Factories::TubeRack validates `recipients`' presence).
+  if (kind === RACK && Object.keys(input.recipients ?? {}).length === 0) required.push(kind.field);
   if (required.length > 0) throw JsonApiError.all(required.map((name) => errors.missingRequired(at(name), name)));
   const recipients = input.recipients ?? {};
   const keys = Object.keys(recipients);

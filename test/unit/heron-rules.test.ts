@@ -73,6 +73,13 @@ describe('Heron reception rules', () => {
     ]);
   });
 
+  it('names each new sample once, in any case', () => {
+    const planned = planContents('wells', { A1: { content: { name: 'RNA-1' } }, B1: { content: { name: 'rna-1' } } }, ['A1', 'B1'], plate, columns, 'S1');
+    expect(planned.ok ? [] : planned.problems.map((p) => [p.code, p.input.join('.'), p.detail])).toEqual([
+      ['given_twice', 'wells.B1.content.name', '"rna-1" is the name of the sample at A1 too'],
+    ]);
+  });
+
   it('takes only cherrypicking events with a robot, source labware and samples', () => {
     const subjects = ['robot', 'cherrypicking_source_labware', 'sample'].map((role_type) => ({ role_type }));
     expect(checkPlateEvents([{ event: { event_type: 'lh_beckman_cp_destination_created', subjects } }])).toEqual([]);
