@@ -59,7 +59,8 @@ it('covers every route of the route table with the methods it answers, and every
       const path = def.actions?.[action.name]?.on === 'member' ? `/api/v2/${route.name}/{id}/${action.name}` : `/api/v2/${route.name}/${action.name}`;
       expect(document.paths[path]?.post, `${route.name}/${action.name}`).toBeDefined();
     }
-    for (const name of Object.keys(def.filters)) {
+    // A type that only acts (heron) lists nothing, so has no filters to describe.
+    for (const name of route.methods.includes('GET') ? Object.keys(def.filters) : []) {
       expect(
         collection.get.parameters.map((p: any) => p.name),
         `${route.name} filter ${name}`,
