@@ -193,6 +193,24 @@ describe('POST /api/v2/heron/plates', () => {
       );
     });
 
+    it("a new sample's name that a sample has, or one given twice", async () => {
+      const taken = (await createSample({ name: uniqueName('HTAKEN') })).attributes.name as string;
+      const res = await refusedPlate({ barcode: uniqueName('HT'), purpose_uuid: platePurpose, study_uuid: study, wells: { A1: { content: { name: taken } } } });
+      expect(res.status, JSON.stringify(res.body)).toBe(422);
+      // Found by the name's guard as the write commits, so it names the sample's `name`, not the well (docs/decisions.md, "Heron reception").
+      expect(res.body.errors[0].detail.toLowerCase()).toContain(taken.toLowerCase());
+      expectErrors(
+        await refusedPlate({
+          barcode: uniqueName('HT'),
+          purpose_uuid: platePurpose,
+          study_uuid: study,
+          wells: { A1: { content: { name: 'twice' } }, B1: { content: { name: 'TWICE' } } },
+        }),
+        422,
+        [{ pointer: '/data/attributes/wells/B1/content/name', detail: /at A1 too/ }],
+      );
+    });
+
     it('an event of a type the reference does not know, or without its subjects', async () => {
       expectErrors(
         await refusedPlate({
