@@ -114,6 +114,16 @@ export const routes: readonly Route[] = [
   one('work_orders', READ),
   one('pick_lists', READ),
   one('fragments', READ),
+  one('tube_rack_statuses', READ),
+  one(
+    'heron',
+    ['POST'],
+    [
+      { name: 'plates', method: 'POST' },
+      { name: 'tube_racks', method: 'POST' },
+      { name: 'tube_rack_statuses', method: 'POST' },
+    ],
+  ),
   { name: FALLBACK, types: [], methods: [], actions: [], pages: [] },
 ];
 

@@ -254,3 +254,16 @@ const QCABLE_ITEMS = writtenItems(qcableCreatorItems(1)) - writtenItems(qcableCr
 
 /** The most qcables one creator may make: as many as the bound of one request holds (666). */
 export const MAX_QCABLES_PER_CREATOR = Math.floor((LARGE_WRITE_ITEM_LIMIT - writtenItems(qcableCreatorItems(0))) / QCABLE_ITEMS);
+
+/**
+ * A Heron reception (lib/operations/heron-reception.ts): per labware (the plate, or the rack and each
+ * tube) the record and its barcode guard; the rack's status record; per new sample its record, its
+ * metadata record, and its name guard and sanger sample id entry when given; counts of labware, samples,
+ * sample metadata and statuses. A 96-well plate of 96 new samples is 386 records and entries at most:
+ * past one transaction, within one request.
+ */
+export const heronReceptionItems = (labware: number, newSamples: number): WriteShape => ({
+  records: 1 + labware + 2 * newSamples,
+  indexItems: labware + 2 * newSamples,
+  countedFamilies: 4,
+});

@@ -70,7 +70,9 @@ export type ProblemCode =
   // Lots (lib/domain/qcables.ts): a template of another class than the lot type's, or of a class not served.
   | 'wrong_template'
   // A qcable creator given both a count and barcodes, or neither (lib/domain/qcables.ts).
-  | 'count_or_barcodes';
+  | 'count_or_barcodes'
+  // Heron reception (lib/domain/heron.ts): a content field that is no field of a sample or its metadata.
+  | 'unknown_field';
 
 /** A rule's answer: the new value, or every problem found (never some of each). */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };

@@ -74,6 +74,8 @@ const envelope = (type: string, resourceType: string, data: JsonSchema): JsonSch
 const ACTION_EVENTS: { type: string; resource: string; meta?: Record<string, z.core.$ZodType> }[] = [
   { type: `plates.${STOCK_REGISTERED}`, resource: 'plates' },
   { type: `wells.${STOCK_REGISTERED}`, resource: 'wells', meta: { stock_resource: stockResourceSchema() } },
+  // A cherrypicking given with a Heron plate (lib/operations/heron-reception.ts): the event lighthouse built, as it sent it.
+  { type: 'plates.cherrypicked', resource: 'plates', meta: { event: z.record(z.string(), z.unknown()) } },
 ];
 
 /** An action event's data: its resource object, with its `meta` members when it carries any. */

@@ -177,7 +177,8 @@ function parseBody(request: ApiRequest): unknown {
 }
 
 /** The response to a write: its primary data in a compound document; a single created record's Location. */
-async function writeResponse(ctx: RequestContext, request: ApiRequest, { status, data }: ActionResult, options: ReadOptions): Promise<ApiResponse> {
+async function writeResponse(ctx: RequestContext, request: ApiRequest, { status, data, reply }: ActionResult, options: ReadOptions): Promise<ApiResponse> {
+  if (reply !== undefined) return json(status, reply);
   if (Array.isArray(data)) return answer(status, await wholeBody(ctx, request, data, options, 'many', () => ({})));
   const self = resourceUrl(ctx, data.type, data.id);
   return answer(status, await wholeBody(ctx, request, [data], options, 'one', () => ({ links: { self } })), status === 201 ? { Location: self } : {});

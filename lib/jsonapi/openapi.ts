@@ -290,13 +290,18 @@ function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples 
                   ...errorResponses(WRITE_ERRORS),
                 },
               }
-            : {
-                requestBody: {
-                  required: true,
-                  content: jsonApi({ type: 'object', required: ['data'], properties: { data: { type: 'array', items: ref(`${def.type}.create`) } } }),
-                },
-                responses: { '201': ok('Created', { type: 'array', items: ref(def.type) }), ...errorResponses(WRITE_ERRORS) },
-              }),
+            : action.document
+              ? {
+                  requestBody: { required: true, content: jsonApi(writeSchema(action.document.body, 'create')) },
+                  responses: { '201': ok('Created', ref(action.document.answers ?? def.type)), ...errorResponses(WRITE_ERRORS) },
+                }
+              : {
+                  requestBody: {
+                    required: true,
+                    content: jsonApi({ type: 'object', required: ['data'], properties: { data: { type: 'array', items: ref(`${def.type}.create`) } } }),
+                  },
+                  responses: { '201': ok('Created', { type: 'array', items: ref(def.type) }), ...errorResponses(WRITE_ERRORS) },
+                }),
         },
         examples.actions?.[name],
       ),

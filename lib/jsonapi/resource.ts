@@ -227,6 +227,11 @@ export interface ActionResult {
   /** 201 when it created its primary data (events `<type>.created`), 200 when it changed or read them. */
   status: 200 | 201;
   data: StoredRecord | StoredRecord[];
+  /**
+   * A body of the action's own, sent instead of the rendered data, for an endpoint whose reference answers
+   * no resource object (the Heron reception, lib/resources/heron.ts); `data` still names what it wrote.
+   */
+  reply?: unknown;
 }
 
 /**
@@ -240,6 +245,13 @@ export type ActionDef = WriteActionDef | MemberActionDef | AnswerActionDef;
 
 export interface WriteActionDef {
   method: 'POST';
+  /** Also takes a body sent as `application/json`, as the reference's client of it sends it (lighthouse's Heron receptions). */
+  acceptsJson?: true;
+  /**
+   * For the API's description, when its body is one write document (not a list of them): the definition
+   * it is read as, and the type of the record it answers (the action's own type unless named).
+   */
+  document?: { body: ResourceDef; answers?: string };
   /** Checks the body (the parsed JSON, any value; each problem a JsonApiError) and stages the action's changes. */
   run: (ctx: WriteContext, body: unknown) => Promise<ActionResult>;
   answer?: never;

@@ -650,4 +650,55 @@ export const examples: Record<string, TypeExamples> = {
       ),
     ],
   },
+  heron: {
+    actions: {
+      // lighthouse's plate reception (lighthouse/helpers/plates.py, create_post_body); its answer is the reference's, as a `heron` resource object.
+      plates: [
+        {
+          summary: 'A plate received with a sample in A1, in Study A',
+          body: doc('plates', {
+            attributes: {
+              barcode: 'HERON-EXAMPLE-1',
+              purpose_uuid: referenceUuidOf('plate_purposes', 'Stock Plate'),
+              study_uuid: referenceUuidOf('studies', 'Study A'),
+              wells: { A01: { content: { phenotype: 'positive', supplier_name: 'COG-1', sample_description: 'ROOT-1' } } },
+            },
+          }),
+          status: 201,
+          response: { data: { type: 'heron', id: 'plates', attributes: { purpose_name: 'Stock Plate', study_names: ['Study A'] } } },
+        },
+        refused(
+          'A well that is no coordinate of the plate',
+          doc('plates', { attributes: { barcode: 'HERON-EXAMPLE-2', purpose_uuid: referenceUuidOf('plate_purposes', 'Stock Plate'), wells: { Z99: {} } } }),
+          422,
+          'invalid_value',
+        ),
+      ],
+      tube_racks: [
+        {
+          summary: 'A rack received with a tube in A1',
+          body: doc('tube_racks', {
+            attributes: {
+              barcode: 'HERON-EXAMPLE-3',
+              purpose_uuid: referenceUuidOf('tube_rack_purposes', 'Tube Rack 96'),
+              study_uuid: referenceUuidOf('studies', 'Study A'),
+              tubes: { A1: { barcode: 'HERON-EXAMPLE-4', content: { supplier_name: 'COG-2' } } },
+            },
+          }),
+          status: 201,
+          response: { data: { type: 'heron', id: 'tube_racks', attributes: { purpose_name: 'Tube Rack 96', study_names: ['Study A'] } } },
+        },
+      ],
+      tube_rack_statuses: [
+        {
+          summary: "A rack's status as lighthouse reports it",
+          body: doc('tube_rack_statuses', {
+            attributes: { tube_rack_status: { tube_rack: { barcode: 'HERON-EXAMPLE-5', status: 'validation_failed', messages: ['A1 is empty'] } } },
+          }),
+          status: 201,
+          response: { data: { type: 'tube_rack_statuses', attributes: { barcode: 'HERON-EXAMPLE-5', status: 'validation_failed' } } },
+        },
+      ],
+    },
+  },
 };

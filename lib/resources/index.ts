@@ -57,6 +57,7 @@ import { volumeUpdates } from '#lib/resources/volume-updates.ts';
 import { comments } from '#lib/resources/comments.ts';
 import { labwareAudits } from '#lib/resources/labware-audits.ts';
 import { fragments, lanes, pickLists, workOrders } from '#lib/resources/pipeline-records.ts';
+import { heron, tubeRackStatuses } from '#lib/resources/heron.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */
 export const registry = new Registry([
@@ -129,6 +130,8 @@ export const registry = new Registry([
   workOrders,
   pickLists,
   fragments,
-  // Last: the plates its examples make come after every other example's labware (lib/resources/examples.ts).
+  // After every type whose examples name labware ids: the plates its examples make come after theirs (lib/resources/examples.ts).
   qcableCreators,
+  tubeRackStatuses,
+  heron,
 ]);

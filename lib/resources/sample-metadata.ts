@@ -52,6 +52,8 @@ const FIELDS: Record<string, AttributeDef> = {
   date_of_sample_collection: attr('RW', isoDate),
   donor_id: attr('RW', text),
   gender: attr('RW', gender),
+  // The reference's column, which lighthouse's Heron reception sets (lib/resources/heron.ts).
+  phenotype: attr('RW', text),
   sample_common_name: attr('RW', text),
   sample_description: attr('RW', text),
   supplier_name: attr('RW', text),

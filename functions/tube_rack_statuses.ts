@@ -1,0 +1,3 @@
+import { createHandler } from '#lib/http/handler.ts';
+
+export const handler = createHandler('tube_rack_statuses');
