@@ -2,9 +2,8 @@
  * The reference's API v2 directory (sanger/sequencescape `app/resources/api/v2/*.rb` and `sapio/*.rb`, at
  * 6fe6cb4e, 2026-08-07), kept here as data: docs/types.md marks each type served or not from it and the
  * registry (lib/jsonapi/types-table.ts), without reading the reference at run time. A file that is no type
- * says why (`notType`); a type this service does not serve says why (`notServed`), or names the work
- * that serves it (`landsWith`) while that is on another branch. A reason left on a type that is served is
- * stale, and test/unit/types-table.test.ts fails.
+ * says why (`notType`); a type this service does not serve says why (`notServed`). A reason left on a
+ * type that is served is stale, and test/unit/types-table.test.ts fails.
  */
 export interface ReferenceResourceFile {
   /** The file, under `app/resources/api/v2/`. */
@@ -13,8 +12,6 @@ export interface ReferenceResourceFile {
   type?: string;
   notType?: string;
   notServed?: string;
-  /** The branch of this service's repository that serves it, while that is not merged. */
-  landsWith?: string;
   /** What a served type does not do that the reference's does, and why. */
   servedNote?: string;
 }
@@ -27,7 +24,7 @@ const SAPIO_PART = "part of Sapio's study search (see `sapio/study_resource.rb`)
 
 export const REFERENCE_RESOURCE_FILES: readonly ReferenceResourceFile[] = [
   { file: 'aliquot_resource.rb', type: 'aliquots' },
-  { file: 'asset_audit_resource.rb', type: 'asset_audits', landsWith: 'assets' },
+  { file: 'asset_audit_resource.rb', type: 'asset_audits' },
   {
     file: 'asset_resource.rb',
     type: 'assets',
@@ -38,7 +35,7 @@ export const REFERENCE_RESOURCE_FILES: readonly ReferenceResourceFile[] = [
   { file: 'barcode_printer_resource.rb', type: 'barcode_printers' },
   { file: 'base_resource.rb', notType: "the base class of every resource (its creatable and updatable fields' rules), no type of its own" },
   { file: 'bulk_transfer_resource.rb', type: 'bulk_transfers' },
-  { file: 'comment_resource.rb', type: 'comments', landsWith: 'assets' },
+  { file: 'comment_resource.rb', type: 'comments' },
   { file: 'custom_metadatum_collection_resource.rb', type: 'custom_metadatum_collections' },
   { file: 'faculty_sponsor_resource.rb', type: 'faculty_sponsors', servedNote: 'read only, reference data' },
   {
@@ -75,7 +72,7 @@ export const REFERENCE_RESOURCE_FILES: readonly ReferenceResourceFile[] = [
   { file: 'qc_assay_resource.rb', type: 'qc_assays' },
   { file: 'qc_file_resource.rb', type: 'qc_files' },
   { file: 'qc_result_resource.rb', type: 'qc_results' },
-  { file: 'qcable_creator_resource.rb', type: 'qcable_creators', landsWith: 'gate' },
+  { file: 'qcable_creator_resource.rb', type: 'qcable_creators' },
   { file: 'qcable_resource.rb', type: 'qcables' },
   { file: 'racked_tube_resource.rb', type: 'racked_tubes' },
   { file: 'receptacle_resource.rb', type: 'receptacles' },
@@ -110,12 +107,12 @@ export const REFERENCE_RESOURCE_FILES: readonly ReferenceResourceFile[] = [
   { file: 'submission_pool_resource.rb', type: 'submission_pools' },
   { file: 'submission_resource.rb', type: 'submissions' },
   { file: 'submission_template_resource.rb', type: 'submission_templates' },
-  { file: 'tag_group_adapter_type_resource.rb', type: 'tag_group_adapter_types', landsWith: 'gate' },
+  { file: 'tag_group_adapter_type_resource.rb', type: 'tag_group_adapter_types' },
   { file: 'tag_group_resource.rb', type: 'tag_groups' },
   { file: 'tag_layout_resource.rb', type: 'tag_layouts' },
   { file: 'tag_layout_template_resource.rb', type: 'tag_layout_templates' },
   { file: 'tag_resource.rb', type: 'tags' },
-  { file: 'tag_set_resource.rb', type: 'tag_sets', landsWith: 'gate' },
+  { file: 'tag_set_resource.rb', type: 'tag_sets' },
   { file: 'template_resource.rb', notType: 'an abstract resource, no type of its own' },
   { file: 'transfer_request_collection_resource.rb', type: 'transfer_request_collections' },
   { file: 'transfer_request_resource.rb', type: 'transfer_requests' },
@@ -126,10 +123,10 @@ export const REFERENCE_RESOURCE_FILES: readonly ReferenceResourceFile[] = [
   { file: 'tube_purpose_resource.rb', type: 'tube_purposes' },
   { file: 'tube_rack_purpose_resource.rb', type: 'tube_rack_purposes' },
   { file: 'tube_rack_resource.rb', type: 'tube_racks' },
-  { file: 'tube_rack_status_resource.rb', type: 'tube_rack_statuses', landsWith: 'heron' },
+  { file: 'tube_rack_status_resource.rb', type: 'tube_rack_statuses' },
   { file: 'tube_resource.rb', type: 'tubes' },
   { file: 'user_resource.rb', type: 'users' },
-  { file: 'volume_update_resource.rb', type: 'volume_updates', landsWith: 'assets' },
+  { file: 'volume_update_resource.rb', type: 'volume_updates' },
   { file: 'well_resource.rb', type: 'wells' },
   { file: 'work_completion_resource.rb', type: 'work_completions' },
   {

@@ -35,7 +35,6 @@ function writableFields(def: ResourceDef): string {
 export function referenceStatus(registry: Registry, entry: ReferenceResourceFile): string {
   if (entry.notType) return `not a type: ${entry.notType}`;
   if (entry.type && registry.types.includes(entry.type)) return entry.servedNote ? `served, ${entry.servedNote}` : 'served';
-  if (entry.landsWith) return `not on this branch: served by branch \`${entry.landsWith}\` when it lands`;
   return `not served: ${entry.notServed ?? '(no reason given)'}`;
 }
 

@@ -26,11 +26,8 @@ beforeAll(freshStore);
 
 let config: { purpose: string; study: string };
 
-/**
- * lighthouse finds the purpose as type `purposes` (constants/jsonapi.py JS_PURPOSES), the type contract §7.4
- * gives a labware's purpose; until that lands beside this, a plate's purpose is included as `plate_purposes`.
- */
-const isPurpose = (r: { type: string }) => r.type === 'purposes' || r.type === 'plate_purposes';
+/** lighthouse finds the purpose as type `purposes` (constants/jsonapi.py JS_PURPOSES), the type contract §7.4 gives a labware's purpose. */
+const isPurpose = (r: { type: string }) => r.type === 'purposes';
 
 beforeAll(async () => {
   const uuid = async (type: string, name: string) =>
