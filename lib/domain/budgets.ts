@@ -86,6 +86,21 @@ export interface WriteShape {
  */
 export const transactionItems = (write: WriteShape): number => write.records + write.indexItems + write.countedFamilies + 1;
 
+/**
+ * The items of a write as one transaction with its audit trail: transactionItems and one audit entry per
+ * labware the write touched (lib/jsonapi/audit.ts; docs/decisions.md, "Audit trail"). The request bound does
+ * not count the entries (writtenItems, as the store), but whether the write is one transaction does. The
+ * counts in the comments below are without them, but for each "one transaction holds".
+ */
+export const auditedTransactionItems = (write: WriteShape, labwareTouched: number): number => transactionItems(write) + labwareTouched;
+
+/** The most of a write's unit (tubes, plates, qcables) one transaction holds: the largest n whose items, `itemsOf(n)`, fit. */
+export function mostInOneTransaction(itemsOf: (n: number) => number): number {
+  let n = 0;
+  while (itemsOf(n + 1) <= TRANSACTION_ITEM_LIMIT) n++;
+  return n;
+}
+
 /** What the request bound counts of a write: its records and index entries (the store counts the same, lib/store/unit-of-work.ts). */
 export const writtenItems = (write: WriteShape): number => write.records + write.indexItems;
 
@@ -244,7 +259,7 @@ export const rackCreationItems = (racks: number, tubes: number, parents: number,
 /**
  * A qcable creator (POST qcable_creators): its record; per qcable, its new labware with its barcode guard,
  * and the qcable with its three index entries (its labware's guard, its lot, its barcode); count shards of
- * labware, qcables and qcable creators. 15 qcables are one transaction; gatekeeper's 96 tag plates are 577
+ * labware, qcables and qcable creators. With their audit entries (one per qcable's labware) 13 qcables are one transaction; gatekeeper's 96 tag plates are 577
  * records and index entries, staged past one (lib/store/large-write.ts).
  */
 export const qcableCreatorItems = (qcables: number): WriteShape => ({ records: 1 + 2 * qcables, indexItems: 4 * qcables, countedFamilies: 3 });

@@ -207,8 +207,8 @@ export const MAX_ASSETS_PER_ORDER = 12_288;
  * with its entry under the submission (orders' `submission` index); each request book it opens — the book,
  * its page guard, its entries under its labware and its submission (lib/resources/request-books.ts); count
  * shards of submissions and request books; the request item. A 384-well plate ordered with two request
- * types (768 requests, one book) is 10 items; one order over 23 plates (one book each) is the 100 of one
- * transaction, over 101 plates 407 records and index entries.
+ * types (768 requests, one book) is 10 items, 11 with its plate's audit entry; with an audit entry for each
+ * plate, one order over 18 plates (one book each) is one transaction, over 101 plates 407 records and index entries.
  */
 export const submissionItems = (orders: number, books: number): WriteShape => ({
   records: 1 + orders + books,

@@ -235,6 +235,7 @@ describe('(b) item size of the fullest realistic aggregate', () => {
       tag2_oligo: oligo(3, 3),
       tag2_index: 4,
       library_type: 'Standard',
+      insert_size_to: null,
     });
     expect(last.relationships.sample.links.related).toBe(`https://lts.test/api/v2/aliquots/${last.id}/sample`);
     // One read of the tube item serves all 1,536 (BatchGetItem tube; the key lookup is cached).

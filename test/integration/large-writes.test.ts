@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '#lib/config.ts';
-import { LARGE_WRITE_ITEM_LIMIT, MAX_POLY_METADATA_PER_WRITE, POLY_METADATUM_ITEMS } from '#lib/domain/budgets.ts';
+import {
+  LARGE_WRITE_ITEM_LIMIT,
+  MAX_POLY_METADATA_PER_WRITE,
+  mostInOneTransaction,
+  POLY_METADATUM_ITEMS,
+  polyMetadataItems,
+  TRANSACTION_ITEM_LIMIT,
+} from '#lib/domain/budgets.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import { registry } from '#lib/resources/index.ts';
 import { killProcessAfter } from '#lib/store/client.ts';
@@ -93,15 +100,19 @@ describe('a write of a lab’s size (400 poly metadata: 1,600 items)', () => {
   });
 
   it('a write that fits one transaction is sent as before: one TransactWriteItems, no mark, no protocol item', async () => {
+    // Metadata on one well: besides them, one audit entry, its plate's (docs/decisions.md, "Audit trail").
+    const onOneWell = (metadata: number) => polyMetadataItems(metadata) + 1;
+    const fits = mostInOneTransaction(onOneWell);
     const [well] = await wells(1);
     await warmKeyCache();
-    const { result, commands: seen } = await commandsOf(() => bulk(metadataOn(well!, 24, uniqueName('small'))));
+    const { result, commands: seen } = await commandsOf(() => bulk(metadataOn(well!, fits, uniqueName('small'))));
     expect(result.status).toBe(201);
     const transactions = seen.filter((c) => c.op === 'TransactWriteItems');
     expect(transactions).toHaveLength(1);
     const items = transactions[0]!.input.TransactItems as any[];
-    // 24 × (record + 3 index items) + the request item + one count shard: 98 + 1.
-    expect(items).toHaveLength(24 * POLY_METADATUM_ITEMS + 2);
+    // fits × (record + 3 index items) + the request item + one count shard + the plate's audit entry.
+    expect(items).toHaveLength(onOneWell(fits));
+    expect(onOneWell(fits + 1)).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
     for (const item of items) expect(JSON.stringify(item)).not.toMatch(/"tx"|\$lts#tx|open_txs/);
     // Besides its reads: the id reservation and the one transaction.
     expect(seen.map((c) => c.op).filter((op) => op !== 'BatchGetItem' && op !== 'Query')).toEqual(['UpdateItem', 'TransactWriteItems']);

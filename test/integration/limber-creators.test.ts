@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { externalBarcode } from '#lib/domain/barcode.ts';
 import {
+  auditedTransactionItems,
   LARGE_WRITE_ITEM_LIMIT,
   labwareCreationItems,
+  mostInOneTransaction,
   rackCreationItems,
   TRANSACTION_ITEM_LIMIT,
-  transactionItems,
   writtenItems,
 } from '#lib/domain/budgets.ts';
 import { labwareAttrs } from '#lib/operations/labware-records.ts';
@@ -58,8 +59,12 @@ const related = async (type: string, id: string, name: string) => (await call('G
 
 const idsOf = (records: any[]) => records.map((r) => r.id).sort();
 
-/** The most tubes one transaction holds when made from one parent: each is 3 items (the tube, its barcode guard, its link). */
-const ONE_TRANSACTION_OF_TUBES = Math.floor((TRANSACTION_ITEM_LIMIT - transactionItems(labwareCreationItems(0, 1))) / 3);
+/**
+ * Tubes made from one parent: each is 4 items (the tube, its barcode guard, its link, its audit entry), beside the
+ * parent's audit entry (docs/decisions.md, "Audit trail"); and the most one transaction holds.
+ */
+const tubesFromOneParent = (tubes: number) => auditedTransactionItems(labwareCreationItems(tubes, 1), tubes + 1);
+const ONE_TRANSACTION_OF_TUBES = mostInOneTransaction(tubesFromOneParent);
 
 /** A rack as Limber's plate split sends it: tubes at the rack's positions in column order, each with a barcode of its own. */
 const rackOf = (name: string, tubes: number, { purpose = 'Tube Rack 96', barcode = uniqueName('FR') } = {}) => ({
@@ -199,7 +204,7 @@ describe('pooled_plate_creations (multi-stamp, quadrant, merged and custom tagge
     expect(idsOf(await related('pooled_plate_creations', res.body.data.id, 'parents'))).toEqual(idsOf([a, b, tube]));
   });
 
-  it('from four 384-well plates into a 384-well plate: one transaction of 10 items', async () => {
+  it(`from four 384-well plates into a 384-well plate: one transaction of ${auditedTransactionItems(labwareCreationItems(1, 4), 5)} items`, async () => {
     const parents = await inBatches(4, 4, () => createPlate('Stock Plate 384'));
     const { result: res, transactions } = await observeCalls(() =>
       post('pooled_plate_creations', {
@@ -208,8 +213,9 @@ describe('pooled_plate_creations (multi-stamp, quadrant, merged and custom tagge
       }),
     );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    // The child, its barcode guard, four links to parents, the creation, two count shards, the request item.
-    expect(transactions).toEqual([10]);
+    // The child, its barcode guard, four links to parents, the creation, two count shards, the request item; an
+    // audit entry for the child and for each parent.
+    expect(transactions).toEqual([auditedTransactionItems(labwareCreationItems(1, 4), 5)]);
     expect((await related('pooled_plate_creations', res.body.data.id, 'child')).attributes.size).toBe(384);
   });
 
@@ -312,17 +318,17 @@ describe('specific_tube_creations (every pool and MX tube)', () => {
     expectError(await bad({ child_purpose_uuids: [] }), 422, 'required', '/data/relationships/child_purposes');
   });
 
-  it(`at its limits: ${ONE_TRANSACTION_OF_TUBES} tubes from one parent are one transaction of ${TRANSACTION_ITEM_LIMIT} items; one more is several, still one write; past the bound of one request, a 422 naming it`, {
+  it(`at its limits: ${ONE_TRANSACTION_OF_TUBES} tubes from one parent are one transaction of ${tubesFromOneParent(ONE_TRANSACTION_OF_TUBES)} items; one more is several, still one write; past the bound of one request, a 422 naming it`, {
     timeout: 180_000,
   }, async () => {
     const parent = await createPlate();
     const body = (n: number) =>
       doc('specific_tube_creations', { child_purpose_uuids: Array(n).fill(purposes['MX Tube']), parent_uuids: [parent.attributes.uuid], user_uuid: user });
-    expect(ONE_TRANSACTION_OF_TUBES).toBe(32);
+    expect(tubesFromOneParent(ONE_TRANSACTION_OF_TUBES + 1)).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
     for (const n of [ONE_TRANSACTION_OF_TUBES, ONE_TRANSACTION_OF_TUBES + 1]) {
       const { result: res, transactions } = await observeCalls(() => call('POST', '/api/v2/specific_tube_creations', { body: body(n) }));
       expect(res.status, JSON.stringify(res.body)).toBe(201);
-      if (n === ONE_TRANSACTION_OF_TUBES) expect(transactions).toEqual([TRANSACTION_ITEM_LIMIT]);
+      if (n === ONE_TRANSACTION_OF_TUBES) expect(transactions).toEqual([tubesFromOneParent(n)]);
       else expect(transactions.length).toBeGreaterThan(1);
       expect(await related('specific_tube_creations', res.body.data.id, 'children')).toHaveLength(n);
     }
@@ -432,8 +438,9 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
       post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [rack] }),
     );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    // The rack, its guard and link; two existing tubes; one new tube and its guard; the creation, two count shards, the request item.
-    expect(transactions).toEqual([11]);
+    // The rack, its guard and link; two existing tubes; one new tube and its guard; the creation, two count shards, the request item;
+    // an audit entry for the rack, each of its three tubes and the plate.
+    expect(transactions).toEqual([auditedTransactionItems(rackCreationItems(1, 1, 1, 2), 5)]);
     const [made] = await related('specific_tube_rack_creations', res.body.data.id, 'children');
     const racked = (await call('GET', `/api/v2/tube_racks/${made.id}/racked_tubes?include=tube`)).body;
     const tubeAt = new Map<string, string>(racked.data.map((r: any) => [r.attributes.coordinate, r.relationships.tube.data.id]));
@@ -460,27 +467,39 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
     expectError(await bad([plateBarcode]), 422, 'not_unique', '/data/attributes/tube_rack_attributes/0/racked_tubes/0/tube_barcode');
   });
 
-  it('at its limits: a rack of 46 new tubes from one plate is one transaction of 99 items, 93 existing tubes one of 100; past the bound of one request, a 422 naming it', {
+  // A rack from one plate: its new tubes 3 items each (the tube, its guard, its audit entry), its existing ones 2 (the tube's
+  // update, its audit entry), beside the rack's and the plate's audit entries (docs/decisions.md, "Audit trail").
+  const rackOfNew = (tubes: number) => auditedTransactionItems(rackCreationItems(1, tubes, 1), 2 + tubes);
+  const rackOfExisting = (tubes: number) => auditedTransactionItems(rackCreationItems(1, 0, 1, tubes), 2 + tubes);
+  const [NEW_TUBES, EXISTING_TUBES] = [mostInOneTransaction(rackOfNew), mostInOneTransaction(rackOfExisting)];
+  it(`at its limits: a rack of ${NEW_TUBES} new tubes from one plate is one transaction of ${rackOfNew(NEW_TUBES)} items, ${EXISTING_TUBES} existing tubes one of ${rackOfExisting(EXISTING_TUBES)}; one more of either is several; past the bound of one request, a 422 naming it`, {
     timeout: 180_000,
   }, async () => {
     const plate = await createPlate();
-    const { result: res, transactions } = await observeCalls(() =>
-      post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [rackOf('FULL', 46)] }),
-    );
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    // The rack, its barcode guard and link to the plate; 46 tubes and their barcode guards; the creation, two count shards, the request item.
-    expect(transactions).toEqual([99]);
-    expect(transactionItems(rackCreationItems(1, 46, 1))).toBe(99);
-    const [rack] = await related('specific_tube_rack_creations', res.body.data.id, 'children');
-    expect(await related('tube_racks', rack.id, 'racked_tubes')).toHaveLength(46);
-    // Existing tubes cost one item each (their update): a rack of 93 of them from one plate is exactly the 100 items.
     const mx = Number(await purposeId('tube_purposes', 'MX Tube'));
-    const seeded = await seedTubes(93, mx, () => ({ barcode: externalBarcode(uniqueName('FX')) }));
-    const existing = rackOf('EXISTING', 93);
-    for (const [k, tube] of seeded.entries()) existing.racked_tubes[k]!.tube_barcode = labwareAttrs(tube).barcode.human_barcode;
-    const full = await observeCalls(() => post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [existing] }));
-    expect(full.result.status, JSON.stringify(full.result.body)).toBe(201);
-    expect(full.transactions).toEqual([TRANSACTION_ITEM_LIMIT]);
+    const rackOfSeeded = async (name: string, tubes: number) => {
+      const seeded = await seedTubes(tubes, mx, () => ({ barcode: externalBarcode(uniqueName('FX')) }));
+      const rack = rackOf(name, tubes);
+      for (const [k, tube] of seeded.entries()) rack.racked_tubes[k]!.tube_barcode = labwareAttrs(tube).barcode.human_barcode;
+      return rack;
+    };
+    const racked = (rack: unknown) =>
+      observeCalls(() => post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [rack] }));
+    for (const [rack, items] of [
+      [rackOf('FULL', NEW_TUBES), rackOfNew(NEW_TUBES)],
+      [await rackOfSeeded('EXISTING', EXISTING_TUBES), rackOfExisting(EXISTING_TUBES)],
+    ] as const) {
+      const { result: res, transactions } = await racked(rack);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(transactions).toEqual([items]);
+    }
+    for (const rack of [rackOf('MORE', NEW_TUBES + 1), await rackOfSeeded('MORE_EXISTING', EXISTING_TUBES + 1)]) {
+      const { result: res, transactions } = await racked(rack);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(transactions.length).toBeGreaterThan(1);
+      const [made] = await related('specific_tube_rack_creations', res.body.data.id, 'children');
+      expect(await related('tube_racks', made.id, 'racked_tubes')).toHaveLength(rack.racked_tubes.length);
+    }
 
     // 20 racks of 96 new tubes are 3,901 records and index entries; 21 are 4,096, refused once their barcodes are read,
     // and 42 racks (4,159 even were every tube an existing one) before any read.

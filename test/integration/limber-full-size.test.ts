@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  auditedTransactionItems,
   stateChangeItems,
   TRANSACTION_ITEM_LIMIT,
   transactionItems,
@@ -360,8 +361,9 @@ describe('PlateSplitToTubeRacks at full size: a 96-well plate into two racks of 
     expect(passed.commands.TransactWriteItemsCommand).toBeGreaterThan(1);
     // With an audit entry for the rack and each tube (docs/decisions.md, "Audit trail").
     expect(passed.commands.TransactWriteItemsCommand).toBeLessThanOrEqual(largeWriteBound(writtenItems(stateChangeItems(97, 2)) + 97));
-    // The rack, its purpose, its 96 tubes, their requests' books (batched reads); its qcable, if any (Query); the change's id.
-    expect(besideTransactions(passed.commands)).toEqual({ BatchGetItemCommand: 4, QueryCommand: 1, UpdateItemCommand: 1 });
+    // The rack, its purpose, its 96 tubes, their requests' books (batched reads); its qcable, if any (Query); the change's id;
+    // and two batched reads of the audit trail's, of what the write's events name that it had not read (lib/jsonapi/audit.ts).
+    expect(besideTransactions(passed.commands)).toEqual({ BatchGetItemCommand: 6, QueryCommand: 1, UpdateItemCommand: 1 });
     expect(await eventsSince(events)).toEqual({
       'state_changes.created': 1,
       'tube_racks.state_changed': 1,
@@ -377,15 +379,19 @@ describe('PlateSplitToTubeRacks at full size: a 96-well plate into two racks of 
     );
     expect(transactionItems(workCompletionItems(2, 96))).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
     expect(completed.commands.TransactWriteItemsCommand).toBeGreaterThan(1);
-    expect(completed.commands.TransactWriteItemsCommand).toBeLessThanOrEqual(largeWriteBound(writtenItems(workCompletionItems(2, 96))));
+    // With an audit entry for each labware its requests name: the plate and the rack's 96 tubes.
+    expect(completed.commands.TransactWriteItemsCommand).toBeLessThanOrEqual(largeWriteBound(writtenItems(workCompletionItems(2, 96)) + 97));
     expect(await eventsSince(events)).toEqual({ 'work_completions.created': 1, 'requests.state_changed': 96, 'requests.updated': 96 });
 
     const spr = layout.racks.get('SPR Tube Rack');
     events = await eventIds();
     // TubeRackStateChanger (state_changers.rb 143-178): passed is not a state whose contents it filters, so contents nil.
-    // Its requests have passed already: the rack, 96 tubes and the change, one transaction of 100.
+    // Its requests have passed already: the rack, 96 tubes and the change, 100 items; with an audit entry for the rack and
+    // each tube, past one transaction.
     const sprPassed = await measuredWrite('state change of a rack of 96', () => passRack(spr.attributes.uuid));
-    expect(sprPassed.transactions).toEqual([transactionItems(stateChangeItems(97, 0))]);
+    expect(auditedTransactionItems(stateChangeItems(97, 0), 97)).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
+    expect(sprPassed.transactions.length).toBeGreaterThan(1);
+    expect(sprPassed.commands.TransactWriteItemsCommand).toBeLessThanOrEqual(largeWriteBound(writtenItems(stateChangeItems(97, 0)) + 97));
     expect(await eventsSince(events)).toEqual({ 'state_changes.created': 1, 'tube_racks.state_changed': 1, 'tubes.state_changed': 96 });
 
     for (const name of ['SEQ Tube Rack', 'SPR Tube Rack']) {
@@ -452,8 +458,11 @@ describe('PooledTubesBySample at full size: 96 tubes from one plate, then the co
     const moved = await measuredWrite('collection of 96 into 96 tubes', () =>
       create('transfer_request_collections', { transfer_requests_attributes: entries }),
     );
-    // The tubes are the plate's children already: 97 records (transferRequestCollectionItems(96, 0)), one transaction of 100.
-    expect(moved.transactions).toEqual([transactionItems(transferRequestCollectionItems(96, 0))]);
+    // The tubes are the plate's children already: 97 records (transferRequestCollectionItems(96, 0)), 100 items; with an
+    // audit entry for the plate and each tube, past one transaction.
+    expect(auditedTransactionItems(transferRequestCollectionItems(96, 0), 97)).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
+    expect(moved.transactions.length).toBeGreaterThan(1);
+    expect(moved.commands.TransactWriteItemsCommand).toBeLessThanOrEqual(largeWriteBound(writtenItems(transferRequestCollectionItems(96, 0)) + 97));
     expect(await eventsSince(collectionEvents)).toEqual({ 'transfer_request_collections.created': 1, 'tubes.updated': 96 });
 
     // Limber redirects to the parent plate (pooled_tubes_base.rb 66-68): its page's read, each well's downstream tube holding its sample.

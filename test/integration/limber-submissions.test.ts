@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TRANSACTION_ITEM_LIMIT, transactionItems, writtenItems } from '#lib/domain/budgets.ts';
+import { auditedTransactionItems, mostInOneTransaction, TRANSACTION_ITEM_LIMIT, writtenItems } from '#lib/domain/budgets.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { bookOfRequest, slotUuid } from '#lib/domain/labware-ids.ts';
 import { MAX_ASSETS_PER_ORDER, maxSubmissionRequests, submissionItems } from '#lib/domain/submissions.ts';
@@ -362,7 +362,10 @@ describe('budgets', () => {
     ...(await call('GET', `/api/v2/submissions/${submission}/requests?page[size]=500&page[number]=2`)).body.data,
   ];
 
-  it('a 384-well plate ordered for library creation and sequencing: 768 requests in one book, 10 items in one transaction', async () => {
+  // A submission of one order over plates (a request book each), with an audit entry for each plate (docs/decisions.md, "Audit trail").
+  const overPlates = (plates: number) => auditedTransactionItems(submissionItems(1, plates), plates);
+
+  it(`a 384-well plate ordered for library creation and sequencing: 768 requests in one book, ${overPlates(1)} items in one transaction`, async () => {
     const plate = await createPlate('Stock Plate 384');
     const order = await createOrder(await templateUuid(LIBRARY), wellUuids(plate, 384), { study_uuid: study });
     const { submission, items } = await submitCounted([order.attributes.uuid]);
@@ -370,18 +373,17 @@ describe('budgets', () => {
     expect(requests).toHaveLength(768);
     const books = new Set(requests.map((r: any) => bookOfRequest(Number(r.id))));
     expect(books.size).toBe(1);
-    expect(items).toBe(transactionItems(submissionItems(1, 1)));
-    expect(items).toBe(10);
+    expect(items).toBe(overPlates(1));
   });
 
-  it('one order over many plates: 23 plates (a request book each) are one transaction; 24, one write of several', async () => {
-    const fits = 23;
-    expect(transactionItems(submissionItems(1, fits))).toBeLessThanOrEqual(TRANSACTION_ITEM_LIMIT);
-    expect(transactionItems(submissionItems(1, fits + 1))).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
+  const FITS = mostInOneTransaction(overPlates);
+  it(`one order over many plates: ${FITS} plates (a request book each) are one transaction; ${FITS + 1}, one write of several`, async () => {
+    const fits = FITS;
+    expect(overPlates(fits + 1)).toBeGreaterThan(TRANSACTION_ITEM_LIMIT);
     const plates = await inBatches(fits + 1, 8, () => createPlate('Stock Plate'));
     const assets = plates.flatMap((p) => wellUuids(p, 1));
     const largest = await createOrder(await templateUuid(LIBRARY), assets.slice(0, fits), { study_uuid: study });
-    expect((await submitCounted([largest.attributes.uuid])).items).toBe(transactionItems(submissionItems(1, fits)));
+    expect((await submitCounted([largest.attributes.uuid])).items).toBe(overPlates(fits));
     const past = await createOrder(await templateUuid(LIBRARY), assets, { study_uuid: study });
     const { result: submission, transactions } = await observeCalls(() => submit([past.attributes.uuid]));
     expect(transactions.length).toBeGreaterThan(1);

@@ -23,6 +23,7 @@ export const relationshipNames: Record<string, readonly string[]> = {
     'custom_metadatum_collection',
     'poly_metadata',
     'qc_files',
+    'comments',
     'state_changes',
     'wells',
     'receptacles',
@@ -35,6 +36,7 @@ export const relationshipNames: Record<string, readonly string[]> = {
   ],
   wells: [
     'plate',
+    'labware',
     'aliquots',
     'requests_as_source',
     'requests_as_target',
