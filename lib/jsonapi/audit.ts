@@ -50,8 +50,7 @@ export async function auditWrite(ctx: WriteContext, primary: StoredRecord | read
         ...who,
         action,
         changes: countBy(mine.map((event) => event.type)),
-        subjects: subjects.slice(0, MAX_SUBJECTS).map(subjectOf),
-        more_subjects: Math.max(0, subjects.length - MAX_SUBJECTS),
+        ...subjectsOf(subjects),
       },
     ];
   });
@@ -110,11 +109,17 @@ async function actorOf(ctx: WriteContext, event: EventEnvelope): Promise<Pick<Au
   };
 }
 
-const countBy = (values: readonly string[]): Record<string, number> => {
+export const countBy = (values: readonly string[]): Record<string, number> => {
   const counts: Record<string, number> = {};
   for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
   return counts;
 };
+
+/** An entry's subjects: the first MAX_SUBJECTS events of the request's own records as they rendered them, and how many more. */
+export const subjectsOf = (subjects: readonly EventEnvelope[]): Pick<AuditEntry, 'subjects' | 'more_subjects'> => ({
+  subjects: subjects.slice(0, MAX_SUBJECTS).map(subjectOf),
+  more_subjects: Math.max(0, subjects.length - MAX_SUBJECTS),
+});
 
 /** A subject as its event rendered it, its long values summarised so an entry stays small whatever the write. */
 function subjectOf(event: EventEnvelope): AuditEntry['subjects'][number] {

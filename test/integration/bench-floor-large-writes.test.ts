@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { auditedTransactionItems, labwareCreationItems, transferRequestCollectionItems } from '#lib/domain/budgets.ts';
 import { dynamo } from '#lib/store/client.ts';
 import { readPayload } from '#lib/store/request-payload.ts';
 import { documentClient } from '../bench/floor/db.ts';
@@ -200,7 +201,10 @@ describe("the bench floor's writes past one transaction", () => {
     expect(collection.floor).toEqual({ ...collection.service, id: collection.floor.id, calls: collection.floor.calls });
   });
 
-  it('96 tubes from a plate: the creation (292 items) and the 96-entry collection into them (100: one transaction on both sides)', async () => {
+  // With an audit entry for the plate and each tube (docs/decisions.md, "Audit trail"), both past one transaction.
+  const creationItems = auditedTransactionItems(labwareCreationItems(96, 1), 97);
+  const collectionItems = auditedTransactionItems(transferRequestCollectionItems(96, 0), 97);
+  it(`96 tubes from a plate: the creation (${creationItems} items) and the 96-entry collection into them (${collectionItems})`, async () => {
     const plate = await createPlate();
     const wells = (await call('GET', `/api/v2/plates/${plate.id}/wells?page[size]=96`)).body.data as { id: string; attributes: { uuid: string } }[];
     for (const well of wells) await addAliquot({ type: 'wells', id: well.id }, (await createSample()).id);

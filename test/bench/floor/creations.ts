@@ -3,6 +3,7 @@ import { emptyReceptacles } from '#lib/domain/labware.ts';
 import { registry } from '#lib/resources/index.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { encodeUuid } from '#lib/store/uuids.ts';
+import { auditOps, loginOf, type Touched } from './audit.ts';
 import { nextIds, problem, requestPut } from './create.ts';
 import { asRecord, type Db, type Item } from './db.ts';
 import { COUNT_SHARDS, countShardKey, entityMarkers, lookupPk, parentLink, recordIndexKeys, recordKey, termKey } from './keys.ts';
@@ -158,10 +159,17 @@ async function create(db: Db, table: string, base: string, c: Creation): Promise
       refOf(user),
     ),
   );
+  const creation = event(now, base, `${c.type}.created`, asRecord(record), user);
+  const createdEvents = made.map((m) => event(now, base, `${c.child}.created`, asRecord(m.item), user));
+  // The creation names its children and its parent.
+  const touched: Touched[] = [
+    ...made.map((m, i) => ({ labware: { type: c.child, id: m.item.id as number }, events: [creation, createdEvents[i]!] })),
+    { labware: { type: parent.type as string, id: parent.id as number }, events: [creation] },
+  ];
   await writeLarge(
     db,
     table,
-    [...made.flatMap((m) => m.ops), { kind: 'create', item: record, unique: true }],
+    [...made.flatMap((m) => m.ops), { kind: 'create', item: record, unique: true }, ...auditOps(now, creation, touched, loginOf(user))],
     [
       countsPut(
         table,
@@ -169,10 +177,7 @@ async function create(db: Db, table: string, base: string, c: Creation): Promise
         made.map((m) => m.item),
       ),
       countsPut(table, registry.familyOf(c.type), [record]),
-      requestPut(table, now, [
-        event(now, base, `${c.type}.created`, asRecord(record), user),
-        ...made.map((m) => event(now, base, `${c.child}.created`, asRecord(m.item), user)),
-      ]),
+      requestPut(table, now, [creation, ...createdEvents]),
     ],
   );
   return created(base, record);

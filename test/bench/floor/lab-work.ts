@@ -14,11 +14,12 @@ import { destinyOf } from '#lib/domain/material-moves.ts';
 import { requestBooks, requestViews } from '#lib/resources/request-books.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
+import { auditOps, loginOf, type Touched } from './audit.ts';
 import { newRecord, nextId, problem, requestPut } from './create.ts';
 import { countsPut } from './creations.ts';
 import { asRecord, termsUnder, type Db, type Item } from './db.ts';
 import { parentLink, recordKey } from './keys.ts';
-import { type FloorOp, writeLarge } from './large-write.ts';
+import { final, type FloorOp, writeLarge } from './large-write.ts';
 import { countUpdate, parse, type Attributes } from './lab.ts';
 import type { Answer } from './reads.ts';
 import { openRequestsOut } from './requests-out.ts';
@@ -157,6 +158,13 @@ export async function transferRequestCollection(db: Db, table: string, base: str
   });
   const tubes = targets.filter((t) => t.type === 'tubes').map((t) => ({ type: 'tubes', id: t.id }));
   const record = newRecord(now, 'transfer_request_collections', id, {}, { transfer_requests: made, target_tubes: tubes, user: { type: 'users', id: user.id } });
+  const collection = event(now, base, 'transfer_request_collections.created', asRecord(record), user);
+  const updates = writes.map(({ item }) => event(now, base, `${item.type}.updated`, asRecord(item), user));
+  // The collection names its targets (their transfer requests, its tubes); each target's new transfer requests name the source.
+  const touched: Touched[] = [
+    ...targets.map((target, i) => ({ labware: { type: target.type as string, id: target.id as number }, events: [collection, updates[i]!] })),
+    { labware: { type: source.type as string, id: source.id as number }, events: updates },
+  ];
   await writeLarge(
     db,
     table,
@@ -166,6 +174,7 @@ export async function transferRequestCollection(db: Db, table: string, base: str
         ...(linked ? [] : [{ kind: 'create' as const, item: parentLink(source.id as number, target), unique: false }]),
       ]),
       { kind: 'create', item: record, unique: true },
+      ...auditOps(now, collection, touched, loginOf(user)),
     ],
     [
       countsPut(table, 'transfer_request_collections', [record]),
@@ -175,10 +184,7 @@ export async function transferRequestCollection(db: Db, table: string, base: str
         writes.map(({ item }) => item),
         targets,
       ),
-      requestPut(table, now, [
-        event(now, base, 'transfer_request_collections.created', asRecord(record), user),
-        ...writes.map(({ item }) => event(now, base, `${item.type}.updated`, asRecord(item), user)),
-      ]),
+      requestPut(table, now, [collection, ...updates]),
     ],
   );
   return created(base, record);
@@ -266,17 +272,21 @@ export async function plateStateChange(db: Db, table: string, base: string, body
     { previous_state: labwareState(attrs), target_state: input.target_state, reason: null, contents: null, customer_accepts_responsibility: false },
     { target: { type: 'plates', id: target.id }, user: { type: 'users', id: user.id }, qcable: null },
   );
+  const events = [
+    event(now, base, 'state_changes.created', asRecord(record), user),
+    event(now, base, 'plates.state_changed', asRecord(plate), user),
+    ...movedRequests.map((request) => event(now, base, 'requests.state_changed', request, user)),
+  ];
+  // The change, the plate and its wells' requests all touch the plate alone.
+  const audit = auditOps(now, events[0]!, [{ labware: { type: 'plates', id: target.id as number }, events }], loginOf(user));
   await db.transact({
     TransactItems: [
       { Put: { TableName: table, Item: plate } },
       ...moved.map((item) => ({ Put: { TableName: table, Item: item } })),
       { Put: { TableName: table, Item: record } },
+      ...audit.map((op) => final(table, op)),
       countUpdate(table, 'state_changes'),
-      requestPut(table, now, [
-        event(now, base, 'state_changes.created', asRecord(record), user),
-        event(now, base, 'plates.state_changed', asRecord(plate), user),
-        ...movedRequests.map((request) => event(now, base, 'requests.state_changed', request, user)),
-      ]),
+      requestPut(table, now, events),
     ],
   });
   return created(base, record);

@@ -5,9 +5,12 @@ import type { Labware, Tag } from '#lib/domain/labware.ts';
 import { applyMoves, type MaterialMove, type OpenRequest } from '#lib/domain/material-moves.ts';
 import { destinyOf } from '#lib/domain/material-moves.ts';
 import { decodeUuid, familyCode } from '#lib/store/uuids.ts';
+import type { EventEnvelope } from '#lib/store/request-payload.ts';
+import { auditOps } from './audit.ts';
 import { newRecord, nextId, problem, requestPut } from './create.ts';
 import type { Db, Item } from './db.ts';
 import { COUNT_SHARDS, countShardKey, parentLinkPut, recordKey } from './keys.ts';
+import { final } from './large-write.ts';
 import type { Answer } from './reads.ts';
 import { openRequestsOut } from './requests-out.ts';
 
@@ -100,13 +103,24 @@ async function commit(
     data: body,
     actor: null,
   });
+  const events = [event(`${change.type}.created`, record, data), event('plates.updated', plate, plateData)] as EventEnvelope[];
+  // The plate and the plates the change names (a stamp's source, which the plate's new transfer requests name too):
+  // both events touch each.
+  const named = Object.values(change.rels).filter((ref): ref is { type: 'plates'; id: number } => (ref as { type?: string } | null)?.type === 'plates');
+  const plates = [...new Set([plate.id as number, ...named.map((ref) => ref.id)])];
+  const audit = auditOps(
+    now,
+    events[0]!,
+    plates.map((id) => ({ labware: { type: 'plates', id }, events })),
+  );
   await db.transact({
     TransactItems: [
       { Put: { TableName: table, Item: plate } },
       { Put: { TableName: table, Item: record } },
+      ...audit.map((op) => final(table, op)),
       ...change.entries,
       ...change.counted.map((family) => countUpdate(table, family)),
-      requestPut(table, now, [event(`${change.type}.created`, record, data), event('plates.updated', plate, plateData)]),
+      requestPut(table, now, events),
     ],
   });
   return { status: 201, headers: { Location: data.links.self }, body: { data, links: data.links } };

@@ -57,7 +57,7 @@ const unlocked = (version: number) => ({
 });
 
 /** An op as a one-transaction write puts it. */
-function final(table: string, op: FloorOp) {
+export function final(table: string, op: FloorOp) {
   if (op.kind === 'replace') return { Put: { TableName: table, Item: op.item, ...unlocked(op.version) } };
   return { Put: { TableName: table, Item: op.item, ...(op.unique ? absent : {}) } };
 }

@@ -2,6 +2,7 @@ import { labwareState } from '#lib/domain/labware.ts';
 import { labwareOfSlot } from '#lib/domain/labware-ids.ts';
 import type { RequestContext } from '#lib/jsonapi/context.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
+import { asLinked } from '#lib/jsonapi/resource.ts';
 import { labwareAttrs } from '#lib/operations/labware-records.ts';
 import { registry } from '#lib/resources/index.ts';
 import { aliquotViews, receptacleViews } from '#lib/resources/labware-views.ts';
@@ -112,10 +113,12 @@ export async function ongoingPlates(db: Db, table: string, base: string, params:
   };
   const include = (record: StoredRecord) => included.set(`${record.type}:${record.id}`, record);
   const refOf = (r: StoredRecord): Ref => ({ type: r.type, id: r.id });
+  // A plate's purpose links as the service declares it (`purposes`, lib/resources/labware.ts), and is included as that type.
+  const purposeLink = registry.get('plates')!.relationships!.purpose!;
   for (const plate of page) {
     const purpose = records.get(`${(plate.rels.purpose as Ref).type}:${(plate.rels.purpose as Ref).id}`);
-    if (purpose) include(purpose);
-    link(plate, 'purpose', plate.rels.purpose ?? null);
+    if (purpose) include(registry.as(purpose, purposeLink.linkedAs ?? purpose.type));
+    link(plate, 'purpose', asLinked(purposeLink, plate.rels.purpose ?? null));
     const wells = receptacleViews(plate);
     link(plate, 'wells', wells.map(refOf));
     // A book's requests are out of this plate's wells or out of other labware its requests moved into.

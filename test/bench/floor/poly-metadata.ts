@@ -3,6 +3,7 @@ import { METADATABLE_TYPES } from '#lib/domain/poly-metadata.ts';
 import type { RequestContext } from '#lib/jsonapi/context.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
 import { registry } from '#lib/resources/index.ts';
+import { auditOps, type Touched } from './audit.ts';
 import { nextIds, problem, requestPut } from './create.ts';
 import { asRecord, type Db, type Item } from './db.ts';
 import { newRecordOps, writeLarge } from './large-write.ts';
@@ -67,11 +68,17 @@ export async function bulkCreatePolyMetadata(db: Db, table: string, base: string
     id: randomUUID(),
     type: 'poly_metadata.created',
     occurred_at: now,
-    resource: { type: 'poly_metadata', id: String(record.id), uuid: record.uuid, version: 1 },
+    resource: { type: 'poly_metadata', id: String(record.id), uuid: record.uuid as string, version: 1 },
     data: rendered[i],
     actor: { api_key: 'bench', user: null },
   }));
+  // Each metadatum names its record, which its labware holds (or is): that labware's audit entry counts it.
+  const labware = new Map(found.filter((item) => item.family === 'labware').map((item) => [item.id as number, item]));
+  const touched: Touched[] = [...labware.values()].map((item) => ({
+    labware: { type: item.type as string, id: item.id as number },
+    events: events.filter((_, i) => registry.storageOf(entries[i]!.metadatable).id === item.id),
+  }));
   const tail: Item[] = [countsPut(table, registry.familyOf('poly_metadata'), records), requestPut(table, now, events)];
-  await writeLarge(db, table, records.flatMap(newRecordOps), tail);
+  await writeLarge(db, table, [...records.flatMap(newRecordOps), ...auditOps(now, events[0]!, touched)], tail);
   return { status: 201, body: { data: rendered } };
 }

@@ -2,6 +2,7 @@ import { canonicalBarcode, externalBarcode } from '#lib/domain/barcode.ts';
 import { emptyReceptacles } from '#lib/domain/labware.ts';
 import { rackSlot, rackState } from '#lib/domain/racks.ts';
 import { registry } from '#lib/resources/index.ts';
+import { auditOps, loginOf, type Touched } from './audit.ts';
 import { nextIds, problem, requestPut } from './create.ts';
 import { asRecord, type Db, type Item } from './db.ts';
 import { countsPut, newStored } from './creations.ts';
@@ -102,13 +103,22 @@ export async function specificTubeRackCreation(db: Db, table: string, base: stri
   });
   const record = newStored(now, 'specific_tube_rack_creations', creationId!, {}, { children: rackItems.map(ref), parents: [ref(parent)], user: ref(user) });
   const labware = [...rackItems, ...made];
-  await writeLarge(db, table, [...labware, record].flatMap(newRecordOps), [
-    countsPut(table, 'labware', labware),
-    countsPut(table, registry.familyOf('specific_tube_rack_creations'), [record]),
-    requestPut(table, now, [
-      event(now, base, 'specific_tube_rack_creations.created', asRecord(record), user),
-      ...labware.map((item) => event(now, base, `${item.type}.created`, asRecord(item), user)),
-    ]),
-  ]);
+  const creation = event(now, base, 'specific_tube_rack_creations.created', asRecord(record), user);
+  const createdEvents = labware.map((item) => event(now, base, `${item.type}.created`, asRecord(item), user));
+  // The creation names its racks and its plate; each tube is touched by its own event only.
+  const touched: Touched[] = [
+    ...labware.map((item, i) => ({ labware: ref(item), events: i < rackItems.length ? [creation, createdEvents[i]!] : [createdEvents[i]!] })),
+    { labware: ref(parent), events: [creation] },
+  ];
+  await writeLarge(
+    db,
+    table,
+    [...[...labware, record].flatMap(newRecordOps), ...auditOps(now, creation, touched, loginOf(user))],
+    [
+      countsPut(table, 'labware', labware),
+      countsPut(table, registry.familyOf('specific_tube_rack_creations'), [record]),
+      requestPut(table, now, [creation, ...createdEvents]),
+    ],
+  );
   return created(base, record);
 }
