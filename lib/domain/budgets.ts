@@ -81,8 +81,9 @@ export interface WriteShape {
 
 /**
  * The items of a write as one transaction: its records, their index items, one count shard per counted
- * family, and the request item (events, idempotent response). Up to TRANSACTION_ITEM_LIMIT it is one
- * TransactWriteItems, as every write was before large writes (and still is when it fits).
+ * family, and the request item (events, idempotent response); without the write's audit entries, which
+ * auditedTransactionItems adds. Up to TRANSACTION_ITEM_LIMIT with them it is one TransactWriteItems, as
+ * every write was before large writes (and still is when it fits).
  */
 export const transactionItems = (write: WriteShape): number => write.records + write.indexItems + write.countedFamilies + 1;
 
@@ -90,7 +91,7 @@ export const transactionItems = (write: WriteShape): number => write.records + w
  * The items of a write as one transaction with its audit trail: transactionItems and one audit entry per
  * labware the write touched (lib/jsonapi/audit.ts; docs/decisions.md, "Audit trail"). The request bound does
  * not count the entries (writtenItems, as the store), but whether the write is one transaction does. The
- * counts in the comments below are without them, but for each "one transaction holds".
+ * item counts in the comments below are without them unless they say so; every "one transaction holds" counts them.
  */
 export const auditedTransactionItems = (write: WriteShape, labwareTouched: number): number => transactionItems(write) + labwareTouched;
 
@@ -125,8 +126,8 @@ export function withinRequest(write: WriteShape, what: string, input: readonly s
 /**
  * A plate pooled into tubes it creates (by submission): the transfer record, and per tube the tube, its
  * barcode guard, its link to the plate and its submission's pool-tube guard (one pool tube per submission);
- * count shards of labware and transfers. A tube made before and filled again is one item. One transaction
- * holds 24 new tubes; a 384-well plate into 384 tubes is 1,537 records and index entries, within the bound.
+ * count shards of labware and transfers. A tube made before and filled again is one item. With an audit
+ * entry for the plate and each tube, one transaction holds 19 new tubes; a 384-well plate into 384 tubes is 1,537 records and index entries, within the bound.
  */
 export const poolingItems = (tubes: number): WriteShape => ({ records: 1 + tubes, indexItems: 3 * tubes, countedFamilies: 2 });
 
@@ -135,7 +136,7 @@ export const poolingItems = (tubes: number): WriteShape => ({ records: 1 + tubes
  * per target labware (its receptacles gain the transfer requests and the copies), one index item per new
  * link of a target to a source's labware (lineage); count shards of labware and of collections. A stamp of
  * a plate into a new plate is 6 items, whatever its wells; filling new tubes from one plate costs 2 items
- * a tube (one transaction holds 48; 384 new tubes are 769 records and index entries).
+ * a tube, 3 with its audit entry (one transaction holds 31; 384 new tubes are 769 records and index entries).
  */
 export const transferRequestCollectionItems = (targets: number, newLinks: number): WriteShape => ({
   records: 1 + targets,
@@ -153,7 +154,8 @@ export const MAX_TRANSFER_REQUESTS_PER_COLLECTION = 1_536;
  * A bulk transfer (POST bulk_transfers): its record, one conditional update per destination plate, one
  * transfer record per (source, destination) pair of plates (the reference's Transfer::BetweenPlates), one
  * index item per new link of a destination to a source plate; count shards of labware, bulk transfers and
- * transfers. Four plates pooled into one is 14 items, whatever their wells; one source into 31 plates 98.
+ * transfers. Four plates pooled into one is 14 items, whatever their wells; one source into 23 plates 98
+ * with an audit entry for each plate.
  */
 export const bulkTransferItems = (destinations: number, pairs: number, newLinks: number): WriteShape => ({
   records: 1 + destinations + pairs,
@@ -176,7 +178,7 @@ export const polyMetadataItems = (metadata: number): number => transactionItems(
 export const POLY_METADATUM_ITEMS = polyMetadataItems(1) - polyMetadataItems(0);
 
 /**
- * The most poly metadata one write may create: past one transaction's 24 the write is staged in several
+ * The most poly metadata one write may create: past one transaction's 24 (on one labware, with its audit entry) the write is staged in several
  * (lib/store/large-write.ts), up to LARGE_WRITE_ITEM_LIMIT records and index entries, 4 each.
  */
 export const MAX_POLY_METADATA_PER_WRITE = Math.floor(LARGE_WRITE_ITEM_LIMIT / POLY_METADATUM_ITEMS);
@@ -185,7 +187,7 @@ export const MAX_POLY_METADATA_PER_WRITE = Math.floor(LARGE_WRITE_ITEM_LIMIT / P
  * A QC assay (POST qc_assays): the assay record and one update per labware its results go into (results
  * live inside their labware, lib/domain/qc-results.ts), count shards of QC assays and of labware (which
  * counts the QC results in it), the request item. A 96-well plate-reader upload is 5 items, however many
- * results; results in 96 tubes are the 100 items of one transaction.
+ * results; with an audit entry for each tube, one transaction holds results in 48 tubes.
  */
 export const qcAssayItems = (labware: number): WriteShape => ({ records: 1 + labware, indexItems: 0, countedFamilies: 2 });
 
@@ -202,8 +204,8 @@ export const MAX_QC_RESULTS_PER_ASSAY = 1_536;
  * the state change record, the state changes' count shard and the request item. The labware lists the
  * change in its own item, so the change has no index item. A plate's first pass starts the outer requests
  * of its wells, all in the stock plate's one book of their submission: 5 items for a 96- or a 384-well
- * plate. A rack of 96 tubes moving no request is the 100 items of one transaction; with its requests'
- * books, more.
+ * plate. A rack of 96 tubes moving no request is 100 items, 197 with an audit entry for the rack and each
+ * tube: past one transaction.
  */
 export const stateChangeItems = (labware: number, books: number): WriteShape => ({ records: labware + books + 1, indexItems: 0, countedFamilies: 1 });
 
@@ -235,7 +237,8 @@ export const QC_TEXT_MAX = 255;
  * record; per labware it makes, the labware, its barcode guard and one link per parent (lineage: the
  * parents are not written); count shards of labware and of the creations. A plate from one parent is 7
  * items, a pooled plate from four 384-well plates 10 (an empty plate is one item, whatever its wells);
- * 32 tubes from one parent are the 100 of one transaction, 96 tubes 289 records and index entries.
+ * with an audit entry for each labware made and each parent, one transaction holds 23 tubes from one
+ * parent; 96 tubes are 289 records and index entries.
  */
 export const labwareCreationItems = (labware: number, parents: number): WriteShape => ({
   records: 1 + labware,
@@ -247,8 +250,8 @@ export const labwareCreationItems = (labware: number, parents: number): WriteSha
  * A rack creation (specific_tube_rack_creations): the creation record; per rack, the rack, its barcode
  * guard and one link per parent; per new tube, the tube (which records its rack) and its barcode guard;
  * per existing tube it racks, the tube (the tubes are the racks', not the parents' children, as in the
- * reference); count shards of labware and of the creations. One rack of 46 new tubes from one plate is 99
- * items, one transaction; Limber's plate split into two racks of 96 new tubes, 391 records and index entries.
+ * reference); count shards of labware and of the creations. With an audit entry for the rack, each tube and
+ * the plate, one transaction holds a rack of 30 new tubes from one plate; Limber's plate split into two racks of 96 new tubes, 391 records and index entries.
  */
 export const rackCreationItems = (racks: number, tubes: number, parents: number, existing = 0): WriteShape => ({
   records: 1 + racks + tubes + existing,
