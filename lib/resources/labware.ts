@@ -201,7 +201,12 @@ export const labware = defineResource({
   members: LABWARE_TYPES,
   methods: ['list', 'read'],
   attributes: { ...labwareAttributes, ...retentionInstruction },
-  relationships: labwareRelationships('purposes'),
+  relationships: {
+    ...labwareRelationships('purposes'),
+    // Polymorphic as the reference's (`shared_behaviour/labware.rb`): a plate's wells, a tube's receptacle, a rack's none.
+    // traction-ui walks a library's labware to its receptacles (SequencescapeMultiplexedLibraries.js).
+    receptacles: computed('many', ['wells', 'receptacles'], receptacleRefs),
+  },
   indexes: { barcode: barcodeIndex },
   // The purpose filters too: related collections of labware (`/plates/{id}/ancestors?filter[purpose_name]=…`) filter as labware.
   filters: labwareFilters,

@@ -76,6 +76,18 @@ describe('the API', () => {
     for (const [id, group] of logGroups) expect(group.Properties.RetentionInDays, id).toBe(7);
   });
 
+  it('lets each route function be invoked by this API through one permission, not one per route (the stack stays under 500 resources)', () => {
+    const apiId = logicalId(dev.api.api);
+    const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === 'apigateway.amazonaws.com');
+    for (const route of routes) {
+      const own = permissions.filter(([, p]) => p.Properties.FunctionName['Fn::GetAtt']?.[0] === logicalId(dev.api.functions[route.name]!));
+      expect(own, route.name).toHaveLength(1);
+      expect(JSON.stringify(own[0]![1].Properties.SourceArn), route.name).toContain(`{"Ref":"${apiId}"}`);
+    }
+    expect(permissions).toHaveLength(routes.length);
+    expect(Object.keys(resources).length).toBeLessThan(500);
+  });
+
   it('throttles the stage and writes access logs', () => {
     const { throttle } = stageSettings('dev');
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {

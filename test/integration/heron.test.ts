@@ -276,7 +276,7 @@ describe('POST /api/v2/heron/tube_racks', () => {
     expect(racked.map((r) => r.attributes.coordinate).sort()).toEqual(['A1', 'B1']);
     const tubes = (rack.included as any[]).filter((r) => r.type === 'tubes');
     expect(tubes.map((t) => t.relationships.aliquots.data.length).sort()).toEqual([0, 1]);
-    expect((rack.included as any[]).filter((r) => r.type === 'tube_purposes').map((p) => p.attributes.name)).toEqual(['Stock Tube']);
+    expect((rack.included as any[]).filter((r) => r.type === 'purposes').map((p) => p.attributes.name)).toEqual(['Stock Tube']);
     const statuses = (await call('GET', '/api/v2/tube_rack_statuses?page[size]=100')).body.data as any[];
     expect(statuses.filter((s) => s.attributes.barcode === barcode).map((s) => s.attributes.status)).toEqual(['created']);
     const types = (await outboxEvents()).filter((e) => e.resource.type === 'tube_racks' || e.resource.type === 'tube_rack_statuses').map((e) => e.type);

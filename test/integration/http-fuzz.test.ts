@@ -31,8 +31,15 @@ beforeAll(async () => {
   const { plate } = await filledPlate(2);
   await poolPlate(plate.id, [['A1', 'B1']]);
   await createTube();
+  // A labware's audit trail is listed only by its labware (filter[labware] is required: docs/decisions.md).
+  const requiredFilter: Record<string, string> = { labware_audits: `&filter[labware]=${plate.id}` };
   for (const type of registry.types) {
-    const res = await call('GET', `/api/v2/${type}?page[size]=3`);
+    // A type of actions only (heron's receptions) has no collection to list: no ids.
+    if (!registry.get(type)?.methods.includes('list')) {
+      ids.set(type, []);
+      continue;
+    }
+    const res = await call('GET', `/api/v2/${type}?page[size]=3${requiredFilter[type] ?? ''}`);
     expect(res.status, type).toBe(200);
     ids.set(
       type,

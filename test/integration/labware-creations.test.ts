@@ -32,7 +32,8 @@ describe('POST /plate_conversions', () => {
     const related = await call('GET', `/api/v2/plate_conversions/${res.body.data.id}/target`);
     expect(related.body.data).toMatchObject({ type: 'plates', id: target.id, attributes: { uuid: target.attributes.uuid } });
     const plate = await call('GET', `/api/v2/plates/${target.id}?include=purpose,parents`);
-    expect(plate.body.data.relationships.purpose.data).toEqual({ type: 'plate_purposes', id: await purposeId('plate_purposes', 'Library Plate') });
+    // A labware's purpose is typed `purposes` (contract §7.4).
+    expect(plate.body.data.relationships.purpose.data).toEqual({ type: 'purposes', id: await purposeId('plate_purposes', 'Library Plate') });
     expect(plate.body.data.relationships.parents.data).toEqual([{ type: 'plates', id: parent.id }]);
     const children = await call('GET', `/api/v2/plates/${parent.id}/child_plates`);
     expect(children.body.data.map((p: any) => p.id)).toEqual([target.id]);

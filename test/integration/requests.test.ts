@@ -66,6 +66,7 @@ describe('POST /requests', () => {
       primer_panel: links('primer_panel'),
       pre_capture_pool: links('pre_capture_pool'),
       poly_metadata: links('poly_metadata'),
+      comments: links('comments'),
     });
 
     const read = await call('GET', `/api/v2/requests/${request.id}?include=asset,request_type,submission,order`);

@@ -6,7 +6,7 @@ import { freshStore } from '../support/store.ts';
 
 /**
  * sample_metadata (interface.md "sample_metadata", contract §2 samples + sample_metadata): POST, PATCH of
- * all ten attributes, limber's flow, gender normalisation, ISO 8601 dates, POST with a `sample`
+ * all eleven attributes, limber's flow, gender normalisation, ISO 8601 dates, POST with a `sample`
  * relationship replacing the sample's empty record, and the rules around it. After every rejected write
  * the test checks that nothing was written.
  */
@@ -21,6 +21,7 @@ const ALL_VALUES = {
   date_of_sample_collection: '2024-05-01T10:30:00Z',
   donor_id: 'DONOR-001',
   gender: 'Female',
+  phenotype: 'Positive',
   sample_common_name: 'Homo sapiens',
   sample_description: 'Buccal swab, frozen',
   supplier_name: 'Supplier-A',
@@ -48,7 +49,7 @@ const patch = (id: string, attributes: Record<string, unknown>) =>
   call('PATCH', `/api/v2/sample_metadata/${id}`, { body: doc('sample_metadata', attributes, undefined, id) });
 
 describe('POST /sample_metadata', () => {
-  it('creates a record with all ten attributes and renders them', async () => {
+  it('creates a record with all eleven attributes and renders them', async () => {
     const before = await sampleCounts();
     const res = await call('POST', '/api/v2/sample_metadata', { body: doc('sample_metadata', ALL_VALUES) });
     expect(res.status).toBe(201);
@@ -111,7 +112,7 @@ describe('POST /sample_metadata', () => {
 });
 
 describe('PATCH /sample_metadata/{id}', () => {
-  it('updates all ten attributes', async () => {
+  it('updates all eleven attributes', async () => {
     const sample = await createSample();
     const metadata = await metadataOfSample(sample.id);
     const res = await patch(metadata.id, ALL_VALUES);
@@ -126,6 +127,7 @@ describe('PATCH /sample_metadata/{id}', () => {
       date_of_sample_collection: '2023-12-31',
       donor_id: 'DONOR-002',
       gender: 'male',
+      phenotype: 'Negative',
       sample_common_name: 'Mus musculus',
       sample_description: 'Tail clip',
       supplier_name: 'Supplier-B',

@@ -631,7 +631,8 @@ describe('compound documents of real clients (client-usage.md §1.4, W12)', () =
         `racked_tubes:${rackedId(rack.id, 'B1')}`,
         `tubes:${tubes[0]!.id}`,
         `tubes:${tubes[1]!.id}`,
-        `tube_purposes:${stockTube}`,
+        // A tube's purpose is typed `purposes`, as the reference's (contract §7.4); Limber has that class.
+        `purposes:${stockTube}`,
         `receptacles:${receptacle0}`,
         `receptacles:${receptacle1}`,
         `aliquots:${aliquot.id}`,
@@ -641,7 +642,7 @@ describe('compound documents of real clients (client-usage.md §1.4, W12)', () =
     expect(new Set(keys(included)).size).toBe(included.length);
     const find = (type: string, id: string) => included.find((r) => r.type === type && r.id === id);
     expect(find('racked_tubes', rackedId(rack.id, 'A1')).relationships.tube.data).toEqual({ type: 'tubes', id: tubes[0]!.id });
-    expect(find('tubes', tubes[0]!.id).relationships.purpose.data).toEqual({ type: 'tube_purposes', id: stockTube });
+    expect(find('tubes', tubes[0]!.id).relationships.purpose.data).toEqual({ type: 'purposes', id: stockTube });
     expect(find('tubes', tubes[0]!.id).relationships.receptacle.data).toEqual({ type: 'receptacles', id: receptacle0 });
     expect(find('receptacles', receptacle0).relationships.aliquots.data).toEqual([{ type: 'aliquots', id: aliquot.id }]);
     expect(find('receptacles', receptacle1).relationships.aliquots.data).toEqual([]);

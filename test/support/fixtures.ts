@@ -17,7 +17,7 @@ export interface Tube {
   uuid: string;
 }
 
-/** The ten attributes of a sample_metadata record, in alphabetical order. */
+/** The eleven attributes of a sample_metadata record, in alphabetical order (`phenotype`: lighthouse's, docs/decisions.md). */
 export const SAMPLE_METADATA_FIELDS = [
   'cohort',
   'collected_by',
@@ -25,6 +25,7 @@ export const SAMPLE_METADATA_FIELDS = [
   'date_of_sample_collection',
   'donor_id',
   'gender',
+  'phenotype',
   'sample_common_name',
   'sample_description',
   'supplier_name',
