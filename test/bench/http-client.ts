@@ -1,4 +1,5 @@
 import { Agent, request as httpRequest } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 
 export interface Reply {
   status: number;
@@ -6,7 +7,10 @@ export interface Reply {
   ms: number;
   /** The server's X-DynamoDB-Calls. */
   calls: number;
+  /** The body as text (inflated here, after `ms`, when it came gzip-encoded). */
   text: string;
+  /** Its Content-Encoding, if any. */
+  encoding?: string;
 }
 
 /**
@@ -27,21 +31,22 @@ export class HttpClient {
     this.port = Number(url.port);
   }
 
-  async send(method: string, path: string, body?: unknown): Promise<Reply> {
+  /** `headers`: this request's own, beside the client's (e.g. Limber's Accept-Encoding). */
+  async send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     try {
-      return await this.attempt(method, path, payload);
+      return await this.attempt(method, path, payload, headers);
     } catch (error) {
       // A kept-alive socket the server closed while idle (its keep-alive timeout, e.g. while the other side
       // was measured) fails on reuse before the request reached the server: Node's documented case for a retry.
       if ((error as { reusedSocket?: boolean }).reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET') {
-        return this.attempt(method, path, payload);
+        return this.attempt(method, path, payload, headers);
       }
       throw error;
     }
   }
 
-  private attempt(method: string, path: string, payload: string | undefined): Promise<Reply> {
+  private attempt(method: string, path: string, payload: string | undefined, headers: Record<string, string>): Promise<Reply> {
     return new Promise<Reply>((resolve, reject) => {
       const started = performance.now();
       const req = httpRequest(
@@ -51,7 +56,7 @@ export class HttpClient {
           port: this.port,
           method,
           path: `/api/v2${path}`,
-          headers: { ...this.headers, ...(payload === undefined ? {} : { 'Content-Length': Buffer.byteLength(payload) }) },
+          headers: { ...this.headers, ...headers, ...(payload === undefined ? {} : { 'Content-Length': Buffer.byteLength(payload) }) },
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -59,7 +64,10 @@ export class HttpClient {
           res.on('error', reject);
           res.on('end', () => {
             const ms = performance.now() - started;
-            resolve({ status: res.statusCode ?? 0, ms, calls: Number(res.headers['x-dynamodb-calls'] ?? NaN), text: Buffer.concat(chunks).toString('utf8') });
+            const body = Buffer.concat(chunks);
+            const encoding = res.headers['content-encoding'];
+            const text = (encoding === 'gzip' ? gunzipSync(body) : body).toString('utf8');
+            resolve({ status: res.statusCode ?? 0, ms, calls: Number(res.headers['x-dynamodb-calls'] ?? NaN), text, ...(encoding ? { encoding } : {}) });
           });
         },
       );

@@ -25,9 +25,10 @@ import { startServerProcess, type Role, type ServerEnv } from './processes.ts';
 import { publish, publishColdStarts } from './publish.ts';
 import { judge, printColdStarts, printReport, writeJson, type ScenarioResult } from './report.ts';
 import { childrenReader } from './children.ts';
-import { LAB_SIZE, LAB_WORK, labRequests, labWorkRequests, LIMBER_CREATORS, scenarios, STATE_CHANGE_WELLS } from './scenarios.ts';
+import { LAB_SIZE, LAB_WORK, labRequests, labWorkRequests, LIMBER_CREATORS, ONGOING_PLATES, scenarios, STATE_CHANGE_WELLS } from './scenarios.ts';
 import { compareAnswers, compareWrites } from './parity.ts';
 import { requestBookCopier } from './seed-books.ts';
+import { seedOngoingPlates } from './seed-ongoing.ts';
 import { seedWork } from './seed-work.ts';
 import { seed, seedSamplesInBulk, stampDestinations, WALK_RECORDS } from './seed.ts';
 
@@ -98,6 +99,7 @@ async function benchScenarios(): Promise<void> {
     const plate96 = (await sides[0].client.json('GET', `/plates/${seeded.plate96Id}`)).data.attributes.uuid as string;
     const filled = { 384: { id: Number(seeded.plateId), uuid: seeded.lab.plate }, 96: { id: Number(seeded.plate96Id), uuid: plate96 } };
     const counts = labWorkRequests(options.iterations);
+    const copyBook = requestBookCopier(dynamo.endpoint, env.BENCH_SERVICE_TABLE);
     seeded.work = await seedWork(
       sides[0].client,
       filled,
@@ -112,9 +114,11 @@ async function benchScenarios(): Promise<void> {
         tubeCreation: wanted(LIMBER_CREATORS.tubes) || wanted(LAB_SIZE.tubes),
         rackSplit: wanted(LAB_SIZE.rackSplit),
       },
-      requestBookCopier(dynamo.endpoint, env.BENCH_SERVICE_TABLE),
+      copyBook,
       log,
     );
+    if (wanted(ONGOING_PLATES))
+      seeded.ongoing = await seedOngoingPlates(sides[0].client, dynamo.endpoint, env.BENCH_SERVICE_TABLE, filled[96].id, Number(seeded.study), copyBook, log);
     const results: ScenarioResult[] = [];
     const reader = childrenReader(dynamo.endpoint, env.BENCH_SERVICE_TABLE);
     cleanups.push(reader.close);

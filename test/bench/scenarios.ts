@@ -5,6 +5,8 @@ import { PRESENTER_INCLUDE } from './floor/plate-page.ts';
 import { WALK_RECORDS, type Seeded } from './seed.ts';
 import type { ChildrenOf } from './children.ts';
 import type { WorkSeeds } from './seed-work.ts';
+import { ONGOING_PLATE_COUNT, type OngoingSeeds } from './seed-ongoing.ts';
+import { LIMBER_ACCEPT_ENCODING, ongoingPlatesQuery, SEARCH_PER_PAGE } from '../support/limber.ts';
 
 /** The issue's targets: read ratios at most `max` (p50 and CPU), create throughput at least `min` of the floor's. */
 export type Target = { kind: 'latency'; max: number } | { kind: 'throughput'; min: number };
@@ -30,22 +32,25 @@ const CREATE_WINDOW_MS_PER_ITERATION = 80;
 const WALK_PAGE_SIZE = 100;
 
 /**
- * Follows `links.next` from `path` to the last page, as a client reading a whole listing does. The reply
- * is the walk's: the first failure's status or 200, the whole walk's time and DynamoDB calls, and the
- * data of every page (so the answers of both sides are compared whole).
+ * Follows `links.next` from `path` to the last page, as a client reading a whole listing does, sending
+ * `headers` with each page. The reply is the walk's: the first failure's status or 200, the whole walk's time
+ * and DynamoDB calls (the client's own inflating and parsing between pages not counted), and every page's data
+ * and included resources, links, meta and encoding (so the answers of both sides are compared whole).
  */
-async function walk(side: Side, path: string): Promise<Reply> {
-  const data: unknown[] = [];
+async function walk(side: Side, path: string, headers: Record<string, string> = {}): Promise<Reply> {
+  const [data, included, pages]: [unknown[], unknown[], unknown[]] = [[], [], []];
   let [ms, calls] = [0, 0];
   for (let next: string | undefined = path; next !== undefined; ) {
-    const reply = await side.client.send('GET', next);
+    const reply = await side.client.send('GET', next, undefined, headers);
     [ms, calls] = [ms + reply.ms, calls + reply.calls];
     if (reply.status !== 200) return { ...reply, ms, calls };
-    const page = JSON.parse(reply.text) as { data: unknown[]; links?: { next?: string } };
+    const page = JSON.parse(reply.text) as { data: unknown[]; included?: unknown[]; links?: { next?: string }; meta?: unknown };
     data.push(...page.data);
+    included.push(...(page.included ?? []));
+    pages.push({ links: page.links, meta: page.meta, encoding: reply.encoding ?? 'identity' });
     next = page.links?.next?.slice(`${side.server.url}/api/v2`.length);
   }
-  return { status: 200, ms, calls, text: JSON.stringify({ data }) };
+  return { status: 200, ms, calls, text: JSON.stringify({ data, included, pages }) };
 }
 
 /** The requests the bench compares, the same request to both sides. */
@@ -130,11 +135,34 @@ export function scenarios(seeded: Seeded, iterations: number, runId: string, chi
   }));
   return [
     ...reads,
+    ...ongoingPlates(seeded.ongoing),
     ...creates,
     ...labWrites(seeded, iterations),
     ...labWork(seeded.work, iterations),
     ...limberCreators(seeded.work, iterations, childrenOf),
     ...labSize(seeded, iterations, runId, childrenOf),
+  ];
+}
+
+/** Limber's ongoing-plates page (contract §7.2), by name: BENCH_ONLY=`ongoing plates` picks it. */
+export const ONGOING_PLATES = `GET Limber's ongoing plates (Plate::DEFAULT_INCLUDES, ${ONGOING_PLATE_COUNT} submitted 96-well plates, ${SEARCH_PER_PAGE} a page, gzip), links.next walk`;
+
+/**
+ * Limber's ongoing-plates search as its client sends it (search_controller.rb `ongoing_plates`: the purpose
+ * picked, the six states, `include_used` false, Plate::DEFAULT_INCLUDES, 30 a page, Faraday's encoding and
+ * Accept-Encoding), walked by `links.next` to its end, the walk measured as one unit: its first page of 30
+ * plates is ~25 MB of JSON, ~1.6 MB gzip, so a walk is a few walks' worth of the other reads' work.
+ */
+function ongoingPlates(ongoing: OngoingSeeds | undefined): Scenario[] {
+  if (!ongoing) return [];
+  return [
+    {
+      name: ONGOING_PLATES,
+      plan: { concurrency: 1, batch: 1, rounds: 4, warmup: 1 },
+      target: { kind: 'latency', max: 1.5 },
+      compare: true,
+      send: (side) => walk(side, `/plates?${ongoingPlatesQuery([ongoing.purpose], 1)}`, { 'Accept-Encoding': LIMBER_ACCEPT_ENCODING }),
+    },
   ];
 }
 

@@ -30,7 +30,7 @@ export interface BookCopy {
 const asRecord = (item: Item): StoredRecord => item as unknown as StoredRecord;
 
 /** A record's index entries as the service's unit of work writes them (lib/store/write-plan.ts, `termOps`). */
-function termItems(record: StoredRecord): Item[] {
+export function termItems(record: StoredRecord): Item[] {
   return registry.termsOf(record).map((term) => {
     const value = termValue(term.value);
     const ref = term.ref ?? '-';

@@ -147,9 +147,9 @@ async function purposesOfSize(api: Api, size: number, standard: boolean): Promis
   return { stock: stock.id, work };
 }
 
-/** A standard plate purpose of a size, registered (the bench's key is an admin key). */
-async function registerPurpose(api: Api, size: number): Promise<string> {
-  const attributes = { name: `Bench Work ${size}`, size, stock_plate: false, input_plate: false, asset_shape: 'Standard' };
+/** A standard plate purpose of a size, registered (the bench's key is an admin key); its id. */
+export async function registerPurpose(api: Api, size: number, name = `Bench Work ${size}`): Promise<string> {
+  const attributes = { name, size, stock_plate: false, input_plate: false, asset_shape: 'Standard' };
   return (await api.json('POST', '/plate_purposes', { data: { type: 'plate_purposes', attributes } })).data.id as string;
 }
 

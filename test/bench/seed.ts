@@ -5,6 +5,7 @@ import { nextIds } from './floor/create.ts';
 import { countShardKey, entityMarkers, recordIndexKeys, recordKey, termKey } from './floor/keys.ts';
 import type { HttpClient } from './http-client.ts';
 import type { Role } from './processes.ts';
+import type { OngoingSeeds } from './seed-ongoing.ts';
 import type { WorkSeeds } from './seed-work.ts';
 
 export interface Seeded {
@@ -19,6 +20,8 @@ export interface Seeded {
   lab: { plate: string; stampTemplate: string; tagGroup: string; user: string; destinations: Record<Role, string[]> };
   /** Issue 20's lab work (./seed-work.ts), for the scenarios chosen. */
   work?: WorkSeeds;
+  /** Limber's ongoing plates (./seed-ongoing.ts), when its scenario is chosen. */
+  ongoing?: OngoingSeeds;
 }
 
 /** Empty 96-well plates each side stamps into, one per request: a plate takes material from one source once. */

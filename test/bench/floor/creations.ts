@@ -5,7 +5,7 @@ import type { StoredRecord } from '#lib/store/records.ts';
 import { encodeUuid } from '#lib/store/uuids.ts';
 import { nextIds, problem, requestPut } from './create.ts';
 import { asRecord, type Db, type Item } from './db.ts';
-import { COUNT_SHARDS, countShardKey, entityMarkers, parentLink, recordIndexKeys, recordKey, termKey } from './keys.ts';
+import { COUNT_SHARDS, countShardKey, entityMarkers, lookupPk, parentLink, recordIndexKeys, recordKey, termKey } from './keys.ts';
 import { parse, type Attributes } from './lab.ts';
 import { byUuids, created, event } from './lab-work.ts';
 import { type FloorOp, writeLarge } from './large-write.ts';
@@ -33,16 +33,16 @@ export function newStored(now: string, type: string, id: number, attrs: Attribut
     ...recordIndexKeys(type, id, now),
     ...entityMarkers('record'),
     ...(lookups.lookup1 !== undefined
-      ? { lookup1: lookups.lookup1, lookup1Id: id, gsi3pk: `$lts#lookup1_${lookups.lookup1}`, gsi3sk: `$record_1#lookup1Id_${pad(id)}` }
+      ? { lookup1: lookups.lookup1, lookup1Id: id, gsi3pk: lookupPk(1, lookups.lookup1), gsi3sk: `$record_1#lookup1Id_${pad(id)}` }
       : {}),
     ...(lookups.lookup2 !== undefined
       ? {
           lookup2: lookups.lookup2,
           lookup2Id: id,
           lookup2UpdatedAt: now,
-          gsi4pk: `$lts#lookup2_${lookups.lookup2}`,
+          gsi4pk: lookupPk(2, lookups.lookup2),
           gsi4sk: `$record_1#lookup2Id_${pad(id)}`,
-          gsi5pk: `$lts#lookup2_${lookups.lookup2}`,
+          gsi5pk: lookupPk(2, lookups.lookup2),
           gsi5sk: `$record_1#lookup2UpdatedAt_${now}#lookup2Id_${pad(id)}`,
         }
       : {}),

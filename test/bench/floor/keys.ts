@@ -23,6 +23,9 @@ export const recordIndexKeys = (type: string, id: number, updatedAt: string) => 
   gsi2sk: `$record_1#updatedAt_${updatedAt}#id_${pad(id)}`,
 });
 
+/** The partition key of a lookup slot's entries under one key, `<scope>#<value>` (byLookup1, byLookup2: a labware's barcode, its purpose). */
+export const lookupPk = (slot: 1 | 2, key: string): string => `$lts#lookup${slot}_${key}`;
+
 /** The partition key of a type's listing on the byType index. */
 export const typeListingPk = (type: string): string => `$lts#type_${type}`;
 

@@ -39,7 +39,7 @@ const asRecord = (item: Item): StoredRecord => item as unknown as StoredRecord;
  * them — a record's own item, or for an embedded record its parent's (a request in its book), whose
  * embedded records are then built once.
  */
-async function load(db: Db, table: string, refs: readonly Ref[]): Promise<Map<string, StoredRecord>> {
+export async function load(db: Db, table: string, refs: readonly Ref[]): Promise<Map<string, StoredRecord>> {
   const storage = refs.map((ref) => ({ ref, ...registry.storageOf(ref) }));
   const keys = new Map(storage.map(({ family, id }) => [`${family}:${id}`, recordKey(family, id)]));
   const items = keys.size > 0 ? await db.batchGet(table, [...keys.values()]) : [];
@@ -62,11 +62,11 @@ async function load(db: Db, table: string, refs: readonly Ref[]): Promise<Map<st
 const found = (records: Map<string, StoredRecord>, ref: Ref) => records.get(`${ref.type}:${ref.id}`);
 
 /** The requests the records hold: requests' index entries name the books that hold them (lib/resources/request-books.ts). */
-const requestsIn = (records: readonly (StoredRecord | undefined)[]): StoredRecord[] =>
+export const requestsIn = (records: readonly (StoredRecord | undefined)[]): StoredRecord[] =>
   records.flatMap((record) => (record ? registry.recordsOfType(record, 'requests') : []));
 
 /** `termsUnder` for many values, a few Queries at once; the result per value. */
-async function termsUnderEach(db: Db, table: string, scope: string, values: readonly string[]): Promise<Map<string, Ref[]>> {
+export async function termsUnderEach(db: Db, table: string, scope: string, values: readonly string[]): Promise<Map<string, Ref[]>> {
   const result = new Map<string, Ref[]>();
   const queue = [...values];
   await Promise.all(
@@ -78,8 +78,8 @@ async function termsUnderEach(db: Db, table: string, scope: string, values: read
 }
 
 /** The index value a record's pointing records are under: its aggregate (a well's plate, a request's book). */
-const aggregate = (ref: Ref) => registry.aggregateKey(ref);
-const unique = (refs: Ref[]): Ref[] => [...new Map(refs.map((r) => [`${r.type}:${r.id}`, r])).values()];
+export const aggregate = (ref: Ref) => registry.aggregateKey(ref);
+export const unique = (refs: Ref[]): Ref[] => [...new Map(refs.map((r) => [`${r.type}:${r.id}`, r])).values()];
 
 /** GET /api/v2/plates?filter[uuid]=…&include=PLATE_PRESENTER_INCLUDES&fields[…]: the page Limber opens after a scan. */
 export async function plateForPresenter(db: Db, table: string, base: string, params: URLSearchParams): Promise<Answer> {

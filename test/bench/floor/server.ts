@@ -1,9 +1,12 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { acceptsGzip, GZIP_LEVEL, GZIP_MIN_BYTES } from '#lib/http/response-size.ts';
 import { createSample } from './create.ts';
 import { plateCreation, specificTubeCreation } from './creations.ts';
 import { stamp, tagLayout } from './lab.ts';
 import { plateStateChange, transferRequestCollection } from './lab-work.ts';
+import { ONGOING_INCLUDE, ongoingPlates } from './ongoing-plates.ts';
 import { plateForPresenter, PRESENTER_INCLUDE } from './plate-page.ts';
 import { bulkCreatePolyMetadata } from './poly-metadata.ts';
 import { specificTubeRackCreation } from './rack-creation.ts';
@@ -61,7 +64,9 @@ async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: 
     return page ? listSamples(db, options.table, base, page) : { status: 400 };
   }
   if (req.method === 'GET' && type === 'plates' && rawId === undefined) {
-    if (!url.searchParams.has('filter[uuid]') || url.searchParams.get('include') !== PRESENTER_INCLUDE) return { status: 400 };
+    const include = url.searchParams.get('include');
+    if (include === ONGOING_INCLUDE) return ongoingPlates(db, options.table, base, url.searchParams);
+    if (!url.searchParams.has('filter[uuid]') || include !== PRESENTER_INCLUDE) return { status: 400 };
     return plateForPresenter(db, options.table, base, url.searchParams);
   }
   if (req.method === 'GET' && type === 'plates' && id !== undefined) {
@@ -83,14 +88,25 @@ async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: 
   return { status: 404 };
 }
 
+/**
+ * A body as the service sends it (lib/http/response-size.ts, `encodeResult`): from GZIP_MIN_BYTES on, gzip at
+ * the service's level for a client that accepts it, and `Vary` either way. Without Lambda's base64 on the way,
+ * which is the service's protocol, not work the answer needs.
+ */
+function encoded(text: string, acceptEncoding: string | undefined): { body: string | Buffer; headers: Record<string, string> } {
+  if (Buffer.byteLength(text) < GZIP_MIN_BYTES) return { body: text, headers: {} };
+  if (!acceptsGzip(acceptEncoding)) return { body: text, headers: { Vary: 'Accept-Encoding' } };
+  return { body: gzipSync(text, { level: GZIP_LEVEL }), headers: { Vary: 'Accept-Encoding', 'Content-Encoding': 'gzip' } };
+}
+
 export function createFloorServer(options: FloorOptions): Server {
   return createServer((req, res) => {
     const db = new Db(options.doc);
     const base = `http://${req.headers.host ?? 'localhost'}`;
     route(db, options, req, base).then(
       (answer) => {
-        const body = answer.body === undefined ? '' : JSON.stringify(answer.body);
-        res.writeHead(answer.status, { 'Content-Type': 'application/vnd.api+json', 'X-DynamoDB-Calls': String(db.calls), ...answer.headers });
+        const { body, headers } = encoded(answer.body === undefined ? '' : JSON.stringify(answer.body), req.headers['accept-encoding']);
+        res.writeHead(answer.status, { 'Content-Type': 'application/vnd.api+json', 'X-DynamoDB-Calls': String(db.calls), ...headers, ...answer.headers });
         res.end(body);
       },
       (error: unknown) => {
