@@ -44,6 +44,8 @@ export const ANY_SERVED_TYPE = 'any served type';
  */
 export class Loader {
   private readonly cache = new Map<string, StoredRecord | null>();
+  /** Reads under way, by record key. */
+  private readonly fetching = new Map<string, Promise<void>>();
 
   /**
    * `staged`: a write's unit of work, whose changes it sees first. `cachedReferences`: reference records
@@ -60,22 +62,46 @@ export class Loader {
     return staged === undefined ? this.cache.get(recordKey(family, id)) : staged;
   }
 
-  /** Reads the stored items not yet cached or staged (one batched, consistent read); reference records kept by the process count as cached, if allowed. */
+  /**
+   * Reads the stored items not yet cached or staged (one batched, consistent read); reference records kept by
+   * the process count as cached, if allowed. A key another read of this loader is already fetching is waited
+   * for, not read again: the include walk's branches load at once, and a record read twice would be two
+   * objects, whose embedded records (a book's requests) would then be in one document twice.
+   */
   private async fetch(keys: readonly { family: string; id: number }[]): Promise<void> {
     const shared = (family: string) => this.cachedReferences && this.registry.holdsReferenceData(family);
+    const waits = new Set<Promise<void>>();
     const missing = keys.filter(({ family, id }) => {
-      if (this.cache.has(recordKey(family, id)) || this.staged?.(family, id) !== undefined) return false;
+      const key = recordKey(family, id);
+      if (this.cache.has(key) || this.staged?.(family, id) !== undefined) return false;
+      const inFlight = this.fetching.get(key);
+      if (inFlight) {
+        waits.add(inFlight);
+        return false;
+      }
       const kept = shared(family) ? cachedReferenceRecord(family, id) : undefined;
-      if (kept) this.cache.set(recordKey(family, id), kept);
+      if (kept) this.cache.set(key, kept);
       return !kept;
     });
-    if (missing.length === 0) return;
+    if (missing.length > 0) {
+      const read = this.read(missing, shared);
+      for (const { family, id } of missing) this.fetching.set(recordKey(family, id), read);
+      waits.add(read);
+    }
+    await Promise.all(waits);
+  }
+
+  private async read(missing: readonly { family: string; id: number }[], shared: (family: string) => boolean): Promise<void> {
     const ticket = referenceTicket();
-    const found = await getRecords([...missing]);
-    for (const { family, id } of missing) {
-      const record = found.get(recordKey(family, id));
-      this.cache.set(recordKey(family, id), record ?? null);
-      if (record && shared(family)) keepReferenceRecord(record, ticket);
+    try {
+      const found = await getRecords([...missing]);
+      for (const { family, id } of missing) {
+        const record = found.get(recordKey(family, id));
+        this.cache.set(recordKey(family, id), record ?? null);
+        if (record && shared(family)) keepReferenceRecord(record, ticket);
+      }
+    } finally {
+      for (const { family, id } of missing) this.fetching.delete(recordKey(family, id));
     }
   }
 
