@@ -355,7 +355,12 @@ describe('PlateSplitToTubeRacks at full size: a 96-well plate into two racks of 
     expect(passed.commands.TransactWriteItemsCommand).toBeGreaterThan(1);
     expect(passed.commands.TransactWriteItemsCommand).toBeLessThanOrEqual(largeWriteBound(writtenItems(stateChangeItems(97, 2))));
     // The rack, its purpose, its 96 tubes, their requests' books (batched reads); its qcable, if any (Query); the change's id.
-    expect(besideTransactions(passed.commands)).toEqual({ BatchGetItemCommand: 4, QueryCommand: 1, UpdateItemCommand: 1 });
+    // 98 keys before the books: BatchGetItem takes at most 100, so whether the books' keys share a call with
+    // the tubes' depends on when each read is asked for (4 when they do, 5 when they do not — seen on a loaded machine).
+    const { BatchGetItemCommand: batchReads, ...others } = besideTransactions(passed.commands);
+    expect(batchReads).toBeGreaterThanOrEqual(4);
+    expect(batchReads).toBeLessThanOrEqual(5);
+    expect(others).toEqual({ QueryCommand: 1, UpdateItemCommand: 1 });
     expect(await eventsSince(events)).toEqual({
       'state_changes.created': 1,
       'tube_racks.state_changed': 1,
