@@ -87,8 +87,12 @@ const THROTTLING_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExc
 const TIMEOUT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
 /** Node's codes for a connection that could not be made or was lost (DynamoDB stopped, restarted or unreachable). */
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-/** Server-side errors DynamoDB documents as retryable. */
-const UNAVAILABLE_NAMES = new Set(['InternalServerError', 'ServiceUnavailable']);
+/**
+ * Server-side errors DynamoDB documents as retryable; and TransactionInProgressException, its answer to the
+ * SDK's retry of a transaction (same client request token) whose first attempt is still running: that one
+ * may yet apply, so the call's outcome is unknown, as after a timeout.
+ */
+const UNAVAILABLE_NAMES = new Set(['InternalServerError', 'ServiceUnavailable', 'TransactionInProgressException']);
 
 /** True when a cancellation reason code of a transaction says DynamoDB throttled it (retry later), not that a condition failed. */
 export function capacityReason(code: string | undefined): boolean {

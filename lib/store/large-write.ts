@@ -180,7 +180,13 @@ export async function commitLarge(write: LargeWrite): Promise<void> {
     // committed. Recovery ends those. Anything else was refused before the commit: undo what may be staged
     // (the stage that failed included: one that timed out may have landed).
     if (error instanceof ProcessKilled || error instanceof WriteOutcomeUnknown || error instanceof DeadlineExceeded) throw error;
-    await undo(tx, stages.slice(0, staged + 1).flat());
+    try {
+      await undo(tx, stages.slice(0, staged + 1).flat());
+    } catch (undoError) {
+      if (undoError instanceof ProcessKilled || undoError instanceof CommittedWhileUndone) throw undoError;
+      // The refusal stands (the write never committed); what is left staged, recovery undoes once it expires.
+      log('warn', 'a refused large write was not fully undone; recovery completes it', { txId, error: String(undoError) });
+    }
     throw error;
   }
   const images = new Map(ops.filter((op) => op.image).map((op) => [itemKeyText(op.key), op.image!]));
@@ -259,11 +265,14 @@ async function commitPoint(tx: TxRecord, { plan, deltas }: LargeWrite): Promise<
   }
 }
 
+/** A write refused before its commit found committed as it is undone: cannot happen (an unknown outcome is left to recovery), so never answered as a refusal. */
+class CommittedWhileUndone extends Error {}
+
 /** After a failure before the commit: abort (unless another did) and undo what may have been staged. */
 async function undo(tx: TxRecord, staged: Staging[]): Promise<void> {
   const state = await abort(tx.txId);
   // Committed after all (an unknown outcome seen as a refusal cannot happen: those are left to recovery).
-  if (state === 'committed') throw new Error(`large write ${tx.txId} committed while it was being undone`);
+  if (state === 'committed') throw new CommittedWhileUndone(`large write ${tx.txId} committed while it was being undone`);
   await finish(
     { ...tx, state: 'aborted' },
     staged.map((op) => op.key),

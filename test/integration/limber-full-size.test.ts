@@ -363,7 +363,12 @@ describe('PlateSplitToTubeRacks at full size: a 96-well plate into two racks of 
     expect(passed.commands.TransactWriteItemsCommand).toBeLessThanOrEqual(largeWriteBound(writtenItems(stateChangeItems(97, 2)) + 97));
     // The rack, its purpose, its 96 tubes, their requests' books (batched reads); its qcable, if any (Query); the change's id;
     // and two batched reads of the audit trail's, of what the write's events name that it had not read (lib/jsonapi/audit.ts).
-    expect(besideTransactions(passed.commands)).toEqual({ BatchGetItemCommand: 6, QueryCommand: 1, UpdateItemCommand: 1 });
+    // 98 keys before the books: BatchGetItem takes at most 100, so whether the books' keys share a call with
+    // the tubes' depends on when each read is asked for (one call more when they do not — seen on a loaded machine).
+    const { BatchGetItemCommand: batchReads, ...others } = besideTransactions(passed.commands);
+    expect(batchReads).toBeGreaterThanOrEqual(6);
+    expect(batchReads).toBeLessThanOrEqual(7);
+    expect(others).toEqual({ QueryCommand: 1, UpdateItemCommand: 1 });
     expect(await eventsSince(events)).toEqual({
       'state_changes.created': 1,
       'tube_racks.state_changed': 1,
