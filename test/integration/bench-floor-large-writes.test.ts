@@ -1,14 +1,11 @@
-import type { AddressInfo } from 'node:net';
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { auditedTransactionItems, labwareCreationItems, transferRequestCollectionItems } from '#lib/domain/budgets.ts';
 import { dynamo } from '#lib/store/client.ts';
 import { readPayload } from '#lib/store/request-payload.ts';
-import { documentClient } from '../bench/floor/db.ts';
-import { createFloorServer } from '../bench/floor/server.ts';
 import { call, warmKeyCache } from '../support/api.ts';
 import { addAliquot, createPlate, createSample, submissionWithOrder } from '../support/fixtures.ts';
+import { startFloor, type RunningFloor } from '../support/floor-server.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -21,22 +18,14 @@ import { freshStore } from '../support/store.ts';
 
 let table: string;
 let floorUrl: string;
-let close: () => Promise<void>;
+let floor: RunningFloor;
 beforeAll(async () => {
   const store = await freshStore();
   table = store.tableName;
-  const doc = documentClient(store.endpoint);
-  const server = createFloorServer({ doc, table });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  floorUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    doc.destroy();
-  };
+  floor = await startFloor(store);
+  floorUrl = floor.url;
 });
-afterAll(() => close());
+afterAll(() => floor.close());
 
 type Item = Record<string, unknown>;
 

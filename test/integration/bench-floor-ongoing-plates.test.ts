@@ -1,13 +1,9 @@
-import type { AddressInfo } from 'node:net';
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slotUuid } from '#lib/domain/labware-ids.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
-import { documentClient } from '../bench/floor/db.ts';
-import { createFloorServer } from '../bench/floor/server.ts';
 import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
-import { inBatches, purposeId } from '../support/fixtures.ts';
-import { adminUuid, uuidOf } from '../support/lab.ts';
+import { purposeId } from '../support/fixtures.ts';
+import { startFloor, type RunningFloor } from '../support/floor-server.ts';
+import { adminUuid, submitWholePlates, uuidOf } from '../support/lab.ts';
 import { LIMBER_ACCEPT_ENCODING, ongoingPlatesQuery, SEARCH_PER_PAGE } from '../support/limber.ts';
 import { seedPlates, seedSamples } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
@@ -25,23 +21,15 @@ const PURPOSE = 'Stock Plate';
 const OPTIONS = { library_type: 'Standard', read_length: 150, fragment_size_required_from: '300', fragment_size_required_to: '500' };
 
 let floorUrl: string;
-let close: () => Promise<void>;
+let floor: RunningFloor;
 let submitted: StoredRecord[];
 /** The plates of the purpose the search reads, the used one among them. */
 let ofPurpose: number;
 
 beforeAll(async () => {
   const store = await freshStore();
-  const docClient = documentClient(store.endpoint);
-  const server = createFloorServer({ doc: docClient, table: store.tableName });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  floorUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    docClient.destroy();
-  };
+  floor = await startFloor(store);
+  floorUrl = floor.url;
 
   const [stock, other] = [Number(await purposeId('plate_purposes', PURPOSE)), Number(await purposeId('plate_purposes', 'Working Dilution'))];
   const study = Number(await idOf('studies', 'name', 'Study A'));
@@ -58,23 +46,9 @@ beforeAll(async () => {
     body: doc('plate_creations', { child_purpose_uuid: await uuidOf('plate_purposes', 'name', 'Working Dilution'), parent_uuid: used.uuid, user_uuid: user }),
   });
   expect(child.status, JSON.stringify(child.body)).toBe(201);
-  const template = await uuidOf('submission_templates', 'name', 'Library Creation - Illumina');
-  await inBatches(SUBMITTED, 4, async (i) => {
-    const assets = Array.from({ length: WELLS }, (_, slot) => slotUuid(submitted[i]!.uuid, slot + 1));
-    const order = await call('POST', '/api/v2/orders', {
-      body: doc('orders', {
-        submission_template_uuid: template,
-        submission_template_attributes: { request_options: OPTIONS, user_uuid: user, asset_uuids: assets },
-      }),
-    });
-    expect(order.status, JSON.stringify(order.body)).toBe(201);
-    const submission = await call('POST', '/api/v2/submissions', {
-      body: doc('submissions', { and_submit: true, order_uuids: [order.body.data.attributes.uuid], user_uuid: user }),
-    });
-    expect(submission.status, JSON.stringify(submission.body)).toBe(201);
-  });
+  await submitWholePlates(submitted, WELLS, 'Library Creation - Illumina', OPTIONS);
 });
-afterAll(() => close());
+afterAll(() => floor.close());
 
 interface Page {
   body: any;

@@ -1,14 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { slotUuid } from '#lib/domain/labware-ids.ts';
 import { LAMBDA_RESPONSE_BYTES } from '#lib/http/response-size.ts';
 import { newRequestContext } from '#lib/jsonapi/context.ts';
 import { parseIncludes, resolveIncludes } from '#lib/jsonapi/include.ts';
 import { registry } from '#lib/resources/index.ts';
 import { countCalls } from '#lib/store/client.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
-import { call, doc, idOf, warmKeyCache, type CallResult } from '../support/api.ts';
-import { inBatches, purposeId } from '../support/fixtures.ts';
-import { adminUuid, uuidOf } from '../support/lab.ts';
+import { call, idOf, warmKeyCache, type CallResult } from '../support/api.ts';
+import { purposeId } from '../support/fixtures.ts';
+import { submitWholePlates } from '../support/lab.ts';
 import { LIMBER_ACCEPT_ENCODING, ongoingPlatesQuery, PLATE_DEFAULT_INCLUDES, SEARCH_PER_PAGE } from '../support/limber.ts';
 import { pathOf } from '../support/responses.ts';
 import { seedPlates, seedSamples } from '../support/seed.ts';
@@ -43,22 +42,7 @@ beforeAll(async () => {
   const study = Number(await idOf('studies', 'name', 'Study A'));
   const samples = await seedSamples(PLATES * WELLS, 'ongoing');
   plates = await seedPlates(PLATES, purpose, 'ONGOING', WELLS, (i, slot) => [{ sample: samples[i * WELLS + slot - 1]!.id, study }]);
-  const user = await adminUuid();
-  const template = await uuidOf('submission_templates', 'name', LIBRARY);
-  await inBatches(PLATES, 4, async (i) => {
-    const assets = Array.from({ length: WELLS }, (_, slot) => slotUuid(plates[i]!.uuid, slot + 1));
-    const order = await call('POST', '/api/v2/orders', {
-      body: doc('orders', {
-        submission_template_uuid: template,
-        submission_template_attributes: { request_options: OPTIONS, user_uuid: user, asset_uuids: assets },
-      }),
-    });
-    expect(order.status, JSON.stringify(order.body)).toBe(201);
-    const submission = await call('POST', '/api/v2/submissions', {
-      body: doc('submissions', { and_submit: true, order_uuids: [order.body.data.attributes.uuid], user_uuid: user }),
-    });
-    expect(submission.status, JSON.stringify(submission.body)).toBe(201);
-  });
+  await submitWholePlates(plates, WELLS, LIBRARY, OPTIONS);
 });
 
 const search = (page: number, perPage = SEARCH_PER_PAGE) => `/api/v2/plates?${ongoingPlatesQuery([PURPOSE], page, perPage)}`;

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { slotUuid } from '#lib/domain/labware-ids.ts';
 import { call, doc, idOf } from './api.ts';
 import { addAliquot, createPlate, createSample, inBatches, rel } from './fixtures.ts';
 import { createOrder, createRequest, workIds } from './requests.ts';
@@ -95,3 +96,31 @@ export const referenceId = (type: string, name: string) => idOf(type, 'name', na
 
 /** A relationship linkage for a write document. */
 export { rel };
+
+/**
+ * Each plate's wells ordered from a submission template and submitted with `and_submit`, four plates at a
+ * time, as Limber's SequencescapeSubmission makes them: what makes a stock plate one of Limber's ongoing plates.
+ */
+export async function submitWholePlates(
+  plates: readonly { uuid: string }[],
+  wells: number,
+  template: string,
+  requestOptions: Record<string, unknown>,
+): Promise<void> {
+  const user = await adminUuid();
+  const templateUuid = await uuidOf('submission_templates', 'name', template);
+  await inBatches(plates.length, 4, async (i) => {
+    const assets = Array.from({ length: wells }, (_, slot) => slotUuid(plates[i]!.uuid, slot + 1));
+    const order = await call('POST', '/api/v2/orders', {
+      body: doc('orders', {
+        submission_template_uuid: templateUuid,
+        submission_template_attributes: { request_options: requestOptions, user_uuid: user, asset_uuids: assets },
+      }),
+    });
+    expect(order.status, JSON.stringify(order.body)).toBe(201);
+    const submission = await call('POST', '/api/v2/submissions', {
+      body: doc('submissions', { and_submit: true, order_uuids: [order.body.data.attributes.uuid], user_uuid: user }),
+    });
+    expect(submission.status, JSON.stringify(submission.body)).toBe(201);
+  });
+}
