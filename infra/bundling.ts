@@ -16,7 +16,7 @@ export const bundling = {
   /**
    * Nothing external: the pinned AWS SDK (package-lock.json) is bundled, so Lambda runs the SDK the tests
    * ran, not the runtime's own copy — and, tree-shaken and minified, it loads faster than that copy
-   * (docs/decisions.md, "The SDK deployed is the SDK tested").
+   * (docs/decisions.md, "Cold starts").
    */
   externalModules: [],
   /** Packages' ES module builds first: esbuild tree-shakes those (the SDK's CommonJS builds would bundle whole). */

@@ -4,7 +4,7 @@
  * each read on first use from Node's globals, which are these very classes and load lazily. @middy/core
  * imports `ReadableStream` from `node:stream/web` at the top of its module for streamed responses, which
  * this service never sends; loading Node's web streams for that costs every route function ~4 ms of
- * its cold start (docs/decisions.md, "Cold starts and write CPU, measured"). CommonJS, because only a
+ * its cold start (docs/decisions.md, "Cold starts"). CommonJS, because only a
  * getter keeps an export from being read at load. test/unit/lazy-stream-web.test.ts holds the names to
  * Node's module.
  */

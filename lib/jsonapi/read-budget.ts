@@ -8,7 +8,7 @@ import type { Ref } from '#lib/store/records.ts';
  * then an item of its own).
  *
  * 20,000 items. The time: on DynamoDB Local, Limber's plate page reads 777 items in ~270 ms (~2,900 items
- * a second: docs/measurements.md, "Cold starts and the plate page's milliseconds, measured again"), so
+ * a second: docs/measurements.md, "Measuring speed"), so
  * 20,000 are ~7 s of the request's 25 s budget (LTS_REQUEST_BUDGET_MS), leaving the rest for the listing,
  * rendering and a slow call; on DynamoDB, 50 rounds of four BatchGetItems of 100, well under a second.
  * What a response can carry: ~17,000 resources at most (lib/http/response-size.ts, RESPONSE_BODY_BYTES,

@@ -50,7 +50,7 @@ export const submissionPools = defineResource({
   methods: ['list', 'read'],
   embedded: { parentTypes: ['submissions'], parentId: (id) => id, extract: (s) => [poolOf(s)], count: () => 1 },
   attributes: { plates_in_submission: attr('R', () => z.number().check(z.int()), { load: platesOfPools }) },
-  // Which tag layout templates a pool's plates were tagged with is not recorded (docs/decisions.md, "Limber's remaining reads and measures").
+  // Which tag layout templates a pool's plates were tagged with is not recorded (docs/decisions.md, "What Limber's pages read").
   relationships: { tag_layout_templates: unrecorded('many', 'tag_layout_templates') },
   filters: {},
 });

@@ -7,7 +7,7 @@ import { recordKey, type StoredRecord } from '#lib/store/records.ts';
  * are written only by the admin loader (lib/reference/load.ts) — purposes also created through the API by
  * admin keys, never changed there — and never deleted. A write that links or names one (a sample's study, a transfer's template and user) may use
  * the copy this process read in the last REFERENCE_CACHE_TTL_MS instead of reading it again: one
- * DynamoDB read less for most creates (docs/decisions.md, "Cold starts and write CPU, measured"). A
+ * DynamoDB read less for most creates (docs/decisions.md, "Storage (one table)"). A
  * record missing is never kept, so a record just loaded is found at once; a record the loader changes
  * reaches other processes' writes within the TTL, and this process's at once (`forgetReferenceRecord`).
  * Reads (GET) always read the table.

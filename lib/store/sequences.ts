@@ -16,8 +16,7 @@ import { tableDefinition } from '#lib/store/table.ts';
  * One process sends one call per sequence at a time, for every reservation waiting when it goes (a group
  * commit). Sent one per request, concurrent requests of one process (`npm start`, a bench of 10 clients)
  * reached DynamoDB out of the order they read the clock, and a quarter of them failed the time's
- * condition and paid a second call (docs/decisions.md, "Id reservations: one call at a time per
- * sequence"). A Lambda serves one request at a time, so there every reservation is its own call, as before.
+ * condition and paid a second call (docs/decisions.md, "Identifiers"). A Lambda serves one request at a time, so there every reservation is its own call, as before.
  */
 export interface Reservation {
   /** The first of the reserved ids; the others follow it. */

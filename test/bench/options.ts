@@ -23,7 +23,7 @@ export const options = {
   /**
    * Measured requests per side in each read scenario and lab write, at least (cheap reads run more to fill
    * a minimum time); create batches send for BENCH_ITERATIONS × 80 ms. 48: with 24 the lab writes' CPU
-   * ratios moved by ±0.3–0.4 between whole runs (docs/decisions.md, "The bench's state change plates").
+   * ratios moved by ±0.3–0.4 between whole runs (docs/decisions.md, "Measuring speed").
    */
   iterations: positiveInteger('BENCH_ITERATIONS', 48),
   /** Loads of each function's bundle (and of the minimal handler, every few functions) in the cold-start measurement. */

@@ -126,7 +126,7 @@ async function benchScenarios(): Promise<void> {
     for (const scenario of chosen) {
       // Each scenario on servers that have served nothing else, as a deployed function serves only its own
       // route: in one process after the others, a write's CPU moved by up to 0.6× the floor's
-      // (docs/decisions.md, "Each scenario on fresh servers"). Its warm-up batch warms them.
+      // (docs/decisions.md, "Measuring speed"). Its warm-up batch warms them.
       sides = await freshPair();
       const difference = scenario.compare ? ((await compareAnswers(sides, scenario)) ?? 'same') : undefined;
       const t0 = performance.now();

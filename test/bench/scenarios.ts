@@ -169,8 +169,7 @@ function ongoingPlates(ongoing: OngoingSeeds | undefined): Scenario[] {
 /**
  * Warm-up writes each side sends before a lab write's measured ones: enough for V8 to have optimized both
  * sides' code for that write. With 4, a scenario run alone measured mostly the JIT's state: the MX tubes'
- * CPU was 1.14× the floor's with 4 warm-ups, 1.03× with 16, 0.98× with 48 (docs/decisions.md, "Lab writes
- * measured warm"). Each scenario's servers are fresh (./run.ts), so these warm them from cold.
+ * CPU was 1.14× the floor's with 4 warm-ups, 1.03× with 16, 0.98× with 48 (docs/decisions.md, "Measuring speed"). Each scenario's servers are fresh (./run.ts), so these warm them from cold.
  */
 const LAB_WARMUP = 32;
 
@@ -251,7 +250,7 @@ export const labWorkRequests = (iterations: number) => ({
   collection: labRequests(iterations),
   // Each needs a stamped plate of its own with its requests (copied: ./seed-books.ts), ~1 s to seed. As
   // many are measured as of the other lab writes: with 12, its CPU ratio ranged over 1.08–1.80× from one
-  // whole run to the next (docs/decisions.md, "Each scenario on fresh servers").
+  // whole run to the next (docs/decisions.md, "Measuring speed").
   stateChange: labRequests(iterations),
 });
 

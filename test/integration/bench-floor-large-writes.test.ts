@@ -12,7 +12,7 @@ import { freshStore } from '../support/store.ts';
  * The bench's floors of the writes past one transaction (test/bench/floor/large-write.ts) are floors only
  * if they leave what the service leaves: the same items, kinds and counts (ids, uuids and names apart), the
  * same count changes and as many events — and nothing of the way there (no mark, no record of the write).
- * Their transactions differ by design (docs/decisions.md, "The floor of a write past one transaction"), so
+ * Their transactions differ by design (docs/decisions.md, "Measuring speed"), so
  * the bench's per-run check of transaction shapes does not apply: this compares the table before and after.
  */
 

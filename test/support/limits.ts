@@ -1,7 +1,7 @@
 /**
  * How long the test run waits before it calls something hung. These are hang detectors, never speed
  * checks: on a 2-core machine that other work loads to ten times its cores, a heavy file's set-up takes
- * minutes, and no test may fail for that (docs/decisions.md, "A suite that passes on a busy machine").
+ * minutes, and no test may fail for that (docs/decisions.md, "Suite time").
  */
 
 /** A test or a hook running this long is hung (vitest's testTimeout and hookTimeout; no test sets its own). */

@@ -95,8 +95,7 @@ async function templateOrder(plate: { attributes: { uuid: string } }, requestOpt
 
 /**
  * Attributes a write answers with that a later read renders null: qc_assays' `qc_results`, the upload's
- * account of the results it created, which is not stored on the assay (docs/decisions.md, "Payload 2.0 both
- * ways, and the smaller defects"); a read finds them through the `qc_results` relationship.
+ * account of the results it created, which is not stored on the assay (docs/decisions.md, "QC assays and results"); a read finds them through the `qc_results` relationship.
  */
 const WRITE_ONLY_ANSWERS: Record<string, readonly string[]> = { qc_assays: ['qc_results'] };
 

@@ -9,8 +9,7 @@ import { entityMarkers, termKey, type Key } from './keys.ts';
 /**
  * The floor of a write past one DynamoDB transaction: the fewest calls that write the same items with the
  * same guarantee (one write: no reader sees part of it, a crash is undone or completed, nothing is staged
- * once it is aborted). The reasoning, and what the service does on top: docs/decisions.md, "The floor of a
- * write past one transaction". Its calls, for S staged transactions:
+ * once it is aborted). The reasoning, and what the service does on top: docs/decisions.md, "Measuring speed". Its calls, for S staged transactions:
  *
  * 1. stage (S transactions at once, nothing orders them): each puts the keys it stages beside the other
  *    open writes' (what recovery undoes; put only if its key is free: recovery, aborting the write, fills

@@ -24,7 +24,7 @@ import type { Answer } from './reads.ts';
  * used"); the page's plates' request books by one Query each, then one BatchGetItem. It renders with the
  * service's own resource definitions (lib/jsonapi/render.ts and the labware views), as the plate page's floor
  * does, so what the ratio measures is the service's request path, listing and include engine against this.
- * docs/decisions.md, "The floor of Limber's ongoing-plates page".
+ * docs/decisions.md, "Measuring speed".
  */
 
 /** The include paths this floor answers, as Limber's client flattens them. */
