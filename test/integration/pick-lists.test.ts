@@ -61,6 +61,8 @@ describe('POST /pick_lists', () => {
       }),
     });
     const data = created(res);
+    // Measured: 9 (its reads batched, its ids reserved at once, one transaction).
+    expect(res.calls).toBeLessThanOrEqual(9);
     expect(data.attributes).toMatchObject({ state: 'built', asynchronous: false });
     expect(data.attributes.pick_attributes).toEqual([
       { source_receptacle_id: a1, study_id: studyA, project_id: project },
@@ -181,6 +183,8 @@ describe('POST /pick_lists', () => {
       }),
     });
     const data = created(res);
+    // As many calls as a pick list of three wells: one transaction, not a write past one.
+    expect(res.calls).toBeLessThanOrEqual(9);
     expect(data.attributes.pick_attributes).toHaveLength(384);
     const submission = data.attributes.links[1].url.split('/').pop();
     const requests = await requestsOf(submission);
