@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '#lib/config.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, doc, idOf, type CallResult } from '../support/api.ts';
 import { createPlate, inBatches, purposeId } from '../support/fixtures.ts';
 import { filledPlate } from '../support/lab.ts';
 import { expectError, statuses } from '../support/responses.ts';
 import { seedPlates, seedSamples } from '../support/seed.ts';
+import { withRequestBudget } from '../support/request-budget.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused } from '../support/table.ts';
 
@@ -196,15 +196,7 @@ describe('POST /pick_lists', () => {
 describe('50 pick lists at once', () => {
   const WRITERS = 50;
   const BURST_BUDGET_MS = 240_000;
-  const runBudget = process.env.LTS_REQUEST_BUDGET_MS;
-  beforeAll(() => {
-    process.env.LTS_REQUEST_BUDGET_MS = String(BURST_BUDGET_MS);
-    resetConfig();
-  });
-  afterAll(() => {
-    process.env.LTS_REQUEST_BUDGET_MS = runBudget;
-    resetConfig();
-  });
+  withRequestBudget(BURST_BUDGET_MS);
 
   it('50 of distinct plates and 50 of one plate: 100 × 201, each with its own submission and requests', { timeout: BURST_BUDGET_MS + 60_000 }, async () => {
     const [sample] = await seedSamples(1, `PICK50-${Date.now()}`);

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '#lib/config.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { slotUuid } from '#lib/domain/labware-ids.ts';
 import { call, doc, idOf, type CallResult } from '../support/api.ts';
 import { purposeId, rel } from '../support/fixtures.ts';
 import { adminUuid, uuidOf } from '../support/lab.ts';
 import { expectError, statuses } from '../support/responses.ts';
 import { seedPlates, seedSamples } from '../support/seed.ts';
+import { withRequestBudget } from '../support/request-budget.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused } from '../support/table.ts';
 
@@ -177,15 +177,7 @@ describe('PATCH /work_orders/{id}', () => {
 describe('50 PATCHes at once', () => {
   const WRITERS = 50;
   const BURST_BUDGET_MS = 240_000;
-  const runBudget = process.env.LTS_REQUEST_BUDGET_MS;
-  beforeAll(() => {
-    process.env.LTS_REQUEST_BUDGET_MS = String(BURST_BUDGET_MS);
-    resetConfig();
-  });
-  afterAll(() => {
-    process.env.LTS_REQUEST_BUDGET_MS = runBudget;
-    resetConfig();
-  });
+  withRequestBudget(BURST_BUDGET_MS);
 
   it('50 work orders changed at once and 50 changes of one: 100 × 200, each work order agreeing with its requests', {
     timeout: BURST_BUDGET_MS + 60_000,
