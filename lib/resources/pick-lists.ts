@@ -116,7 +116,10 @@ async function createPickList(ctx: WriteContext, input: WriteInput): Promise<Sto
       }),
     ),
   );
-  const built = await buildSubmission(ctx, submission, orders, new Map(orders.map((o) => [o, [requestType]])), 1);
+  // Past the bound of one request: at the list the picks came from (the pick list is one record more).
+  const list = picks.some((p) => p.at[0] === 'pick_attributes') ? 'pick_attributes' : 'labware_pick_attributes';
+  const at = () => ({ pointer: pointer('data', 'attributes', list), field: list });
+  const built = await buildSubmission(ctx, submission, orders, new Map(orders.map((o) => [o, [requestType]])), { others: 1, at });
   const pickList = await ctx.uow.create('pick_lists', {
     id: pickListId!,
     attrs: { state: 'pending', asynchronous: input.attributes.asynchronous ?? true },

@@ -33,7 +33,9 @@ import { createWorkOrders } from '#lib/operations/work-orders.ts';
  */
 
 const ORDER_UUIDS = '/data/attributes/order_uuids';
-const atOrders = () => ({ pointer: ORDER_UUIDS, field: 'order_uuids' });
+/** Where a problem of building a submission's orders points: their list (a pick list names its own). */
+type BuildAt = () => { pointer: string; field: string };
+const atOrders: BuildAt = () => ({ pointer: ORDER_UUIDS, field: 'order_uuids' });
 
 /** Sequencing request types by key, as the reference names them (`sequencing`, `illumina_htp_novaseq_6000_paired_end_sequencing`). */
 export const isSequencingKey = (key: unknown): boolean => typeof key === 'string' && (key === 'sequencing' || key.endsWith('_sequencing'));
@@ -119,7 +121,13 @@ async function readOrders(ctx: WriteContext, uuids: readonly string[]): Promise<
  * books: each with its order, its request type, its asset and its order's request options; work after a
  * multiplexing step (no asset yet) in the book of its order's first labware. Answers the requests.
  */
-async function buildRequests(ctx: WriteContext, submission: StoredRecord, orders: readonly StoredRecord[], types: Map<StoredRecord, StoredRecord[]>) {
+async function buildRequests(
+  ctx: WriteContext,
+  submission: StoredRecord,
+  orders: readonly StoredRecord[],
+  types: Map<StoredRecord, StoredRecord[]>,
+  at: BuildAt,
+) {
   const byId = new Map(orders.map((o) => [o.id, o]));
   const planned = accepted(
     planRequests(
@@ -131,7 +139,7 @@ async function buildRequests(ctx: WriteContext, submission: StoredRecord, orders
       })),
       maxSubmissionRequests(orders.length),
     ),
-    atOrders,
+    at,
   );
   return appendRequests(
     ctx,
@@ -151,21 +159,21 @@ async function buildRequests(ctx: WriteContext, submission: StoredRecord, orders
  * orders of its GridION requests (lib/operations/work-orders.ts), then building → pending → processing →
  * ready (lib/domain/submissions.ts, buildPassage), each state a version with its `submissions.state_changed`
  * event. Refused past the bound of one request (submissionItems, counting `others` records the caller
- * writes beside it), before anything is written. Answers the submission as built.
+ * writes beside it), before anything is written, the problem at `at`. Answers the submission as built.
  */
 export async function buildSubmission(
   ctx: WriteContext,
   submission: StoredRecord,
   orders: readonly StoredRecord[],
   types: Map<StoredRecord, StoredRecord[]>,
-  others = 0,
+  { others = 0, at = atOrders }: { others?: number; at?: BuildAt } = {},
 ): Promise<StoredRecord> {
-  const requests = await buildRequests(ctx, submission, orders, types);
+  const requests = await buildRequests(ctx, submission, orders, types, at);
   const typeKeys = new Map([...types.values()].flat().map((type) => [type.id, String(type.attrs.key)]));
   const workOrders = await createWorkOrders(ctx, requests, typeKeys, new Map(orders.map((o) => [o.id, o])));
   const books = ctx.uow.created.filter((r) => r.type === 'request_books').length;
   const overBudget = submissionBudgetProblem(orders.length, books, requests.length, others + workOrders.length);
-  if (overBudget.length > 0) throw JsonApiError.all(problemErrors(overBudget, atOrders));
+  if (overBudget.length > 0) throw JsonApiError.all(problemErrors(overBudget, at));
   let built = submission;
   for (const state of accepted(buildPassage(submissionMachine.initial), attributeAt))
     built = ctx.uow.update(built, { attrs: { state } }, { event: 'state_changed' });
