@@ -31,6 +31,7 @@ export const FALLBACK = 'not-found';
 const READ = ['GET'] as const;
 const READ_CREATE = ['GET', 'POST'] as const;
 const READ_WRITE = ['GET', 'POST', 'PATCH'] as const;
+const READ_UPDATE = ['GET', 'PATCH'] as const;
 
 /** A function serving one type. */
 const one = (type: string, methods: readonly string[], actions: readonly RouteAction[] = []): Route => ({
@@ -111,8 +112,8 @@ export const routes: readonly Route[] = [
   one('study_metadata', READ),
   one('sample_manifests', READ),
   one('lanes', READ),
-  one('work_orders', READ),
-  one('pick_lists', READ),
+  one('work_orders', READ_UPDATE),
+  one('pick_lists', READ_CREATE),
   one('fragments', READ),
   one('tube_rack_statuses', READ),
   one(

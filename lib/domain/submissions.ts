@@ -204,14 +204,15 @@ export const MAX_ASSETS_PER_ORDER = 12_288;
 
 /**
  * A submission's write (POST submissions with `order_uuids`): the submission; each order, linked to it,
- * with its entry under the submission (orders' `submission` index); each request book it opens — the book,
+ * with its entry under the submission (orders' `submission` index); `others` records made with it (work
+ * orders, a pick list: no index entries); each request book it opens — the book,
  * its page guard, its entries under its labware and its submission (lib/resources/request-books.ts); count
  * shards of submissions and request books; the request item. A 384-well plate ordered with two request
  * types (768 requests, one book) is 10 items, 11 with its plate's audit entry; with an audit entry for each
  * plate, one order over 18 plates (one book each) is one transaction, over 101 plates 407 records and index entries.
  */
-export const submissionItems = (orders: number, books: number): WriteShape => ({
-  records: 1 + orders + books,
+export const submissionItems = (orders: number, books: number, others = 0): WriteShape => ({
+  records: 1 + orders + books + others,
   indexItems: orders + 3 * books,
   countedFamilies: books > 0 ? 2 : 1,
 });
@@ -232,9 +233,9 @@ export function maxSubmissionRequests(orders: number): number {
   return Math.min(Math.max(books, 0) * REQUESTS_PER_BOOK, Math.floor(LARGE_WRITE_SIZE_LIMIT / SMALLEST_REQUEST_BYTES));
 }
 
-/** The problem of a submission past the bound of one request, naming it. */
-export const submissionBudgetProblem = (orders: number, books: number, requests: number): Problem[] =>
+/** The problem of a submission past the bound of one request, naming it; `others`: records written with it (its work orders, a pick list). */
+export const submissionBudgetProblem = (orders: number, books: number, requests: number, others = 0): Problem[] =>
   withinRequest(
-    submissionItems(orders, books),
-    `submitting ${orders} orders (${requests} requests in ${books} request books, one for each labware and page of 1,000)`,
+    submissionItems(orders, books, others),
+    `submitting ${orders} orders (${requests} requests in ${books} request books, one for each labware and page of 1,000${others > 0 ? `, and ${others} records made with them` : ''})`,
   );

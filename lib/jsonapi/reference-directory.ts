@@ -57,7 +57,7 @@ export const REFERENCE_RESOURCE_FILES: readonly ReferenceResourceFile[] = [
     file: 'pick_list_resource.rb',
     type: 'pick_lists',
     servedNote:
-      "read only; POST is not served: the reference's pick list builds a submission of `cherrypick` requests and then a batch of its CherrypickPipeline, its `state` becomes `built` and its `links` name that batch's web page; this service has no cherrypick pipeline or batches, so a pick list here could only ever stay `pending` with no links, which would tell a client its picks were on their way when nothing would pick them. The collection is empty",
+      "POST builds the pick list's submission of `cherrypick` requests (one order per study and project) in its own write, so it is `built` when it answers, `asynchronous` or not; there is no CherrypickPipeline here and so no batches: `links` are the pick list's page and its submission's",
   },
   { file: 'plate_conversion_resource.rb', type: 'plate_conversions' },
   { file: 'plate_creation_resource.rb', type: 'plate_creations' },
@@ -133,6 +133,6 @@ export const REFERENCE_RESOURCE_FILES: readonly ReferenceResourceFile[] = [
     file: 'work_order_resource.rb',
     type: 'work_orders',
     servedNote:
-      "read only; the reference's WorkOrder::Factory makes work orders when a submission of its `Request::Traction::GridIon` requests is built (one per source receptacle), and its API takes PATCHes of their `state` and `at_risk`; this service has no such request type and builds no work orders, so the collection is empty and PATCH, with nothing to change, is not served",
+      'made as a submission of `traction_grid_ion` requests is built, one per source receptacle over its requests; PATCH `state` and `at_risk` change each of its requests too',
   },
 ];

@@ -105,9 +105,9 @@ export interface NewRequest {
 /**
  * Stages many new requests of one submission at once: those out of each labware appended to the last page
  * of its book and on as many new pages as they need (lib/domain/request-books.ts, fillPages) — one update
- * or create of each book, not one per request.
+ * or create of each book, not one per request. Answers the new requests, labware by labware.
  */
-export async function appendRequests(ctx: WriteContext, submission: number, requests: readonly NewRequest[]): Promise<void> {
+export async function appendRequests(ctx: WriteContext, submission: number, requests: readonly NewRequest[]): Promise<StoredRecord[]> {
   const now = Date.parse(ctx.uow.now);
   const byLabware = new Map<number, BookedRequest[]>();
   for (const { fields, labware } of requests) {
@@ -115,16 +115,23 @@ export async function appendRequests(ctx: WriteContext, submission: number, requ
     const group = byLabware.get(at) ?? byLabware.set(at, []).get(at)!;
     group.push({ ...fields, created: now, updated: now });
   }
+  const made: StoredRecord[] = [];
+  // The requests a book holds from its nth on, as records.
+  const viewsFrom = (book: StoredRecord, n: number) =>
+    bookAttrs(book)
+      .requests.slice(n)
+      .map((request, k) => requestView(book, n + k, request));
   for (const [labware, adding] of byLabware) {
     const book = await lastPage(ctx, submission, labware);
     const [first, ...more] = fillPages(book ? bookAttrs(book) : undefined, adding);
     let page = book ? bookAttrs(book).page : 0;
-    if (book) ctx.uow.update(book, { attrs: { requests: first } });
+    if (book) made.push(...viewsFrom(ctx.uow.update(book, { attrs: { requests: first } }), bookAttrs(book).requests.length));
     for (const requests of book ? more : [first!, ...more]) {
       page += 1;
-      await ctx.uow.create(REQUEST_BOOKS, { attrs: { submission, labware, page, requests }, rels: {} });
+      made.push(...viewsFrom(await ctx.uow.create(REQUEST_BOOKS, { attrs: { submission, labware, page, requests }, rels: {} }), 0));
     }
   }
+  return made;
 }
 
 /** A book's write: the book as read and as staged. */

@@ -701,4 +701,34 @@ export const examples: Record<string, TypeExamples> = {
       ],
     },
   },
+  pick_lists: {
+    create: [
+      made(
+        'Well A1 cherrypicked for Study A and Project A: its submission built at once',
+        'pick_lists',
+        {
+          attributes: {
+            asynchronous: false,
+            pick_attributes: [
+              { source_receptacle_id: Number(A1), study_id: referenceId('studies', 'Study A'), project_id: referenceId('projects', 'Project A') },
+            ],
+          },
+        },
+        '1',
+        { state: 'built', asynchronous: false },
+      ),
+      refused(
+        'A receptacle that is not there',
+        doc('pick_lists', { attributes: { pick_attributes: [{ source_receptacle_id: 999_999_001, project_id: referenceId('projects', 'Project A') }] } }),
+        404,
+        'record_not_found',
+      ),
+    ],
+  },
+  work_orders: {
+    // Work orders are made by a submission of GridION requests built from orders, whose uuids the examples cannot know.
+    update: [
+      refused('No work order 1 on a fresh store', doc('work_orders', { id: '1', attributes: { state: 'started', at_risk: true } }), 404, 'record_not_found'),
+    ],
+  },
 };

@@ -56,7 +56,9 @@ import { assetAudits } from '#lib/resources/asset-audits.ts';
 import { volumeUpdates } from '#lib/resources/volume-updates.ts';
 import { comments } from '#lib/resources/comments.ts';
 import { labwareAudits } from '#lib/resources/labware-audits.ts';
-import { fragments, lanes, pickLists, workOrders } from '#lib/resources/pipeline-records.ts';
+import { fragments, lanes } from '#lib/resources/pipeline-records.ts';
+import { pickLists } from '#lib/resources/pick-lists.ts';
+import { workOrders } from '#lib/resources/work-orders.ts';
 import { heron, tubeRackStatuses } from '#lib/resources/heron.ts';
 
 /** Every JSON:API type the service serves. Adding a type is adding its definition here. */

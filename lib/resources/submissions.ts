@@ -20,6 +20,7 @@ import { assetsOf, chained, optionsOf, requestTypesOf } from '#lib/resources/ord
 import { accepted, attributeAt, problemErrors } from '#lib/jsonapi/problems.ts';
 import { text } from '#lib/resources/reference.ts';
 import { appendRequests } from '#lib/operations/request-books.ts';
+import { createWorkOrders } from '#lib/operations/work-orders.ts';
 
 /**
  * Submissions (contract §3, §6, §7.3): what work a lab asks for, created by POST only. As Limber makes
@@ -32,6 +33,9 @@ import { appendRequests } from '#lib/operations/request-books.ts';
  */
 
 const ORDER_UUIDS = '/data/attributes/order_uuids';
+/** Where a problem of building a submission's orders points: their list (a pick list names its own). */
+type BuildAt = () => { pointer: string; field: string };
+const atOrders: BuildAt = () => ({ pointer: ORDER_UUIDS, field: 'order_uuids' });
 
 /** Sequencing request types by key, as the reference names them (`sequencing`, `illumina_htp_novaseq_6000_paired_end_sequencing`). */
 export const isSequencingKey = (key: unknown): boolean => typeof key === 'string' && (key === 'sequencing' || key.endsWith('_sequencing'));
@@ -115,12 +119,16 @@ async function readOrders(ctx: WriteContext, uuids: readonly string[]): Promise<
 /**
  * Builds the requests of a submission's orders (lib/domain/submissions.ts, planRequests) into its request
  * books: each with its order, its request type, its asset and its order's request options; work after a
- * multiplexing step (no asset yet) in the book of its order's first labware. Refused past the bound of
- * one request (submissionItems), before anything is written.
+ * multiplexing step (no asset yet) in the book of its order's first labware. Answers the requests.
  */
-async function buildRequests(ctx: WriteContext, submission: StoredRecord, orders: readonly StoredRecord[], types: Map<StoredRecord, StoredRecord[]>) {
+async function buildRequests(
+  ctx: WriteContext,
+  submission: StoredRecord,
+  orders: readonly StoredRecord[],
+  types: Map<StoredRecord, StoredRecord[]>,
+  at: BuildAt,
+) {
   const byId = new Map(orders.map((o) => [o.id, o]));
-  const atOrders = () => ({ pointer: ORDER_UUIDS, field: 'order_uuids' });
   const planned = accepted(
     planRequests(
       orders.map((o) => ({
@@ -131,9 +139,9 @@ async function buildRequests(ctx: WriteContext, submission: StoredRecord, orders
       })),
       maxSubmissionRequests(orders.length),
     ),
-    atOrders,
+    at,
   );
-  await appendRequests(
+  return appendRequests(
     ctx,
     submission.id,
     planned.map(({ order, requestType, asset }) => {
@@ -144,9 +152,32 @@ async function buildRequests(ctx: WriteContext, submission: StoredRecord, orders
       };
     }),
   );
+}
+
+/**
+ * Builds a submission of orders in this write (its orders already linked to it): its requests, the work
+ * orders of its GridION requests (lib/operations/work-orders.ts), then building → pending → processing →
+ * ready (lib/domain/submissions.ts, buildPassage), each state a version with its `submissions.state_changed`
+ * event. Refused past the bound of one request (submissionItems, counting `others` records the caller
+ * writes beside it), before anything is written, the problem at `at`. Answers the submission as built.
+ */
+export async function buildSubmission(
+  ctx: WriteContext,
+  submission: StoredRecord,
+  orders: readonly StoredRecord[],
+  types: Map<StoredRecord, StoredRecord[]>,
+  { others = 0, at = atOrders }: { others?: number; at?: BuildAt } = {},
+): Promise<StoredRecord> {
+  const requests = await buildRequests(ctx, submission, orders, types, at);
+  const typeKeys = new Map([...types.values()].flat().map((type) => [type.id, String(type.attrs.key)]));
+  const workOrders = await createWorkOrders(ctx, requests, typeKeys, new Map(orders.map((o) => [o.id, o])));
   const books = ctx.uow.created.filter((r) => r.type === 'request_books').length;
-  const overBudget = submissionBudgetProblem(orders.length, books, planned.length);
-  if (overBudget.length > 0) throw JsonApiError.all(problemErrors(overBudget, atOrders));
+  const overBudget = submissionBudgetProblem(orders.length, books, requests.length, others + workOrders.length);
+  if (overBudget.length > 0) throw JsonApiError.all(problemErrors(overBudget, at));
+  let built = submission;
+  for (const state of accepted(buildPassage(submissionMachine.initial), attributeAt))
+    built = ctx.uow.update(built, { attrs: { state } }, { event: 'state_changed' });
+  return built;
 }
 
 /**
@@ -156,11 +187,8 @@ async function buildRequests(ctx: WriteContext, submission: StoredRecord, orders
  */
 async function submitOrders(ctx: WriteContext, input: WriteInput): Promise<StoredRecord> {
   const { orders, types } = await readOrders(ctx, input.attributes.order_uuids as string[]);
-  let submission = await defaultCreate(ctx, submissions, { ...input, attributes: { ...input.attributes, state: submissionMachine.initial } });
+  const submission = await defaultCreate(ctx, submissions, { ...input, attributes: { ...input.attributes, state: submissionMachine.initial } });
   for (const order of orders) ctx.uow.update(order, { rels: { submission: refOf(submission) } });
   if (input.attributes.and_submit !== true) return submission;
-  await buildRequests(ctx, submission, orders, types);
-  for (const state of accepted(buildPassage(submissionMachine.initial), attributeAt))
-    submission = ctx.uow.update(submission, { attrs: { state } }, { event: 'state_changed' });
-  return submission;
+  return buildSubmission(ctx, submission, orders, types);
 }

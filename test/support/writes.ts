@@ -82,9 +82,9 @@ const metadatum = (key: string, metadatable: { type: string; id: string }) => ({
 });
 
 /** An order's attributes as Limber sends them: a submission template and the first well of `plate` (its sample's study detected). */
-async function templateOrder(plate: { attributes: { uuid: string } }, requestOptions: Record<string, unknown> = {}) {
+async function templateOrder(plate: { attributes: { uuid: string } }, requestOptions: Record<string, unknown> = {}, template = 'Library Creation - Illumina') {
   return {
-    submission_template_uuid: await uuidOf('submission_templates', 'name', 'Library Creation - Illumina'),
+    submission_template_uuid: await uuidOf('submission_templates', 'name', template),
     submission_template_attributes: {
       request_options: { library_type: 'Standard', ...requestOptions },
       user_uuid: await adminUuid(),
@@ -302,6 +302,30 @@ export const WRITES: Record<string, WriteCase> = {
     make: async () => {
       const order = await create('orders', await templateOrder((await filledPlate(1, 'Stock Plate', (await workIds()).study)).plate));
       return post('submissions', doc('submissions', { order_uuids: [order.attributes.uuid], and_submit: true, user_uuid: await adminUuid() }));
+    },
+  },
+  'POST pick_lists': {
+    changesExisting: false,
+    make: async () => {
+      const { plate } = await filledPlate(1, 'Stock Plate', (await workIds()).study);
+      const project = Number(await idOf('projects', 'name', 'Project A'));
+      return post(
+        'pick_lists',
+        doc('pick_lists', { asynchronous: false, pick_attributes: [{ source_receptacle_id: Number(plate.id) * 1000 + 1, project_id: project }] }),
+      );
+    },
+  },
+  'PATCH work_orders': {
+    changesExisting: true,
+    make: async () => {
+      const { plate } = await filledPlate(1, 'Stock Plate', (await workIds()).study);
+      const order = await create('orders', await templateOrder(plate, { library_type: 'Rapid', data_type: 'basecalls' }, 'Traction - GridION'));
+      await create('submissions', { order_uuids: [order.attributes.uuid], and_submit: true, user_uuid: await adminUuid() });
+      // The newest work orders: one of them is the first well's (its only one).
+      const recent = await call('GET', '/api/v2/work_orders?sort=-id&page[size]=20&include=source_receptacle');
+      const well = wellOf(plate);
+      const workOrder = recent.body.data.find((w: any) => w.relationships.source_receptacle.data.id === well.id);
+      return patch('work_orders', workOrder.id, { state: 'started', at_risk: true });
     },
   },
   'POST bulk_transfers': {
