@@ -36,6 +36,11 @@ function examplesOf(doc: any): { operations: string[]; sent: Sent[] } {
   const operations: string[] = [];
   const sent: Sent[] = [];
   for (const [template, item] of Object.entries<any>(doc.paths)) {
+    // A collection GET's examples (a read-only type's): its query from the parameters' values of the same name.
+    for (const [name, example] of Object.entries<any>(item.get?.responses['200'].content?.['application/vnd.api+json']?.examples ?? {})) {
+      const query = item.get.parameters.filter((p: any) => p.examples?.[name]).map((p: any) => `${p.name}=${encodeURIComponent(p.examples[name].value)}`);
+      sent.push({ method: 'GET', path: `${template}?${query.join('&')}`, name, body: undefined, status: 200, response: example.value, key: WRITE_KEY });
+    }
     for (const method of ['post', 'patch']) {
       const operation = item[method];
       if (!operation) continue;
@@ -95,7 +100,7 @@ it('answers every example, sent in the document’s order on a fresh service, as
     const res = await fetch(`${service.url}${example.path}`, {
       method: example.method,
       headers: { 'X-Sequencescape-Client-Id': example.key, 'Content-Type': 'application/vnd.api+json', Accept: 'application/vnd.api+json' },
-      body: JSON.stringify(example.body),
+      ...(example.body === undefined ? {} : { body: JSON.stringify(example.body) }),
     });
     const body = await res.json();
     const what = `${example.method} ${example.path} ${example.name}: ${JSON.stringify(body).slice(0, 600)}`;
