@@ -5,7 +5,7 @@ import { requestId } from '#lib/domain/labware-ids.ts';
 
 /**
  * The examples of the API description (lib/jsonapi/openapi.ts): a request body for every POST and PATCH
- * (and action), with the answer it gets. They work as written against a fresh store holding the default
+ * (and action), with the answer it gets, and a query for the GET of a type only read (`labware_audits`). They work as written against a fresh store holding the default
  * reference data (`npm start` on a new data dir), sent in the document's order, which is the registry's:
  * reference records have the ids and uuids the loader gives them (one id per record in the order of
  * lib/reference/default.json, a uuid from the id and the natural key), and every other id named here is

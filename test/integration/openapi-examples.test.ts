@@ -6,8 +6,9 @@ import { ADMIN_KEY, freshHttpService, WRITE_KEY } from '../support/store.ts';
 /**
  * The examples of the OpenAPI document (issue 12) work as written: on a fresh service (the local server
  * `npm start` runs, on a new table with the default reference data), every example is sent in the
- * document's order — method, path (a PATCH's id from its body) and body — and answered with the status
- * the document gives it, holding what its response example shows. Every POST and PATCH has an example,
+ * document's order — method, path (a PATCH's id from its body; a GET's query from its parameters' examples)
+ * and body — and answered with the status the document gives it, holding what its response example shows.
+ * Every POST and PATCH has an example,
  * so a new type without one fails here. The docs page shows them in that order: its sections follow the
  * document's `tags`, which follow its paths.
  */
