@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '#lib/config.ts';
+import { bounded } from '#lib/store/bounded.ts';
 import { dynamo } from '#lib/store/client.ts';
 import { padId } from '#lib/store/records.ts';
 import { tableDefinition } from '#lib/store/table.ts';
@@ -82,8 +83,8 @@ export interface TrailPage {
  * committed are absent (lib/store/visibility.ts). A page reads what it shows, not the entries before it:
  * - the first page, or the page after a position (a walk's cursor): one Query from there for the page's
  *   entries and one more (more Queries only where uncommitted entries took places);
- * - a page by number, or of some entries (`ids`): the trail's keys first (sort key and marks, ~100 bytes
- *   an entry whatever its size), which count and locate the page, then one Query for its entries alone.
+ * - a page by number, or of some entries (`ids`): the trail's keys first (sort key and marks, ~110 bytes
+ *   an entry whatever its size), which count and locate the page, then its entries alone (`entriesAt`).
  * The count is exact: a walk's (`count`, carried by its cursor from its first page), or what a first page
  * that ends the trail read, or the keys counted.
  */
@@ -102,6 +103,9 @@ export async function readTrailPage(
   const shown = start < 0 ? [] : keys.slice(start, start + page.size);
   return { entries: await entriesAt(labwareId, shown), more: start >= 0 && keys.length > start + page.size, count: keys.length };
 }
+
+/** Queries for a trail's entries run at once at most (the runs of entries `filter[id]` names). */
+const MAX_PARALLEL_QUERIES = 4;
 
 const sortKeyOf = (position: TrailPosition): string => auditSortKey(position.at, position.n);
 
@@ -132,20 +136,29 @@ function queryTrail(labwareId: number, range: { below?: string; high?: string; l
 const PREFIX = '$audit_1#';
 const PREFIX_END = '$audit_1$';
 
-/** The visible entries' keys, newest first, each with its number (a page by number, or by id, is found in them). */
-async function visibleKeys(labwareId: number): Promise<{ sk: string; n: number }[]> {
-  const query = queryTrail(labwareId, { keysOnly: true });
-  const items = await readResolved(async () => {
-    const keys: Marked<Record<string, string>>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await query(start);
-      keys.push(...((page.Items ?? []) as Marked<Record<string, string>>[]));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return keys;
-  });
-  return items.map((item) => ({ sk: item[SK]!, n: Number(item[SK]!.slice(item[SK]!.lastIndexOf('#n_') + 3)) }));
+/** A visible entry's key: its sort key, its number, and its place in the trail (0 the newest). */
+interface TrailKey {
+  sk: string;
+  n: number;
+  place: number;
+}
+
+/** The visible entries' keys, newest first (a page by number, or by id, is found in them). */
+async function visibleKeys(labwareId: number): Promise<TrailKey[]> {
+  const items = await readResolved(() => queryAll(queryTrail(labwareId, { keysOnly: true })) as Promise<Marked<Record<string, string>>[]>);
+  return items.map((item, place) => ({ sk: item[SK]!, n: Number(item[SK]!.slice(item[SK]!.lastIndexOf('#n_') + 3)), place }));
+}
+
+/** Every item of a Query, following LastEvaluatedKey. */
+async function queryAll(query: ReturnType<typeof queryTrail>): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let from: Record<string, unknown> | undefined;
+  do {
+    const page = await query(from);
+    items.push(...(page.Items ?? []));
+    from = page.LastEvaluatedKey;
+  } while (from);
+  return items;
 }
 
 /** Up to `size` visible entries after `start` (or from the newest), read a Query of `size + 1` items at a time: more when one follows them. */
@@ -167,20 +180,27 @@ async function entriesFrom(labwareId: number, start: string | undefined, size: n
   return { entries: entries.slice(0, size), more: entries.length > size };
 }
 
-/** The entries of these keys (adjacent in the trail, newest first), read as one range: those between them not listed are not shown. */
-async function entriesAt(labwareId: number, keys: readonly { sk: string }[]): Promise<AuditEntry[]> {
-  if (keys.length === 0) return [];
+/**
+ * The entries of these keys, newest first: one Query per run of adjacent keys (a page by number is one run;
+ * the entries `filter[id]` names may be several), so nothing is read but them and uncommitted entries among them.
+ */
+async function entriesAt(labwareId: number, keys: readonly TrailKey[]): Promise<AuditEntry[]> {
+  const runs: TrailKey[][] = [];
+  for (const key of keys) {
+    const run = runs.at(-1);
+    if (run && run.at(-1)!.place === key.place - 1) run.push(key);
+    else runs.push([key]);
+  }
   const wanted = new Set(keys.map((key) => key.sk));
-  const query = queryTrail(labwareId, { high: keys[0]!.sk, low: keys.at(-1)!.sk });
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await query(start);
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const read = new Map<TrailKey[], Record<string, unknown>[]>();
+  await bounded(runs, MAX_PARALLEL_QUERIES, async (run) => {
+    read.set(run, await queryAll(queryTrail(labwareId, { high: run[0]!.sk, low: run.at(-1)!.sk })));
+  });
   // Listed visible, they stay so (an entry is never changed or deleted once committed); others are of writes the keys did not show.
-  return items.filter((item) => wanted.has(item[SK] as string)).map((item) => entryOf(item as unknown as Marked<AuditEntry>));
+  return runs
+    .flatMap((run) => read.get(run)!)
+    .filter((item) => wanted.has(item[SK] as string))
+    .map((item) => entryOf(item as unknown as Marked<AuditEntry>));
 }
 
 /** An entry as stored, less its keys, its entity names and a large write's marks. */
