@@ -1,5 +1,5 @@
 import { refKey, type WriteContext } from '#lib/jsonapi/context.ts';
-import { drawEntryNumber, type AuditEntry } from '#lib/store/audit-trail.ts';
+import { drawEntryNumber, LABWARE_FAMILY, type AuditEntry } from '#lib/store/audit-trail.ts';
 import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import type { EventEnvelope } from '#lib/store/request-payload.ts';
 
@@ -14,8 +14,6 @@ import type { EventEnvelope } from '#lib/store/request-payload.ts';
  * writes are not its parent's history.
  */
 
-/** The family labware are stored in (lib/resources/labware.ts). */
-const LABWARE_FAMILY = 'labware';
 /** Records stored in labware that say where their material came from (lib/resources/labware-views.ts). */
 const TRANSFER_REQUESTS = 'transfer_requests';
 /** Subjects an entry lists (a bulk write may have thousands; the rest are counted). */
@@ -31,28 +29,25 @@ export async function auditWrite(ctx: WriteContext, primary: StoredRecord | read
   const records = await ctx.loader.load(refs);
   const added = addedNaming(ctx);
   const touchedBy = events.map((_, i) => labwareTouched(ctx, refs[i]!, records.get(refKey(refs[i]!)), added));
+  // The labware are named by id alone: a labware touched only through what names it (a request's asset well)
+  // is not read for its entry — it exists, as what names it was checked when written, and its trail's reader knows its type.
   const ids = [...new Set(touchedBy.flat())];
-  const labware = await ctx.loader.load(ids.map((id) => ({ type: 'labware', id })));
   const who = await actorOf(ctx, events[0]!);
   const primaries = ([] as StoredRecord[]).concat(primary);
   const primaryEvent = events.find((event) => primaries.some((p) => p.type === event.resource.type && String(p.id) === event.resource.id));
   const action = primaryEvent?.type ?? events[0]!.type;
-  const entries = ids.flatMap((id): AuditEntry[] => {
-    const record = labware.get(refKey({ type: 'labware', id }));
-    if (!record) return [];
+  const entries = ids.map((id): AuditEntry => {
     const mine = events.filter((_, i) => touchedBy[i]!.includes(id));
     const subjects = mine.filter((event) => primaries.some((p) => p.type === event.resource.type && String(p.id) === event.resource.id));
-    return [
-      {
-        labware: { type: record.type, id },
-        at: ctx.uow.now,
-        n: drawEntryNumber(),
-        ...who,
-        action,
-        changes: countBy(mine.map((event) => event.type)),
-        ...subjectsOf(subjects),
-      },
-    ];
+    return {
+      labware_id: id,
+      at: ctx.uow.now,
+      n: drawEntryNumber(),
+      ...who,
+      action,
+      changes: countBy(mine.map((event) => event.type)),
+      ...subjectsOf(subjects),
+    };
   });
   ctx.uow.setAudit(entries);
 }

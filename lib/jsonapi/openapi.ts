@@ -2,7 +2,7 @@ import * as z from '#lib/zod.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#lib/jsonapi/paging.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { linkedTypes, needsAdminKey, type AttributeDef, type RelationshipDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
-import type { TypeExamples, WriteExample } from '#lib/resources/examples.ts';
+import type { ListExample, TypeExamples, WriteExample } from '#lib/resources/examples.ts';
 
 /**
  * The API's OpenAPI 3.1 description, generated from the resource definitions (never written by hand):
@@ -175,6 +175,21 @@ function withExamples(operation: Json, list: readonly WriteExample[] | undefined
   };
 }
 
+/** Adds a collection GET's examples: each query parameter's value, and the same name under its 200 answer, so "Try it out" fills the query. */
+function withListExamples(operation: Json, list: readonly ListExample[] | undefined): Json {
+  if (!list?.length) return operation;
+  const parameters = (operation.parameters as Json[]).map((p) => {
+    const given = list.map((e, i) => [`example${i + 1}`, e] as const).filter(([, e]) => e.query[p.name as string] !== undefined);
+    return given.length
+      ? { ...p, examples: Object.fromEntries(given.map(([name, e]) => [name, { summary: e.summary, value: e.query[p.name as string] }])) }
+      : p;
+  });
+  const responses = operation.responses as Record<string, Json>;
+  const [[mediaType, content]] = Object.entries(responses['200']!.content as Record<string, Json>) as [[string, Json]];
+  const examples = named(list, (e) => ({ summary: e.summary, value: e.response }));
+  return { ...operation, parameters, responses: { ...responses, '200': { ...responses['200'], content: { [mediaType]: { ...content, examples } } } } };
+}
+
 const IDEMPOTENCY_KEY = { name: 'Idempotency-Key', in: 'header', schema: { type: 'string', maxLength: 255 } };
 
 /** A write action on one record (`POST <type>/{id}/<name>`): a body of `{}`, or `data` naming the record; it answers the record. */
@@ -200,13 +215,16 @@ function typePaths(registry: Registry, def: ResourceDef, examples: TypeExamples 
   const paths: Record<string, Json> = {};
   const collection: Json = {};
   if (def.methods.includes('list'))
-    collection.get = {
-      tags: tag,
-      operationId: `list-${def.type}`,
-      summary: `List ${def.type}`,
-      parameters: queryParameters(registry, def, true),
-      responses: { '200': ok(`A page of ${def.type}`, { type: 'array', items: ref(def.type) }), ...errorResponses(READ_ERRORS) },
-    };
+    collection.get = withListExamples(
+      {
+        tags: tag,
+        operationId: `list-${def.type}`,
+        summary: `List ${def.type}`,
+        parameters: queryParameters(registry, def, true),
+        responses: { '200': ok(`A page of ${def.type}`, { type: 'array', items: ref(def.type) }), ...errorResponses(READ_ERRORS) },
+      },
+      examples.list,
+    );
   if (def.methods.includes('create'))
     collection.post = withExamples(
       {

@@ -5,7 +5,7 @@ import { requestId } from '#lib/domain/labware-ids.ts';
 
 /**
  * The examples of the API description (lib/jsonapi/openapi.ts): a request body for every POST and PATCH
- * (and action), with the answer it gets. They work as written against a fresh store holding the default
+ * (and action), with the answer it gets, and a query for the GET of a type only read (`labware_audits`). They work as written against a fresh store holding the default
  * reference data (`npm start` on a new data dir), sent in the document's order, which is the registry's:
  * reference records have the ids and uuids the loader gives them (one id per record in the order of
  * lib/reference/default.json, a uuid from the id and the natural key), and every other id named here is
@@ -24,8 +24,16 @@ export interface WriteExample {
   response: Json;
 }
 
-/** A type's examples: of its POST, its PATCH (the body names the record) and each action, in the order they are sent. */
+/** A GET of a type's collection: its query parameters, answered 200 with what the response shows. */
+export interface ListExample {
+  summary: string;
+  query: Record<string, string>;
+  response: Json;
+}
+
+/** A type's examples: of its POST, its PATCH (the body names the record) and each action, in the order they are sent; of its GET for a read-only type. */
 export interface TypeExamples {
+  list?: ListExample[];
   create?: WriteExample[];
   update?: WriteExample[];
   actions?: Record<string, WriteExample[]>;
@@ -599,6 +607,30 @@ export const examples: Record<string, TypeExamples> = {
         },
       ],
     },
+  },
+  labware_audits: {
+    // The newest entry of the stock plate's trail is that of the last example before this one that touched it: the comment on it.
+    list: [
+      {
+        summary: "The stock plate's audit trail, newest first, a page of one: the write that touched it last, the comment on it",
+        query: { 'filter[labware]': STOCK_PLATE, 'page[size]': '1' },
+        response: {
+          data: [
+            {
+              type: 'labware_audits',
+              attributes: {
+                who: 'admin',
+                user_login: 'admin',
+                action: 'comments.created',
+                changes: { 'comments.created': 1 },
+                subjects: [{ type: 'comments', attributes: { title: 'Feedback', description: 'Well A1 looked cloudy' } }],
+              },
+              relationships: { labware: { data: { type: 'plates', id: STOCK_PLATE } } },
+            },
+          ],
+        },
+      },
+    ],
   },
   asset_audits: {
     // asset_audits names the labware by `asset_uuid`; labware uuids are random, so the example names it by relationship.

@@ -1,10 +1,9 @@
 import * as z from '#lib/zod.ts';
 import type { RequestContext } from '#lib/jsonapi/context.ts';
 import { errors, show } from '#lib/jsonapi/errors.ts';
-import type { CollectionPage } from '#lib/jsonapi/listing.ts';
-import { pageOfSorted, positionOf, type Page, type Sort } from '#lib/jsonapi/paging.ts';
+import { positionOf, type Sort } from '#lib/jsonapi/paging.ts';
 import { attr, defineResource, isRecordId, timestamp, toOne } from '#lib/jsonapi/resource.ts';
-import { readTrail, type AuditEntry } from '#lib/store/audit-trail.ts';
+import { readTrailPage, type AuditEntry } from '#lib/store/audit-trail.ts';
 import { linkOf, type StoredRecord, type TermHit } from '#lib/store/records.ts';
 
 /**
@@ -21,8 +20,8 @@ const NEWEST_FIRST: Sort = { field: 'updated_at', descending: true };
 
 const text = () => z.string();
 
-/** An entry as a record the engine renders: its number is its id, its time orders it. */
-const recordOf = (entry: AuditEntry): StoredRecord => ({
+/** An entry of a labware's trail as a record the engine renders: its number is its id, its time orders it. */
+const recordOf = (labware: TermHit, entry: AuditEntry): StoredRecord => ({
   family: TYPE,
   type: TYPE,
   id: entry.n,
@@ -31,7 +30,7 @@ const recordOf = (entry: AuditEntry): StoredRecord => ({
   updatedAt: entry.at,
   version: 1,
   attrs: { ...entry },
-  rels: { labware: entry.labware },
+  rels: { labware: { type: labware.type, id: labware.id } },
 });
 
 /** The labware `filter[labware]` names, by id or uuid: its index hit, or none. */
@@ -85,20 +84,18 @@ export const labwareAudits = defineResource({
       const ids = filters.get('id');
       const bad = ids?.find((id) => !isRecordId(id));
       if (bad !== undefined) throw errors.invalidParameter('filter[id]', `filter[id] - ${show(bad)} is not an id (a positive integer)`);
-      const entries = labware ? (await readTrail(labware)).map(recordOf).filter((r) => !ids || ids.includes(String(r.id))) : [];
-      return pageOfAudits(entries, page);
+      if (!labware) return { records: [], count: 0 };
+      const { entries, more, count } = await readTrailPage(labware.id, {
+        size: page.size,
+        number: page.number,
+        // A cursor of this listing holds an entry's time (a forged one without it pages by number).
+        ...(page.cursor?.after.updatedAt ? { after: { at: page.cursor.after.updatedAt!, n: page.cursor.after.id }, count: page.cursor.count } : {}),
+        ...(ids ? { ids: new Set(ids.map(Number)) } : {}),
+      });
+      const records = entries.map((entry) => recordOf(labware, entry));
+      const last = records.at(-1);
+      // The walk's cursor carries the count its first page read, as other listings' do (lib/jsonapi/listing.ts).
+      return { records, count, ...(more && last ? { next: { after: positionOf(last, NEWEST_FIRST), count } } : {}) };
     },
   },
 });
-
-/** A page of a trail read whole, with the cursor of the next page whenever more follow (so a walk by links is never shifted by new entries). */
-function pageOfAudits(sorted: StoredRecord[], page: Page): CollectionPage {
-  if (page.cursor) {
-    const { items, next } = pageOfSorted(sorted, NEWEST_FIRST, page);
-    return { records: items, count: sorted.length, ...(next ? { next } : {}) };
-  }
-  const records = sorted.slice((page.number - 1) * page.size, page.number * page.size);
-  const last = records.at(-1);
-  const more = last !== undefined && page.number * page.size < sorted.length;
-  return { records, count: sorted.length, ...(more ? { next: { after: positionOf(last, NEWEST_FIRST) } } : {}) };
-}

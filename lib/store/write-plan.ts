@@ -145,7 +145,7 @@ export function planWrite(changes: StagedChanges, model: RecordModel, request: R
   }
   // Created items like any index entry: a large write stages them marked, so they appear at its commit point.
   for (const entry of request.audit ?? []) {
-    const put = auditPut(entry, model.familyOf(entry.labware.type));
+    const put = auditPut(entry);
     ops.push({ item: { Put: put }, onReject: 'conflict', change: { kind: 'create', item: put.Item } });
   }
   const requestKey = request.idempotency?.key ?? `auto:${randomUUID()}`;

@@ -3,10 +3,12 @@ import { killProcessAfter } from '#lib/store/client.ts';
 import { recoverTransactions } from '#lib/store/recovery.ts';
 import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
 import { commandsOf, commitPointOf, metadataOn } from '../support/large-writes.ts';
-import { observeCalls } from '../support/dynamodb-calls.ts';
+import { observeCalls, type ObservedCalls } from '../support/dynamodb-calls.ts';
 import { createPlate, createTube, inBatches, purposeId, rel, uniqueName } from '../support/fixtures.ts';
 import { slotUuid } from '#lib/domain/labware-ids.ts';
+import { auditPut, drawEntryNumber, type AuditEntry } from '#lib/store/audit-trail.ts';
 import { adminUuid, filledPlate, postTransfer, templateUuid, uuidOf } from '../support/lab.ts';
+import { putItems } from '../support/seed.ts';
 import { freshStore } from '../support/store.ts';
 import { refused, scanTable } from '../support/table.ts';
 
@@ -233,7 +235,21 @@ describe('a write past one transaction', () => {
         ],
       },
     });
-  const actions = async (plate: { id: string }) => (await trail(plate.id)).body.data.map((e: any) => e.attributes.action);
+  /** The actions a plate's trail lists, the same read whole, page by page by number, and walked one entry a page (each way reads its own). */
+  const actions = async (plate: { id: string }) => {
+    const whole = await trail(plate.id);
+    const listed = whole.body.data.map((e: any) => e.attributes.action);
+    const byNumber: string[] = [];
+    for (let n = 1; n <= listed.length + 1; n++) {
+      const res = await trail(plate.id, `&page[size]=1&page[number]=${n}`);
+      expect(res.body.meta.record_count).toBe(whole.body.meta.record_count);
+      byNumber.push(...res.body.data.map((e: any) => e.attributes.action));
+    }
+    expect(byNumber).toEqual(listed);
+    expect((await walk(plate.id, 1)).map((e) => e.attributes.action)).toEqual(listed);
+    expect(whole.body.meta.record_count).toBe(listed.length);
+    return listed;
+  };
 
   it('is one entry per labware, absent until its commit point, present from it on (crashes on either side)', { timeout: 120_000 }, async () => {
     const measuredPlate = await createPlate();
@@ -260,5 +276,128 @@ describe('a write past one transaction', () => {
     expect(await actions(after)).toEqual(['poly_metadata.created', 'plates.created']);
     await recoverTransactions(Date.now() + 3_600_000);
     expect(await actions(after)).toEqual(['poly_metadata.created', 'plates.created']);
+  });
+});
+
+describe('a busy labware: a trail of 1,200 entries of about 2.7 KB', () => {
+  const SEEDED = 1200;
+  const SIZE = 20;
+  /** The seeded entries' times: a minute apart, long before the plate's own creation (and `ms` after). */
+  const minute = (i: number, ms = 0) => new Date(Date.UTC(2026, 0, 1) + i * 60_000 + ms).toISOString();
+  /** An entry as a rack's state change writes it: ten subjects with their reasons and contents (~2.7 KB as stored). */
+  const entryOn = (labware: number, at: string): AuditEntry => ({
+    labware_id: labware,
+    at,
+    n: drawEntryNumber(),
+    user: null,
+    api_key: 'seeded',
+    action: 'state_changes.created',
+    changes: { 'state_changes.created': 1, 'tubes.state_changed': 10 },
+    subjects: Array.from({ length: 10 }, (_, i) => ({
+      type: 'state_changes',
+      id: String(i + 1),
+      attributes: { target_state: 'passed', reason: `${'checked by the bench robot '.repeat(4)}${i}`, contents: ['A1', 'B1', 'C1', 'D1', 'E1', 'F1'] },
+    })),
+    more_subjects: 0,
+  });
+  let plate: any;
+  /** The plate's trail as seeded, newest first: its creation, then the seeded entries. */
+  let expected: string[];
+  let seeded: AuditEntry[];
+  let trailBytes: number;
+
+  beforeAll(async () => {
+    plate = await createPlate();
+    // Seeded straight into the table as the service writes them (auditPut): 1,200 writes through the API would take minutes.
+    seeded = Array.from({ length: SEEDED }, (_, i) => entryOn(Number(plate.id), minute(i)));
+    const items = seeded.map((entry) => auditPut(entry).Item);
+    trailBytes = JSON.stringify(items).length;
+    await putItems(items);
+    const [created] = (await trail(plate.id, '&page[size]=1')).body.data;
+    expected = [created.id, ...seeded.map((entry) => String(entry.n)).reverse()];
+    await warmKeyCache();
+  }, 120_000);
+
+  /** What a request read of the trail: its Queries, the entries read whole (with their subjects), the keys read alone, the bytes. */
+  const trailReads = (observed: ObservedCalls<unknown>) => {
+    const queries = observed.reads.filter((read) => read.command === 'QueryCommand');
+    const items = queries.flatMap((read) => read.items);
+    return {
+      queries: observed.commands.QueryCommand ?? 0,
+      whole: items.filter((item) => 'subjects' in item).length,
+      keys: items.filter((item) => !('subjects' in item)).length,
+      bytes: queries.reduce((sum, read) => sum + read.bytes, 0),
+    };
+  };
+  /** A page by its query, or by the link a page gave. */
+  const page = async (query: string, link?: string) => {
+    const observed = await observeCalls(() => (link ? call('GET', link.replace('https://lts.test', '')) : trail(plate.id, query)));
+    expect(observed.result.status, JSON.stringify(observed.result.body).slice(0, 500)).toBe(200);
+    return { body: observed.result.body, reads: trailReads(observed) };
+  };
+
+  it('a first page of 20 reads its 20 entries and one more whole, and only the keys of the rest to count them', async () => {
+    const first = await page(`&page[size]=${SIZE}`);
+    expect(first.body.data.map((e: any) => e.id)).toEqual(expected.slice(0, SIZE));
+    expect(first.body.meta.record_count).toBe(SEEDED + 1);
+    expect(first.reads.whole).toBe(SIZE + 1);
+    expect(first.reads.keys).toBe(SEEDED + 1);
+    // The keys are ~100 bytes an entry: the page reads about a tenth of the trail's bytes, not the trail.
+    expect(first.reads.bytes).toBeLessThan(trailBytes / 5);
+    console.info('[measured] first page of 20 of a trail of 1,201', first.reads, `trail ${trailBytes} bytes`);
+  });
+
+  it('the next page by its cursor is one Query of 21 entries, whatever the trail holds', async () => {
+    const first = await page(`&page[size]=${SIZE}`);
+    const next = await page('', first.body.links.next);
+    expect(next.body.data.map((e: any) => e.id)).toEqual(expected.slice(SIZE, 2 * SIZE));
+    expect(next.body.meta.record_count).toBe(SEEDED + 1);
+    expect(next.reads).toMatchObject({ queries: 1, whole: SIZE + 1, keys: 0 });
+  });
+
+  it('a page by number reads the keys and then its own entries alone; so do entries by id', async () => {
+    const deep = await page(`&page[size]=${SIZE}&page[number]=31`);
+    expect(deep.body.data.map((e: any) => e.id)).toEqual(expected.slice(30 * SIZE, 31 * SIZE));
+    expect(deep.body.meta.record_count).toBe(SEEDED + 1);
+    expect(deep.reads).toMatchObject({ whole: SIZE, keys: SEEDED + 1 });
+    expect(deep.body.links.next).toBeDefined();
+    const last = await page(`&page[size]=${SIZE}&page[number]=61`);
+    expect(last.body.data.map((e: any) => e.id)).toEqual(expected.slice(60 * SIZE));
+    expect(last.body.links.next).toBeUndefined();
+    // Two entries far apart: each read alone, not the entries between them.
+    const two = await page(`&filter[id]=${expected[900]},${expected[100]}`);
+    expect(two.body.data.map((e: any) => e.id)).toEqual([expected[100], expected[900]]);
+    expect(two.body.meta.record_count).toBe(2);
+    expect(two.reads).toMatchObject({ whole: 2, keys: SEEDED + 1 });
+  });
+
+  it('a walk by links shows every entry committed before it once; of those committed during it, those its cursor had not passed', {
+    timeout: 120_000,
+  }, async () => {
+    const before = (await page(`&page[size]=${SIZE}`)).body.meta.record_count;
+    const walked: string[] = [];
+    let next: string | undefined = `/api/v2/labware_audits?filter[labware]=${plate.id}&page[size]=100`;
+    let late: { passed: AuditEntry; ahead: AuditEntry } | undefined;
+    while (next) {
+      const res = await call('GET', next.replace('https://lts.test', ''));
+      expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
+      walked.push(...res.body.data.map((e: any) => e.id));
+      next = res.body.links.next;
+      if (late) continue;
+      // After the first page: a new write (newer than all), and two writes that started long ago and commit only now
+      // (written straight into the table: a request cannot be made to take minutes) — one at a time the walk has passed, one ahead of it.
+      const meta = await post('poly_metadata', { key: uniqueName('key'), value: 'v' }, { metadatable: { data: { type: 'plates', id: plate.id } } });
+      expect(meta.status).toBe(201);
+      late = { passed: entryOn(Number(plate.id), minute(SEEDED - 10, 1)), ahead: entryOn(Number(plate.id), minute(500, 1)) };
+      await putItems([auditPut(late.passed).Item, auditPut(late.ahead).Item]);
+    }
+    // Every entry committed before the walk once, in order; the one committed behind its cursor in its place; the others not.
+    const ahead = String(late!.ahead.n);
+    const at = expected.indexOf(String(seeded[500]!.n));
+    expect(walked).toEqual([...expected.slice(0, at), ahead, ...expected.slice(at)]);
+    expect(walked).toHaveLength(before + 1);
+    const now = await page('&page[size]=500');
+    expect(now.body.meta.record_count).toBe(before + 3);
+    expect(now.body.data.map((e: any) => e.id)).toContain(String(late!.passed.n));
   });
 });

@@ -6,8 +6,9 @@ import { ADMIN_KEY, freshHttpService, WRITE_KEY } from '../support/store.ts';
 /**
  * The examples of the OpenAPI document (issue 12) work as written: on a fresh service (the local server
  * `npm start` runs, on a new table with the default reference data), every example is sent in the
- * document's order — method, path (a PATCH's id from its body) and body — and answered with the status
- * the document gives it, holding what its response example shows. Every POST and PATCH has an example,
+ * document's order — method, path (a PATCH's id from its body; a GET's query from its parameters' examples)
+ * and body — and answered with the status the document gives it, holding what its response example shows.
+ * Every POST and PATCH has an example,
  * so a new type without one fails here. The docs page shows them in that order: its sections follow the
  * document's `tags`, which follow its paths.
  */
@@ -36,6 +37,11 @@ function examplesOf(doc: any): { operations: string[]; sent: Sent[] } {
   const operations: string[] = [];
   const sent: Sent[] = [];
   for (const [template, item] of Object.entries<any>(doc.paths)) {
+    // A collection GET's examples (a read-only type's): its query from the parameters' values of the same name.
+    for (const [name, example] of Object.entries<any>(item.get?.responses['200'].content?.['application/vnd.api+json']?.examples ?? {})) {
+      const query = item.get.parameters.filter((p: any) => p.examples?.[name]).map((p: any) => `${p.name}=${encodeURIComponent(p.examples[name].value)}`);
+      sent.push({ method: 'GET', path: `${template}?${query.join('&')}`, name, body: undefined, status: 200, response: example.value, key: WRITE_KEY });
+    }
     for (const method of ['post', 'patch']) {
       const operation = item[method];
       if (!operation) continue;
@@ -95,7 +101,7 @@ it('answers every example, sent in the document’s order on a fresh service, as
     const res = await fetch(`${service.url}${example.path}`, {
       method: example.method,
       headers: { 'X-Sequencescape-Client-Id': example.key, 'Content-Type': 'application/vnd.api+json', Accept: 'application/vnd.api+json' },
-      body: JSON.stringify(example.body),
+      ...(example.body === undefined ? {} : { body: JSON.stringify(example.body) }),
     });
     const body = await res.json();
     const what = `${example.method} ${example.path} ${example.name}: ${JSON.stringify(body).slice(0, 600)}`;

@@ -36,18 +36,8 @@ async function newRecords(type: string, count: number, build: Build, registry: R
   }));
 }
 
-/**
- * Writes records straight into the table (record items, their index items, their counts) in batches of
- * 25, eight batches at a time, as the service would have stored them.
- */
-async function putRecords(records: StoredRecord[], registry: Registry = serviceRegistry): Promise<void> {
-  const { record, term } = store().entities;
-  const items = records.flatMap((r) => [
-    record.create({ ...r, ...lookupAttributes(r, registry.lookupsOf(r)) }).params().Item,
-    ...registry
-      .termsOf(r)
-      .map((t) => term.create({ scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-', family: r.family, type: r.type, id: r.id }).params().Item),
-  ]);
+/** Writes items straight into the table in batches of 25, eight batches at a time. */
+export async function putItems(items: readonly Record<string, unknown>[]): Promise<void> {
   const table = config().LTS_TABLE_NAME;
   const chunks: Record<string, unknown>[][] = [];
   for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
@@ -62,6 +52,21 @@ async function putRecords(records: StoredRecord[], registry: Registry = serviceR
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
+}
+
+/**
+ * Writes records straight into the table (record items, their index items, their counts) in batches of
+ * 25, eight batches at a time, as the service would have stored them.
+ */
+async function putRecords(records: StoredRecord[], registry: Registry = serviceRegistry): Promise<void> {
+  const { record, term } = store().entities;
+  const items = records.flatMap((r) => [
+    record.create({ ...r, ...lookupAttributes(r, registry.lookupsOf(r)) }).params().Item,
+    ...registry
+      .termsOf(r)
+      .map((t) => term.create({ scope: t.scope, value: termValue(t.value), ref: t.ref ?? '-', family: r.family, type: r.type, id: r.id }).params().Item),
+  ]);
+  await putItems(items);
 
   const deltas = new Map<string, Map<string, number>>();
   for (const r of records) {

@@ -20,19 +20,16 @@ export interface Touched {
 export function auditOps(now: string, primary: EventEnvelope, touched: readonly Touched[], login: string | null = null): FloorOp[] {
   const actor = primary.actor as { api_key?: string | null; user?: { uuid: string | null } | null } | undefined;
   return touched.map(({ labware, events }): FloorOp => {
-    const { Item } = auditPut(
-      {
-        labware,
-        at: now,
-        n: drawEntryNumber(),
-        user: actor?.user?.uuid ? { uuid: actor.user.uuid, login } : null,
-        api_key: actor?.api_key ?? null,
-        action: primary.type,
-        changes: countBy(events.map((event) => event.type)),
-        ...subjectsOf(events.filter((event) => event.resource.type === primary.resource.type)),
-      },
-      'labware',
-    );
+    const { Item } = auditPut({
+      labware_id: labware.id,
+      at: now,
+      n: drawEntryNumber(),
+      user: actor?.user?.uuid ? { uuid: actor.user.uuid, login } : null,
+      api_key: actor?.api_key ?? null,
+      action: primary.type,
+      changes: countBy(events.map((event) => event.type)),
+      ...subjectsOf(events.filter((event) => event.resource.type === primary.resource.type)),
+    });
     return { kind: 'create', item: Item, unique: true };
   });
 }
