@@ -1,8 +1,12 @@
 import { canonicalBarcode } from '#lib/domain/barcode.ts';
 import { labwareOfSlot, slotId, slotOf } from '#lib/domain/labware-ids.ts';
-import { PICK_REQUEST_TYPE, type Pick } from '#lib/domain/pick-lists.ts';
+import { PICK_REQUEST_TYPE, type Pick, pickOrders } from '#lib/domain/pick-lists.ts';
+import { submissionMachine } from '#lib/domain/submissions.ts';
 import { MAX_ASSETS_PER_ORDER } from '#lib/domain/submissions.ts';
-import { refKey, type WriteContext } from '#lib/jsonapi/context.ts';
+import { refKey, refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import { accepted, type Locate } from '#lib/jsonapi/problems.ts';
+import { booked } from '#lib/operations/request-books.ts';
+import { buildSubmission } from '#lib/operations/submission-build.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { labwareAttrs, receptacleType } from '#lib/operations/labware-records.ts';
 import { findHolders, type Ref, type StoredRecord } from '#lib/store/records.ts';
@@ -162,4 +166,52 @@ function labwareRecordPicks(
       ),
     );
   return record ? filled.map((slot) => pickOf(record, slot, { at: [LABWARE_PICKS, String(i)], field, ...named })) : [];
+}
+
+/** A pick list's writable attributes. */
+export interface PickListInput extends PickListEntries {
+  asynchronous?: boolean | null;
+}
+
+/** A problem of a pick, at its member: `/data/attributes/pick_attributes/0/study_id`. */
+const pickAt: Locate = (path) => ({ pointer: pointer('data', 'attributes', ...path), field: path.join('.') });
+
+/**
+ * A pick list (the reference's PickList#pick_attributes= and #process): its picks read, grouped into
+ * orders, a submission of them built with its requests, and the pick list made `pending` then `built`
+ * (an event each), all in this write.
+ */
+export async function createPickList(ctx: WriteContext, input: PickListInput): Promise<StoredRecord> {
+  const { picks, requestType } = await readPicks(ctx, input);
+  const planned = accepted(pickOrders(picks), pickAt);
+  const refOfPick = new Map(picks.map((p) => [p.receptacle, p.ref]));
+  // Every id this write makes beside its requests' books, reserved at once.
+  const reserve = (type: string, count: number) => ctx.uow.allocateIds(ctx.registry.familyOf(type), count);
+  const [[submissionId], orderIds, [pickListId]] = await Promise.all([reserve('submissions', 1), reserve('orders', planned.length), reserve('pick_lists', 1)]);
+  const submission = await ctx.uow.create('submissions', { id: submissionId!, attrs: { state: submissionMachine.initial }, rels: { user: null } });
+  const orders = await Promise.all(
+    planned.map((order, n) =>
+      ctx.uow.create('orders', {
+        id: orderIds[n]!,
+        attrs: { request_options: {}, assets: order.receptacles.map((id) => booked(refOfPick.get(id)!)) },
+        rels: {
+          submission: refOf(submission),
+          study: order.study === null ? null : { type: 'studies', id: order.study },
+          project: order.project === null ? null : { type: 'projects', id: order.project },
+          user: null,
+          request_types: [refOf(requestType)],
+        },
+      }),
+    ),
+  );
+  // Past the bound of one request: at the list the picks came from (the pick list is one record more).
+  const list = picks.some((p) => p.at[0] === 'pick_attributes') ? 'pick_attributes' : 'labware_pick_attributes';
+  const at = () => ({ pointer: pointer('data', 'attributes', list), field: list });
+  const built = await buildSubmission(ctx, submission, orders, new Map(orders.map((o) => [o, [requestType]])), at, 1);
+  const pickList = await ctx.uow.create('pick_lists', {
+    id: pickListId!,
+    attrs: { state: 'pending', asynchronous: input.asynchronous ?? true },
+    rels: { submission: refOf(built), orders: orders.map((o): Ref => refOf(o)) },
+  });
+  return ctx.uow.update(pickList, { attrs: { state: 'built' } }, { event: 'state_changed' });
 }

@@ -45,7 +45,7 @@ export function requestView(book: StoredRecord, n: number, request: BookedReques
       priority: request.priority ?? null,
       state: request.state,
       options: request.options ?? {},
-      // Its order's library type, when the order's request options named one (lib/resources/submissions.ts).
+      // Its order's library type, when the order's request options named one (lib/operations/submission-build.ts).
       library_type: request.options?.library_type ?? null,
     },
     rels: {
@@ -96,7 +96,7 @@ export async function appendRequest(ctx: WriteContext, submission: number | null
   return requestView(opened, 0, request);
 }
 
-/** A request a submission makes: its fields, and the labware of its book when it has no asset (lib/resources/submissions.ts). */
+/** A request a submission makes: its fields, and the labware of its book when it has no asset (lib/operations/submission-build.ts). */
 export interface NewRequest {
   fields: Omit<BookedRequest, 'created' | 'updated'>;
   labware?: number;

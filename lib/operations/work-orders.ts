@@ -7,7 +7,7 @@ import { linkOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Work orders (lib/domain/work-orders.ts): made with the requests of a submission as it is built
- * (lib/resources/submissions.ts), and changed with their requests (PATCH work_orders). A work order
+ * (lib/operations/submission-build.ts), and changed with their requests (PATCH work_orders). A work order
  * stores the ids of its requests (`requests`, not rendered), so a change finds their books in one read.
  */
 

@@ -1,6 +1,6 @@
 import * as z from '#lib/zod.ts';
 import { parseSlotUuid, slotId } from '#lib/domain/labware-ids.ts';
-import { detectStudy, MAX_ASSETS_PER_ORDER, multiplierProblems, requestOptionsProblems, type ChainedType } from '#lib/domain/submissions.ts';
+import { detectStudy, MAX_ASSETS_PER_ORDER, multiplierProblems, requestOptionsProblems } from '#lib/domain/submissions.ts';
 import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import {
@@ -17,9 +17,10 @@ import {
   uuidOfAttribute,
   type WriteInput,
 } from '#lib/jsonapi/resource.ts';
-import type { BookedRef } from '#lib/domain/request-books.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
 import { labwareAttrs, receptacleType } from '#lib/operations/labware-records.ts';
+import type { BookedRef } from '#lib/domain/request-books.ts';
+import { chained } from '#lib/operations/submission-build.ts';
 import { accepted, attributeAt, problemErrors } from '#lib/jsonapi/problems.ts';
 import { findHolders, refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
@@ -70,12 +71,6 @@ const relationships = {
 type Input = WriteInput<typeof attributes, typeof relationships>;
 type TemplateAttributes = z.infer<ReturnType<typeof templateAttributes>>;
 
-/** An order's assets as it stores them (not rendered): the receptacles its requests start from. */
-export const assetsOf = (order: StoredRecord): BookedRef[] => (order.attrs.assets as BookedRef[] | undefined) ?? [];
-
-/** An order's request options (none for an order made without a template). */
-export const optionsOf = (order: StoredRecord): Record<string, unknown> => (order.attrs.request_options as Record<string, unknown> | undefined) ?? {};
-
 const at = (...path: (string | number)[]) => pointer('data', 'attributes', TEMPLATE_ATTRIBUTES, ...path);
 
 /** The request types of a template, in its order (one batched read of their key guards, one of the records). */
@@ -89,12 +84,6 @@ export async function templateRequestTypes(ctx: WriteContext, template: StoredRe
   const records = await ctx.loader.load(refs);
   return refs.flatMap((ref) => records.get(`${ref.type}:${ref.id}`) ?? []);
 }
-
-export const chained = (type: StoredRecord): ChainedType => ({
-  id: type.id,
-  key: String(type.attrs.key),
-  forMultiplexing: type.attrs.for_multiplexing === true,
-});
 
 /** An asset named: the receptacle, and the studies of its aliquots. */
 interface Asset {

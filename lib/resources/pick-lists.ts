@@ -1,15 +1,9 @@
 import * as z from '#lib/zod.ts';
-import { pickOrders } from '#lib/domain/pick-lists.ts';
-import { submissionMachine } from '#lib/domain/submissions.ts';
-import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
-import { pointer } from '#lib/jsonapi/errors.ts';
-import { accepted, type Locate } from '#lib/jsonapi/problems.ts';
-import { attr, defineResource, lazySchema, timestamps, type WriteInput } from '#lib/jsonapi/resource.ts';
-import { readPicks, type PickListEntries } from '#lib/operations/pick-list.ts';
-import { booked } from '#lib/operations/request-books.ts';
-import { assetsOf } from '#lib/resources/orders.ts';
-import { buildSubmission } from '#lib/resources/submissions.ts';
-import { linkOf, refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { refKey, type RequestContext } from '#lib/jsonapi/context.ts';
+import { attr, defineResource, lazySchema, timestamps } from '#lib/jsonapi/resource.ts';
+import { createPickList, type PickListInput } from '#lib/operations/pick-list.ts';
+import { assetsOf } from '#lib/operations/submission-build.ts';
+import { linkOf, refsOf, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Pick lists (the reference's PickList): receptacles to cherrypick, each for a study and a project. POST
@@ -34,9 +28,6 @@ const labwarePick = lazySchema(() =>
     project_id: named(),
   }),
 );
-
-/** A problem of a pick, at its member: `/data/attributes/pick_attributes/0/study_id`. */
-const pickAt: Locate = (path) => ({ pointer: pointer('data', 'attributes', ...path), field: path.join('.') });
 
 /** The picks of pick lists, read back from their orders (one batched read): each receptacle with its order's study and project. */
 async function picksOf(ctx: RequestContext, records: StoredRecord[]) {
@@ -85,45 +76,5 @@ export const pickLists = defineResource({
   },
   relationships: {},
   filters: {},
-  create: (ctx, input) => createPickList(ctx, input),
+  create: (ctx, input) => createPickList(ctx, input.attributes as PickListInput),
 });
-
-/**
- * A pick list (the reference's PickList#pick_attributes= and #process): its picks read, grouped into
- * orders, a submission of them built with its requests, and the pick list made `pending` then `built`
- * (an event each), all in this write.
- */
-async function createPickList(ctx: WriteContext, input: WriteInput): Promise<StoredRecord> {
-  const { picks, requestType } = await readPicks(ctx, input.attributes as PickListEntries);
-  const planned = accepted(pickOrders(picks), pickAt);
-  const refOfPick = new Map(picks.map((p) => [p.receptacle, p.ref]));
-  // Every id this write makes beside its requests' books, reserved at once.
-  const reserve = (type: string, count: number) => ctx.uow.allocateIds(ctx.registry.familyOf(type), count);
-  const [[submissionId], orderIds, [pickListId]] = await Promise.all([reserve('submissions', 1), reserve('orders', planned.length), reserve('pick_lists', 1)]);
-  const submission = await ctx.uow.create('submissions', { id: submissionId!, attrs: { state: submissionMachine.initial }, rels: { user: null } });
-  const orders = await Promise.all(
-    planned.map((order, n) =>
-      ctx.uow.create('orders', {
-        id: orderIds[n]!,
-        attrs: { request_options: {}, assets: order.receptacles.map((id) => booked(refOfPick.get(id)!)) },
-        rels: {
-          submission: refOf(submission),
-          study: order.study === null ? null : { type: 'studies', id: order.study },
-          project: order.project === null ? null : { type: 'projects', id: order.project },
-          user: null,
-          request_types: [refOf(requestType)],
-        },
-      }),
-    ),
-  );
-  // Past the bound of one request: at the list the picks came from (the pick list is one record more).
-  const list = picks.some((p) => p.at[0] === 'pick_attributes') ? 'pick_attributes' : 'labware_pick_attributes';
-  const at = () => ({ pointer: pointer('data', 'attributes', list), field: list });
-  const built = await buildSubmission(ctx, submission, orders, new Map(orders.map((o) => [o, [requestType]])), { others: 1, at });
-  const pickList = await ctx.uow.create('pick_lists', {
-    id: pickListId!,
-    attrs: { state: 'pending', asynchronous: input.attributes.asynchronous ?? true },
-    rels: { submission: refOf(built), orders: orders.map((o): Ref => refOf(o)) },
-  });
-  return ctx.uow.update(pickList, { attrs: { state: 'built' } }, { event: 'state_changed' });
-}

@@ -1,26 +1,15 @@
 import * as z from '#lib/zod.ts';
-import { labwareOfSlot } from '#lib/domain/labware-ids.ts';
-import { requestMachine } from '#lib/domain/machines.ts';
-import {
-  buildPassage,
-  compatibilityProblems,
-  maxSubmissionRequests,
-  planRequests,
-  SUBMISSION_STATES,
-  submissionBudgetProblem,
-  submissionMachine,
-} from '#lib/domain/submissions.ts';
+import { compatibilityProblems, SUBMISSION_STATES, submissionMachine } from '#lib/domain/submissions.ts';
 import { refKey, refOf, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { resolveReverse } from '#lib/jsonapi/reverse.ts';
 import { refsOf, linkOf, type StoredRecord } from '#lib/store/records.ts';
 import { attr, defineResource, reverse, timestamps, toOne, uuidAttribute, uuidFilter, uuidOfAttribute, type WriteInput } from '#lib/jsonapi/resource.ts';
 import { defaultCreate } from '#lib/jsonapi/write.ts';
-import { assetsOf, chained, optionsOf, requestTypesOf } from '#lib/resources/orders.ts';
-import { accepted, attributeAt, problemErrors } from '#lib/jsonapi/problems.ts';
+import { requestTypesOf } from '#lib/resources/orders.ts';
+import { problemErrors } from '#lib/jsonapi/problems.ts';
 import { text } from '#lib/resources/reference.ts';
-import { appendRequests } from '#lib/operations/request-books.ts';
-import { createWorkOrders } from '#lib/operations/work-orders.ts';
+import { buildSubmission, chained, optionsOf } from '#lib/operations/submission-build.ts';
 
 /**
  * Submissions (contract §3, §6, §7.3): what work a lab asks for, created by POST only. As Limber makes
@@ -33,9 +22,6 @@ import { createWorkOrders } from '#lib/operations/work-orders.ts';
  */
 
 const ORDER_UUIDS = '/data/attributes/order_uuids';
-/** Where a problem of building a submission's orders points: their list (a pick list names its own). */
-type BuildAt = () => { pointer: string; field: string };
-const atOrders: BuildAt = () => ({ pointer: ORDER_UUIDS, field: 'order_uuids' });
 
 /** Sequencing request types by key, as the reference names them (`sequencing`, `illumina_htp_novaseq_6000_paired_end_sequencing`). */
 export const isSequencingKey = (key: unknown): boolean => typeof key === 'string' && (key === 'sequencing' || key.endsWith('_sequencing'));
@@ -117,70 +103,6 @@ async function readOrders(ctx: WriteContext, uuids: readonly string[]): Promise<
 }
 
 /**
- * Builds the requests of a submission's orders (lib/domain/submissions.ts, planRequests) into its request
- * books: each with its order, its request type, its asset and its order's request options; work after a
- * multiplexing step (no asset yet) in the book of its order's first labware. Answers the requests.
- */
-async function buildRequests(
-  ctx: WriteContext,
-  submission: StoredRecord,
-  orders: readonly StoredRecord[],
-  types: Map<StoredRecord, StoredRecord[]>,
-  at: BuildAt,
-) {
-  const byId = new Map(orders.map((o) => [o.id, o]));
-  const planned = accepted(
-    planRequests(
-      orders.map((o) => ({
-        id: o.id,
-        requestTypes: types.get(o)!.map(chained),
-        multipliers: (optionsOf(o).multiplier as Record<string, number> | undefined) ?? {},
-        assets: assetsOf(o),
-      })),
-      maxSubmissionRequests(orders.length),
-    ),
-    at,
-  );
-  return appendRequests(
-    ctx,
-    submission.id,
-    planned.map(({ order, requestType, asset }) => {
-      const options = optionsOf(byId.get(order)!);
-      return {
-        fields: { state: requestMachine.initial, requestType, order, ...(asset ? { asset } : {}), ...(Object.keys(options).length > 0 ? { options } : {}) },
-        labware: labwareOfSlot(assetsOf(byId.get(order)!)[0]![1]),
-      };
-    }),
-  );
-}
-
-/**
- * Builds a submission of orders in this write (its orders already linked to it): its requests, the work
- * orders of its GridION requests (lib/operations/work-orders.ts), then building → pending → processing →
- * ready (lib/domain/submissions.ts, buildPassage), each state a version with its `submissions.state_changed`
- * event. Refused past the bound of one request (submissionItems, counting `others` records the caller
- * writes beside it), before anything is written, the problem at `at`. Answers the submission as built.
- */
-export async function buildSubmission(
-  ctx: WriteContext,
-  submission: StoredRecord,
-  orders: readonly StoredRecord[],
-  types: Map<StoredRecord, StoredRecord[]>,
-  { others = 0, at = atOrders }: { others?: number; at?: BuildAt } = {},
-): Promise<StoredRecord> {
-  const requests = await buildRequests(ctx, submission, orders, types, at);
-  const typeKeys = new Map([...types.values()].flat().map((type) => [type.id, String(type.attrs.key)]));
-  const workOrders = await createWorkOrders(ctx, requests, typeKeys, new Map(orders.map((o) => [o.id, o])));
-  const books = ctx.uow.created.filter((r) => r.type === 'request_books').length;
-  const overBudget = submissionBudgetProblem(orders.length, books, requests.length, others + workOrders.length);
-  if (overBudget.length > 0) throw JsonApiError.all(problemErrors(overBudget, at));
-  let built = submission;
-  for (const state of accepted(buildPassage(submissionMachine.initial), attributeAt))
-    built = ctx.uow.update(built, { attrs: { state } }, { event: 'state_changed' });
-  return built;
-}
-
-/**
  * A submission of orders made before (Limber's): `building`; with `and_submit` its requests are built and it
  * moves on to `ready` (lib/domain/submissions.ts, buildPassage), each state a version with its
  * `submissions.state_changed` event, so Limber's `building_in_progress?` is false when the POST answers.
@@ -190,5 +112,5 @@ async function submitOrders(ctx: WriteContext, input: WriteInput): Promise<Store
   const submission = await defaultCreate(ctx, submissions, { ...input, attributes: { ...input.attributes, state: submissionMachine.initial } });
   for (const order of orders) ctx.uow.update(order, { rels: { submission: refOf(submission) } });
   if (input.attributes.and_submit !== true) return submission;
-  return buildSubmission(ctx, submission, orders, types);
+  return buildSubmission(ctx, submission, orders, types, () => ({ pointer: ORDER_UUIDS, field: 'order_uuids' }));
 }

@@ -7,7 +7,7 @@ import { changeWorkOrder } from '#lib/operations/work-orders.ts';
 
 /**
  * Work orders (the reference's WorkOrder): one per source receptacle of a submission of GridION requests,
- * made as the submission is built (lib/operations/work-orders.ts, from lib/resources/submissions.ts).
+ * made as the submission is built (lib/operations/work-orders.ts, from lib/operations/submission-build.ts).
  * Rendered as the reference renders them: `quantity` as number and unit, `options` its first request's
  * metadata. PATCH changes `state` and `at_risk`, on the work order and on each of its requests.
  */
