@@ -185,6 +185,11 @@ export type FilterDef =
       check?: (name: string, values: string[]) => void;
       /** The earliest update time a matching record can have: a listing in update-time order starts there. */
       updatedAfter?: (values: string[]) => string;
+      /**
+       * Values applied when a listing of the type does not send the filter (JSONAPI::Resources' `filter …,
+       * default:`; the reference's tag_sets `visible`): lib/jsonapi/filters.ts, `withDefaultFilters`.
+       */
+      default?: readonly string[];
     }
   | {
       /** Looks the values up in an index of this type. */
