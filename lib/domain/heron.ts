@@ -1,5 +1,6 @@
 import { columnOrder, positionIndex, type Layout } from '#lib/domain/geometry.ts';
 import { outcome, quoted, type Outcome, type Problem } from '#lib/domain/problems.ts';
+import { UUID_FORMAT } from '#lib/store/uuids.ts';
 
 /**
  * Heron reception (the reference's app/models/heron/factories, with their concerns and README): a plate
@@ -28,6 +29,8 @@ export interface HeronSample {
   input: readonly string[];
   /** An existing sample's uuid; else undefined and the fields below make a new one. */
   existing?: string;
+  /** The uuid the new sample is to have (lighthouse's `lh_sample_uuid`), lowercase; else it gets one of this service's. */
+  uuid?: string;
   /** The study: the labware's when given (it takes precedence, as the reference's), else the content's. */
   study?: string;
   sample: Record<string, unknown>;
@@ -95,7 +98,11 @@ function contentSample(given: unknown, at: readonly string[], columns: SampleCol
   const study = labwareStudy ?? stringOrUndefined(given.study_uuid);
   if (study === undefined)
     problems.push({ code: 'blank', input: [...at, 'study_uuid'], detail: "the study can't be blank: give study_uuid on the labware or the content" });
-  return { study, sample, metadata };
+  const uuid = typeof given.uuid === 'string' ? given.uuid.toLowerCase() : given.uuid;
+  if (uuid === undefined || uuid === null) return { study, sample, metadata };
+  if (typeof uuid !== 'string' || !UUID_FORMAT.test(uuid))
+    problems.push({ code: 'not_a_uuid', input: [...at, 'uuid'], detail: `must be a uuid (8-4-4-4-12 hexadecimal digits), got ${JSON.stringify(uuid)}` });
+  return { study, sample, metadata, uuid: String(uuid) };
 }
 
 const stringOrUndefined = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
@@ -125,22 +132,22 @@ export function planContents(
       return made ? [{ coordinate, slot, input, ...made }] : [];
     });
   });
-  problems.push(...namesOnce(samples));
+  problems.push(...givenOnce(samples, 'name', (s) => s.sample.name), ...givenOnce(samples, 'uuid', (s) => s.uuid));
   return outcome(problems, () => samples);
 }
 
-/** A new sample's name is unique (in any case), so one reception names each once. */
-function namesOnce(samples: readonly HeronSample[]): Problem[] {
+/** A new sample's name and uuid are unique (in any case), so one reception gives each once. */
+function givenOnce(samples: readonly HeronSample[], field: string, given: (sample: HeronSample) => unknown): Problem[] {
   const first = new Map<string, HeronSample>();
   return samples.flatMap((sample): Problem[] => {
-    const name = sample.sample.name;
-    if (typeof name !== 'string') return [];
-    const earlier = first.get(name.toLowerCase());
+    const value = given(sample);
+    if (typeof value !== 'string') return [];
+    const earlier = first.get(value.toLowerCase());
     if (!earlier) {
-      first.set(name.toLowerCase(), sample);
+      first.set(value.toLowerCase(), sample);
       return [];
     }
-    return [{ code: 'given_twice', input: [...sample.input, 'name'], detail: `${quoted(name)} is the name of the sample at ${earlier.coordinate} too` }];
+    return [{ code: 'given_twice', input: [...sample.input, field], detail: `${quoted(value)} is the ${field} of the sample at ${earlier.coordinate} too` }];
   });
 }
 

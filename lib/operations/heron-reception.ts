@@ -10,6 +10,7 @@ import { accepted, attributeAt, problemErrors, throwProblems } from '#lib/jsonap
 import { checkGivenBarcodes, createLabware, emptyTube, reserveLabware } from '#lib/operations/labware-factory.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
+import { decodeUuid } from '#lib/store/uuids.ts';
 
 /**
  * Heron reception (lib/resources/heron.ts; the reference's Heron::Factories::Plate and ::TubeRack): a plate,
@@ -149,6 +150,7 @@ async function readReception(ctx: WriteContext, kind: Kind, input: ReceptionInpu
   const coordinates = accepted(placeRecipients(kind.field, keys, layout), attributeAt);
   const contents = accepted(planContents(kind.field, recipients, coordinates, layout, sampleColumns(ctx), input.study_uuid ?? undefined), attributeAt);
   checkFieldValues(ctx, contents);
+  checkChosenUuids(ctx, contents);
   const newSamples = contents.filter((c) => c.existing === undefined).length;
   throwProblems(
     withinRequest(heronReceptionItems(1 + tubeBarcodes.length, newSamples), `${newSamples} new samples in ${keys.length} ${kind.field}`, [kind.field]),
@@ -218,6 +220,27 @@ function checkFieldValues(ctx: WriteContext, contents: readonly HeronSample[]): 
   if (problems.length > 0) throw JsonApiError.all(problems);
 }
 
+/**
+ * A uuid a content chooses must not be of the form this service gives its own records (one that decodes
+ * to a record's key, lib/store/uuids.ts): such a uuid is resolved by decoding, never by its alias entry.
+ * A random uuid has that form about once in 10^9 (its last four digits 0000 and a family's code).
+ */
+function checkChosenUuids(ctx: WriteContext, contents: readonly HeronSample[]): void {
+  const ours = contents.filter((c) => {
+    const decoded = c.uuid === undefined ? undefined : decodeUuid(c.uuid);
+    return decoded !== undefined && ctx.registry.familyOfCode(decoded.code) !== undefined;
+  });
+  if (ours.length > 0)
+    throw JsonApiError.all(
+      ours.map((c) =>
+        errors.invalidValue(
+          at(...c.input, 'uuid'),
+          `${[...c.input, 'uuid'].join('.')} - ${show(c.uuid)} has the form of this service's own uuids; choose another`,
+        ),
+      ),
+    );
+}
+
 /** The studies and existing samples the contents name (one batched read each), or a 422 at each content naming one that is not there. */
 async function namedRecords(ctx: WriteContext, contents: readonly HeronSample[]) {
   const studyUuids = [...new Set(contents.flatMap((c) => (c.study ? [c.study] : [])))];
@@ -240,8 +263,9 @@ async function namedRecords(ctx: WriteContext, contents: readonly HeronSample[])
 
 /**
  * The new samples, each with its metadata record and in its study; an existing one as it is. Their ids
- * are reserved at once (two ADDs, however many samples). A `uuid` a content gives is not the sample's:
- * here a uuid names its record (docs/decisions.md, "Heron reception").
+ * are reserved at once (two ADDs, however many samples). A `uuid` a content gives is the sample's: its
+ * alias entry (samples' `uuid` index, lib/jsonapi/resource.ts `uuidAliasIndex`) is written with it, so a
+ * uuid another record has is a 422 naming it and nothing is written (docs/decisions.md, "Heron reception").
  */
 async function writeSamples(ctx: WriteContext, read: ReceptionRead): Promise<StoredRecord[]> {
   const fresh = read.contents.filter((c) => c.existing === undefined);
@@ -257,6 +281,7 @@ async function writeSamples(ctx: WriteContext, read: ReceptionRead): Promise<Sto
       const { sanger_sample_id: sanger, ...attrs } = content.sample;
       const sample = await ctx.uow.create('samples', {
         id: sampleIds[k]!,
+        ...(content.uuid === undefined ? {} : { uuid: content.uuid }),
         attrs: { ...attrs, ...(sanger === undefined ? {} : { site_sample_id: sanger }) },
         rels: { sample_metadata: { type: 'sample_metadata', id: metadataIds[k]! }, studies: [refOf(read.studies.get(content.study!)!)] },
       });

@@ -118,6 +118,18 @@ export function decodeUuid(uuid: string): DecodedUuid | undefined {
   return fresh;
 }
 
+/** Whether a uuid is the one this service made for the record of this family and id (else a client chose it: an alias, lib/jsonapi/resource.ts `uuidAliasIndex`). */
+export function namesItsRecord(uuid: string, family: string, id: number): boolean {
+  const decoded = decodeUuid(uuid);
+  return decoded !== undefined && decoded.id === id && decoded.code === familyCode(family);
+}
+
+/** The unique index scope of uuids a client chose for the records they name (lib/jsonapi/resource.ts, `uuidAliasIndex`). */
+export const UUID_ALIAS_SCOPE = 'uuid';
+
+/** A uuid as the reference's Uuid validates it (lowercase hex, 8-4-4-4-12): what a client may choose for a record. */
+export const UUID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** How many decoded uuids this process keeps (tests). */
 export const decodedUuidsKept = (): number => decoded.size;
 
