@@ -98,12 +98,23 @@ function contentSample(given: unknown, at: readonly string[], columns: SampleCol
   const study = labwareStudy ?? stringOrUndefined(given.study_uuid);
   if (study === undefined)
     problems.push({ code: 'blank', input: [...at, 'study_uuid'], detail: "the study can't be blank: give study_uuid on the labware or the content" });
+  // The reference names a new sample after its sanger sample id unless the content names it (Heron::Factories::Sample#params_for_sample_creation).
+  if (sample.name === undefined && typeof sample.sanger_sample_id === 'string') sample.name = sample.sanger_sample_id;
   const uuid = typeof given.uuid === 'string' ? given.uuid.toLowerCase() : given.uuid;
   if (uuid === undefined || uuid === null) return { study, sample, metadata };
   if (typeof uuid !== 'string' || !UUID_FORMAT.test(uuid))
     problems.push({ code: 'not_a_uuid', input: [...at, 'uuid'], detail: `must be a uuid (8-4-4-4-12 hexadecimal digits), got ${JSON.stringify(uuid)}` });
   return { study, sample, metadata, uuid: String(uuid) };
 }
+
+/**
+ * A new sample's sanger sample id when the content gives none (the reference's
+ * SangerSampleId.generate_sanger_sample_id!: the study's abbreviation and the next number of a sequence);
+ * here the number is the sample's id, unique and reserved by the reception anyway, so no other counter is
+ * advanced. None without an abbreviation.
+ */
+export const generatedSangerSampleId = (abbreviation: string | undefined, sampleId: number): string | undefined =>
+  abbreviation === undefined ? undefined : `${abbreviation}${sampleId}`;
 
 const stringOrUndefined = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 

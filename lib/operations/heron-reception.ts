@@ -1,15 +1,15 @@
 import type { GivenBarcode } from '#lib/domain/barcode.ts';
 import { heronReceptionItems, withinRequest } from '#lib/domain/budgets.ts';
 import { layoutForSize, type Layout } from '#lib/domain/geometry.ts';
-import { checkPlateEvents, placeRecipients, planContents, type HeronSample, type SampleColumns } from '#lib/domain/heron.ts';
+import { checkPlateEvents, generatedSangerSampleId, placeRecipients, planContents, type HeronSample, type SampleColumns } from '#lib/domain/heron.ts';
 import { emptyReceptacles, type Aliquot, type Receptacle } from '#lib/domain/labware.ts';
 import { rackSlot, rackState } from '#lib/domain/racks.ts';
-import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import { refKey, refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { accepted, attributeAt, problemErrors, throwProblems } from '#lib/jsonapi/problems.ts';
 import { checkGivenBarcodes, createLabware, emptyTube, reserveLabware } from '#lib/operations/labware-factory.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
-import type { StoredRecord } from '#lib/store/records.ts';
+import { linkOf, type StoredRecord } from '#lib/store/records.ts';
 import { decodeUuid } from '#lib/store/uuids.ts';
 
 /**
@@ -269,16 +269,19 @@ async function namedRecords(ctx: WriteContext, contents: readonly HeronSample[])
  */
 async function writeSamples(ctx: WriteContext, read: ReceptionRead): Promise<StoredRecord[]> {
   const fresh = read.contents.filter((c) => c.existing === undefined);
-  const [sampleIds, metadataIds] = await Promise.all([
+  const [sampleIds, metadataIds, abbreviations] = await Promise.all([
     ctx.uow.allocateIds(ctx.registry.familyOf('samples'), fresh.length),
     ctx.uow.allocateIds(ctx.registry.familyOf('sample_metadata'), fresh.length),
+    fresh.some((c) => c.sample.sanger_sample_id === undefined) ? studyAbbreviations(ctx, read.studies) : new Map<string, string>(),
   ]);
   let next = 0;
   return Promise.all(
     read.contents.map(async (content) => {
       if (content.existing !== undefined) return read.existing.get(content.existing)!;
       const k = next++;
-      const { sanger_sample_id: sanger, ...attrs } = content.sample;
+      const { sanger_sample_id: given, ...attrs } = content.sample;
+      const sanger = given ?? generatedSangerSampleId(abbreviations.get(content.study!), sampleIds[k]!);
+      if (attrs.name === undefined && sanger !== undefined) attrs.name = sanger;
       const sample = await ctx.uow.create('samples', {
         id: sampleIds[k]!,
         ...(content.uuid === undefined ? {} : { uuid: content.uuid }),
@@ -287,6 +290,21 @@ async function writeSamples(ctx: WriteContext, read: ReceptionRead): Promise<Sto
       });
       await ctx.uow.create('sample_metadata', { id: metadataIds[k]!, attrs: content.metadata, rels: { sample: refOf(sample) } });
       return sample;
+    }),
+  );
+}
+
+/** Each study's abbreviation (its metadata's `study_name_abbreviation`), by the study's uuid as the contents name it; one batched read. */
+async function studyAbbreviations(ctx: WriteContext, studies: ReadonlyMap<string, StoredRecord>): Promise<Map<string, string>> {
+  const metadataOf = [...studies].flatMap(([uuid, study]) => {
+    const ref = linkOf(study, 'study_metadata');
+    return ref ? [{ uuid, ref }] : [];
+  });
+  const loaded = await ctx.loader.load(metadataOf.map((m) => m.ref));
+  return new Map(
+    metadataOf.flatMap(({ uuid, ref }) => {
+      const abbreviation = loaded.get(refKey(ref))?.attrs.study_name_abbreviation;
+      return typeof abbreviation === 'string' ? [[uuid, abbreviation] as const] : [];
     }),
   );
 }

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Loader } from '#lib/jsonapi/context.ts';
+import { loadReferenceData } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
 import { call, idOf, type CallResult } from '../support/api.ts';
 import { observeCalls } from '../support/dynamodb-calls.ts';
@@ -267,6 +268,73 @@ describe('POST /api/v2/heron/plates', () => {
     const found = await call('GET', `/api/v2/plates?filter[barcode]=${barcode}&include=wells.aliquots`);
     expect(found.body.data).toHaveLength(1);
     expect((found.body.included as any[]).filter((r) => r.type === 'aliquots')).toHaveLength(1);
+  });
+});
+
+describe("a new sample's sanger sample id and name: the study's abbreviation and the sample's number", () => {
+  let abbreviated: string;
+  beforeAll(async () => {
+    await loadReferenceData(registry, { study_metadata: [{ study: 'Study B', faculty_sponsor: 'Prof Sponsor B', study_name_abbreviation: 'STDB' }] });
+    abbreviated = await uuidOf('studies', 'Study B');
+  });
+  /** The samples of the plate answered, by id: [name, sanger_sample_id]. */
+  const samplesOf = async (res: CallResult): Promise<Record<string, [unknown, unknown]>> => {
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const read = await readBack(res, 'wells.aliquots.sample');
+    const samples = new Map((read.included as any[]).filter((r) => r.type === 'samples').map((r) => [r.id, r]));
+    return Object.fromEntries(
+      (read.included as any[])
+        .filter((r) => r.type === 'aliquots')
+        .map((a) => {
+          const sample = samples.get(a.relationships.sample.data.id)!;
+          return [sample.id, [sample.attributes.name, sample.attributes.sanger_sample_id] as [unknown, unknown]];
+        }),
+    );
+  };
+
+  it('made when not given (Heron::Factories::Sample, SangerSampleId); a given one names the sample; none without an abbreviation', async () => {
+    const res = await postPlate({
+      barcode: uniqueName('HN'),
+      purpose_uuid: platePurpose,
+      study_uuid: abbreviated,
+      wells: {
+        A1: { content: { supplier_name: 'a' } },
+        B1: { content: { sanger_sample_id: uniqueName('GIVEN') } },
+        C1: { content: { name: uniqueName('named') } },
+      },
+    });
+    const named = Object.entries(await samplesOf(res));
+    const made = named.filter(([, [, sanger]]) => String(sanger).startsWith('STDB'));
+    // A1's and C1's are made from the abbreviation and the sample's own number; C1 keeps its name.
+    expect(made).toHaveLength(2);
+    for (const [id, [, sanger]] of made) expect(sanger).toBe(`STDB${id}`);
+    expect(named.filter(([, [name, sanger]]) => name === sanger)).toHaveLength(2);
+    expect(named.some(([, [name, sanger]]) => String(name).startsWith('GIVEN') && name === sanger)).toBe(true);
+    // Study A has no abbreviation: nothing is made.
+    const plain = await postPlate({
+      barcode: uniqueName('HN'),
+      purpose_uuid: platePurpose,
+      study_uuid: study,
+      wells: { A1: { content: { supplier_name: 'a' } } },
+    });
+    expect(Object.values(await samplesOf(plain))).toEqual([[null, null]]);
+  });
+
+  it('50 receptions at once: all land, every made name distinct', async () => {
+    const all = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        postPlate({
+          barcode: uniqueName('HN'),
+          purpose_uuid: platePurpose,
+          study_uuid: abbreviated,
+          wells: { A1: { content: { supplier_name: 'a' } }, B1: { content: { supplier_name: 'b' } } },
+        }),
+      ),
+    );
+    expect(all.map((r) => r.status)).toEqual(Array(50).fill(201));
+    const names = (await Promise.all(all.map(samplesOf))).flatMap((s) => Object.values(s).map(([name]) => name));
+    expect(new Set(names).size).toBe(100);
+    expect(names.every((name) => /^STDB\d+$/.test(String(name)))).toBe(true);
   });
 });
 
