@@ -1,6 +1,6 @@
 import { columnOrder, positionIndex, type Layout } from '#lib/domain/geometry.ts';
 import { outcome, quoted, type Outcome, type Problem } from '#lib/domain/problems.ts';
-import { UUID_FORMAT } from '#lib/store/uuids.ts';
+import { UUID_FORMAT } from '#lib/domain/labware-ids.ts';
 
 /**
  * Heron reception (the reference's app/models/heron/factories, with their concerns and README): a plate

@@ -1,8 +1,8 @@
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { findHolders, getRecords, recordKey, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { cachedReferenceRecord, keepReferenceRecord, referenceTicket } from '#lib/store/reference-records.ts';
-import { decodeUuid, UUID_ALIAS_SCOPE, UUID_FORMAT } from '#lib/store/uuids.ts';
-import { parseHeldUuid } from '#lib/domain/labware-ids.ts';
+import { decodeUuid, UUID_ALIAS_SCOPE } from '#lib/store/uuids.ts';
+import { parseHeldUuid, UUID_FORMAT } from '#lib/domain/labware-ids.ts';
 import type { KeyScope } from '#lib/store/api-keys.ts';
 import type { UnitOfWork } from '#lib/store/unit-of-work.ts';
 

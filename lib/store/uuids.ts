@@ -127,9 +127,6 @@ export function namesItsRecord(uuid: string, family: string, id: number): boolea
 /** The unique index scope of uuids a client chose for the records they name (lib/jsonapi/resource.ts, `uuidAliasIndex`). */
 export const UUID_ALIAS_SCOPE = 'uuid';
 
-/** A uuid as the reference's Uuid validates it (lowercase hex, 8-4-4-4-12): what a client may choose for a record. */
-export const UUID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /** How many decoded uuids this process keeps (tests). */
 export const decodedUuidsKept = (): number => decoded.size;
 
