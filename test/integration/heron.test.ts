@@ -96,15 +96,18 @@ describe('POST /api/v2/heron/plates', () => {
     expect(events.map((e) => e.type)).toEqual(['plates.created']);
   });
 
-  it('writes a 96-well plate of 96 new samples as one write, past one transaction', async () => {
+  it('writes a 96-well plate of 96 new samples, named and with their uuids (as lighthouse sends them), as one write past one transaction', async () => {
+    const uuids = Array.from({ length: 96 }, () => crypto.randomUUID());
     const wells = Object.fromEntries(
       Array.from({ length: 96 }, (_, i) => [
         `${String.fromCharCode(65 + (i % 8))}${String(1 + Math.floor(i / 8)).padStart(2, '0')}`,
-        { content: { supplier_name: `S${i}` } },
+        { content: { supplier_name: `S${i}`, name: uniqueName('H96'), sanger_sample_id: uniqueName('H96S'), uuid: uuids[i] } },
       ]),
     );
     const res = await postPlate({ barcode: uniqueName('HP96'), purpose_uuid: platePurpose, study_uuid: study, wells });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const found = await call('GET', `/api/v2/samples?filter[uuid]=${uuids.join(',')}&page[size]=100`);
+    expect(found.body.data).toHaveLength(96);
     const plate = await readBack(res, 'wells.aliquots');
     expect((plate.included as any[]).filter((r) => r.type === 'aliquots')).toHaveLength(96);
   });
