@@ -276,12 +276,13 @@ export const MAX_QCABLES_PER_CREATOR = Math.floor((LARGE_WRITE_ITEM_LIMIT - writ
 /**
  * A Heron reception (lib/operations/heron-reception.ts): per labware (the plate, or the rack and each
  * tube) the record and its barcode guard; the rack's status record; per new sample its record, its
- * metadata record, and its name guard and sanger sample id entry when given; counts of labware, samples,
- * sample metadata and statuses. A 96-well plate of 96 new samples is 386 records and entries at most:
- * past one transaction, within one request.
+ * metadata record, and its name guard, sanger sample id entry and uuid alias entry when given (a name and
+ * a sanger sample id are made when the study has an abbreviation); counts of labware, samples, sample
+ * metadata and statuses. A 96-well plate of 96 new samples is 482 records and entries at most: past one
+ * transaction, within one request.
  */
 export const heronReceptionItems = (labware: number, newSamples: number): WriteShape => ({
   records: 1 + labware + 2 * newSamples,
-  indexItems: labware + 2 * newSamples,
+  indexItems: labware + 3 * newSamples,
   countedFamilies: 4,
 });

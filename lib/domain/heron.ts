@@ -1,5 +1,6 @@
 import { columnOrder, positionIndex, type Layout } from '#lib/domain/geometry.ts';
 import { outcome, quoted, type Outcome, type Problem } from '#lib/domain/problems.ts';
+import { UUID_FORMAT } from '#lib/domain/labware-ids.ts';
 
 /**
  * Heron reception (the reference's app/models/heron/factories, with their concerns and README): a plate
@@ -28,6 +29,8 @@ export interface HeronSample {
   input: readonly string[];
   /** An existing sample's uuid; else undefined and the fields below make a new one. */
   existing?: string;
+  /** The uuid the new sample is to have (lighthouse's `lh_sample_uuid`), lowercase; else it gets one of this service's. */
+  uuid?: string;
   /** The study: the labware's when given (it takes precedence, as the reference's), else the content's. */
   study?: string;
   sample: Record<string, unknown>;
@@ -95,8 +98,23 @@ function contentSample(given: unknown, at: readonly string[], columns: SampleCol
   const study = labwareStudy ?? stringOrUndefined(given.study_uuid);
   if (study === undefined)
     problems.push({ code: 'blank', input: [...at, 'study_uuid'], detail: "the study can't be blank: give study_uuid on the labware or the content" });
-  return { study, sample, metadata };
+  // The reference names a new sample after its sanger sample id unless the content names it (Heron::Factories::Sample#params_for_sample_creation).
+  if (sample.name === undefined && typeof sample.sanger_sample_id === 'string') sample.name = sample.sanger_sample_id;
+  const uuid = typeof given.uuid === 'string' ? given.uuid.toLowerCase() : given.uuid;
+  if (uuid === undefined || uuid === null) return { study, sample, metadata };
+  if (typeof uuid !== 'string' || !UUID_FORMAT.test(uuid))
+    problems.push({ code: 'not_a_uuid', input: [...at, 'uuid'], detail: `must be a uuid (8-4-4-4-12 hexadecimal digits), got ${JSON.stringify(uuid)}` });
+  return { study, sample, metadata, uuid: String(uuid) };
 }
+
+/**
+ * A new sample's sanger sample id when the content gives none (the reference's
+ * SangerSampleId.generate_sanger_sample_id!: the study's abbreviation and the next number of a sequence);
+ * here the number is the sample's id, unique and reserved by the reception anyway, so no other counter is
+ * advanced. None without an abbreviation.
+ */
+export const generatedSangerSampleId = (abbreviation: string | undefined, sampleId: number): string | undefined =>
+  abbreviation === undefined ? undefined : `${abbreviation}${sampleId}`;
 
 const stringOrUndefined = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
@@ -125,22 +143,22 @@ export function planContents(
       return made ? [{ coordinate, slot, input, ...made }] : [];
     });
   });
-  problems.push(...namesOnce(samples));
+  problems.push(...givenOnce(samples, 'name', (s) => s.sample.name), ...givenOnce(samples, 'uuid', (s) => s.uuid));
   return outcome(problems, () => samples);
 }
 
-/** A new sample's name is unique (in any case), so one reception names each once. */
-function namesOnce(samples: readonly HeronSample[]): Problem[] {
+/** A new sample's name and uuid are unique (in any case), so one reception gives each once. */
+function givenOnce(samples: readonly HeronSample[], field: string, given: (sample: HeronSample) => unknown): Problem[] {
   const first = new Map<string, HeronSample>();
   return samples.flatMap((sample): Problem[] => {
-    const name = sample.sample.name;
-    if (typeof name !== 'string') return [];
-    const earlier = first.get(name.toLowerCase());
+    const value = given(sample);
+    if (typeof value !== 'string') return [];
+    const earlier = first.get(value.toLowerCase());
     if (!earlier) {
-      first.set(name.toLowerCase(), sample);
+      first.set(value.toLowerCase(), sample);
       return [];
     }
-    return [{ code: 'given_twice', input: [...sample.input, 'name'], detail: `${quoted(name)} is the name of the sample at ${earlier.coordinate} too` }];
+    return [{ code: 'given_twice', input: [...sample.input, field], detail: `${quoted(value)} is the ${field} of the sample at ${earlier.coordinate} too` }];
   });
 }
 

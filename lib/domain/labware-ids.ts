@@ -40,6 +40,9 @@ export const requestId = (bookId: number, n: number): number => bookId * REQUEST
 export const bookOfRequest = (id: number): number => Math.floor(id / REQUESTS_PER_BOOK);
 export const placeInBook = (id: number): number => id % REQUESTS_PER_BOOK;
 
+/** A uuid as the reference's Uuid validates it (lowercase hex, 8-4-4-4-12): what a client may choose for a record (a Heron sample's). */
+export const UUID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** The uuid of a record held in another at `slot` (1–65,535: a well in its plate, a request in its book): the holder's uuid with the slot in its last four hex digits. */
 export function slotUuid(holderUuid: string, slot: number): string {
   return `${holderUuid.slice(0, 32)}${slot.toString(16).padStart(4, '0')}`;

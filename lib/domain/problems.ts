@@ -71,8 +71,9 @@ export type ProblemCode =
   | 'wrong_template'
   // A qcable creator given both a count and barcodes, or neither (lib/domain/qcables.ts).
   | 'count_or_barcodes'
-  // Heron reception (lib/domain/heron.ts): a content field that is no field of a sample or its metadata.
-  | 'unknown_field';
+  // Heron reception (lib/domain/heron.ts): a content field that is no field of a sample or its metadata; a content's uuid that is none.
+  | 'unknown_field'
+  | 'not_a_uuid';
 
 /** A rule's answer: the new value, or every problem found (never some of each). */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };

@@ -1,8 +1,8 @@
 import type { Registry } from '#lib/jsonapi/registry.ts';
-import { getRecords, recordKey, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { findHolders, getRecords, recordKey, type Ref, type StoredRecord } from '#lib/store/records.ts';
 import { cachedReferenceRecord, keepReferenceRecord, referenceTicket } from '#lib/store/reference-records.ts';
-import { decodeUuid } from '#lib/store/uuids.ts';
-import { parseHeldUuid } from '#lib/domain/labware-ids.ts';
+import { decodeUuid, UUID_ALIAS_SCOPE } from '#lib/store/uuids.ts';
+import { parseHeldUuid, UUID_FORMAT } from '#lib/domain/labware-ids.ts';
 import type { KeyScope } from '#lib/store/api-keys.ts';
 import type { UnitOfWork } from '#lib/store/unit-of-work.ts';
 
@@ -36,6 +36,14 @@ export const refKey = (ref: Ref): string => `${ref.type}:${ref.id}`;
 export const refOf = (record: StoredRecord): Ref => ({ type: record.type, id: record.id });
 /** Loader.byUuids: a record of any type the API serves (a uuid filter, a collection's entries naming wells, tubes or requests). */
 export const ANY_SERVED_TYPE = 'any served type';
+
+/** The item a uuid names, and for a held uuid the slot in it (Loader.uuidKey). */
+interface UuidKey {
+  uuid: string;
+  family: string;
+  id: number;
+  held?: { holderUuid: string; slot: number };
+}
 
 /**
  * Loads records for one request: batched, de-duplicated and cached, so a record read twice costs one
@@ -128,7 +136,7 @@ export class Loader {
    * The item a uuid names: its record's (lib/store/uuids.ts), or, for a uuid made of its holder's and a
    * slot (a request's, lib/domain/labware-ids.ts), its holder's with that slot.
    */
-  private uuidKey(raw: string): { uuid: string; family: string; id: number; held?: { holderUuid: string; slot: number } } | undefined {
+  private uuidKey(raw: string): UuidKey | undefined {
     const uuid = raw.toLowerCase();
     const own = decodeUuid(uuid);
     const held = own ? undefined : parseHeldUuid(uuid);
@@ -146,6 +154,21 @@ export class Loader {
     return undefined;
   }
 
+  /**
+   * The keys of uuids that do not decode (strings here) found through the records' alias entries
+   * (resource.ts, `uuidAliasIndex`: a uuid a client chose): one consistent batched read of the unique
+   * entries, only when such uuids are asked. A uuid with no entry names nothing.
+   */
+  private async withAliases(keys: readonly (UuidKey | string)[]): Promise<(UuidKey | undefined)[]> {
+    const aliases = [...new Set(keys.filter((k): k is string => typeof k === 'string' && UUID_FORMAT.test(k)))];
+    const holders = aliases.length > 0 ? await findHolders(UUID_ALIAS_SCOPE, aliases) : new Map();
+    return keys.map((key) => {
+      if (typeof key !== 'string') return key;
+      const hit = holders.get(key);
+      return hit && { uuid: key, family: hit.family, id: hit.id };
+    });
+  }
+
   async one(ref: Ref): Promise<StoredRecord | undefined> {
     return (await this.load([ref])).get(refKey(ref));
   }
@@ -161,7 +184,7 @@ export class Loader {
    * is one consistent batched read, never an index that may lag a write; the record must carry exactly that uuid.
    */
   async byUuids(uuids: readonly string[], types: readonly string[] | typeof ANY_SERVED_TYPE): Promise<(StoredRecord | undefined)[]> {
-    const keys = uuids.map((uuid) => this.uuidKey(uuid));
+    const keys = await this.withAliases(uuids.map((uuid) => this.uuidKey(uuid) ?? uuid.toLowerCase()));
     await this.fetch(keys.filter((k) => k !== undefined));
     // Any served type is one set lookup a record, not a walk of every type's members (a 96-entry collection names ~200 uuids).
     const wanted = types === ANY_SERVED_TYPE ? (type: string) => this.registry.serves(type) : (type: string) => this.registry.satisfies(type, types);

@@ -2,7 +2,7 @@ import { config } from '#lib/config.ts';
 import { bodyBound } from '#lib/http/response-size.ts';
 import { Loader, refKey, type RequestContext, type WriteContext } from '#lib/jsonapi/context.ts';
 import { parseFieldsets } from '#lib/jsonapi/fieldsets.ts';
-import { checkFilterNames, recordMatches } from '#lib/jsonapi/filters.ts';
+import { checkFilterNames, recordMatches, withDefaultFilters } from '#lib/jsonapi/filters.ts';
 import { listRecords, type CollectionPage } from '#lib/jsonapi/listing.ts';
 import { inMemoryPage, pageLinks, parsePage, parseSort, positionOf, type Page, type Sort } from '#lib/jsonapi/paging.ts';
 import { parseId, parseWriteDocument, type WriteMode } from '#lib/jsonapi/document.ts';
@@ -83,15 +83,17 @@ async function pageResponse(
 async function getCollection(ctx: RequestContext, def: ResourceDef, request: ApiRequest, query: ParsedQuery): Promise<ApiResponse> {
   checkFilterNames(def, query.filters);
   const options = readOptions(ctx, query, [def.type]);
+  // Defaults filter what is read, not the links: a next page applies them again.
+  const filters = withDefaultFilters(def, query.filters);
   if (def.listing) {
     // A listing in one order of its own: asking for another is a 400, not a silent reorder.
     if (query.sort) throw errors.invalidParameter('sort', `sort - ${def.type} are listed in one order (newest first), got ${query.sort.join(',')}`);
     const page = parsePage(query, def.listing.order);
-    return pageResponse(ctx, request, query, options, def.listing.order, page, await def.listing.page(ctx, query.filters, page));
+    return pageResponse(ctx, request, query, options, def.listing.order, page, await def.listing.page(ctx, filters, page));
   }
   const sort = parseSort(query.sort);
   const page = parsePage(query, sort);
-  return pageResponse(ctx, request, query, options, sort, page, await listRecords(ctx, def, query.filters, sort, page));
+  return pageResponse(ctx, request, query, options, sort, page, await listRecords(ctx, def, filters, sort, page));
 }
 
 async function getRelated(ctx: RequestContext, owner: StoredRecord, name: string, request: ApiRequest, query: ParsedQuery): Promise<ApiResponse> {

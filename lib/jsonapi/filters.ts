@@ -13,6 +13,14 @@ export function checkFilterNames(def: ResourceDef, filters: Map<string, string[]
   if (problems.length > 0) throw JsonApiError.all(problems);
 }
 
+/** The filters a listing of the type applies: those sent, and each filter with a `default` that was not sent. */
+export function withDefaultFilters(def: ResourceDef, filters: Map<string, string[]>): Map<string, string[]> {
+  const defaults = Object.entries(def.filters).flatMap(([name, filter]) =>
+    'test' in filter && filter.default && !filters.has(name) ? [[name, [...filter.default]] satisfies [string, string[]]] : [],
+  );
+  return defaults.length === 0 ? filters : new Map([...filters, ...defaults]);
+}
+
 /** Values one filter may name (after removing repeats): a longer list is a 400, not an unbounded read. */
 export const MAX_FILTER_VALUES = 500;
 /**

@@ -41,7 +41,7 @@ export const INTERFACE_TYPINGS: Record<string, string> = {
 
 /**
  * Relationships whose linkage names another type than the reference's declaration gives, and why. Each is a
- * decision (docs/decisions.md, "The reference's names"): a type not served here, or a change not yet made.
+ * decision (docs/decisions.md, "The reference's names").
  */
 export const KEPT_TYPES: Record<string, string> = {
   'aliquots.receptacle': 'own type: a well stays `wells` (Limber reads aliquots through wells; `receptacles` is not yet rendered for wells)',
@@ -49,12 +49,6 @@ export const KEPT_TYPES: Record<string, string> = {
   'transfer_requests.target_asset': 'own type: a well stays `wells` (as aliquots.receptacle)',
   'tubes.receptacle': 'own type, which is `receptacles` for a tube',
   'qc_results.asset': 'own type: the reference names `assets`, not served here',
-  'pooled_plate_creations.parents': 'own type: not yet `labware` (the reference: `class_name: "Labware"`)',
-  'specific_tube_creations.parents': 'own type: not yet `labware` (the reference: `class_name: "Labware"`)',
-  'specific_tube_rack_creations.parents': 'own type: not yet `labware` (the reference: `class_name: "Labware"`)',
-  'state_changes.target': 'own type: not yet `labware` (the reference: `class_name: "Labware"`)',
-  'qc_files.labware': 'own type: not yet `labware` (the reference: `has_one :labware`)',
-  'lot_types.target_purpose': 'a plate purpose: not yet `purposes` (the reference: `class_name: "Purpose"`)',
 };
 
 /** A class name's or relationship name's JSON:API type, as the reference's resources name types (Rails' plural of the underscored name). */

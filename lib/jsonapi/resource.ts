@@ -5,6 +5,7 @@ import { errors, show } from '#lib/jsonapi/errors.ts';
 import type { CollectionPage } from '#lib/jsonapi/listing.ts';
 import type { Page, Sort } from '#lib/jsonapi/paging.ts';
 import type { RelValue, StoredRecord, TermHit } from '#lib/store/records.ts';
+import { namesItsRecord, UUID_ALIAS_SCOPE } from '#lib/store/uuids.ts';
 
 /**
  * Declarative resource definitions: everything the engine needs to list, read, filter, include, render
@@ -185,6 +186,11 @@ export type FilterDef =
       check?: (name: string, values: string[]) => void;
       /** The earliest update time a matching record can have: a listing in update-time order starts there. */
       updatedAfter?: (values: string[]) => string;
+      /**
+       * Values applied when a listing of the type does not send the filter (JSONAPI::Resources' `filter …,
+       * default:`; the reference's tag_sets `visible`): lib/jsonapi/filters.ts, `withDefaultFilters`.
+       */
+      default?: readonly string[];
     }
   | {
       /** Looks the values up in an index of this type. */
@@ -474,6 +480,18 @@ export const idFilter = (type: string): FilterDef => ({
   },
   matches: (record, values) => values.includes(String(record.id)),
 });
+
+/**
+ * A record whose uuid a client chose (a Heron sample's `uuid`, lighthouse's `lh_sample_uuid`): that uuid does
+ * not encode the record's key (lib/store/uuids.ts), so a unique entry keyed by it names the record. Written
+ * with the record, under attribute_not_exists: a uuid taken is a 422 naming it, nothing written; read by
+ * Loader.byUuids (one consistent batched read) for any uuid that does not decode.
+ */
+export const uuidAliasIndex: IndexDef = {
+  values: (record) => (namesItsRecord(record.uuid, record.family, record.id) ? [] : [record.uuid]),
+  scope: UUID_ALIAS_SCOPE,
+  unique: { field: 'uuid', pointer: '/data/attributes/uuid' },
+};
 
 /** `filter[uuid]`: a uuid names its record (lib/store/uuids.ts), so any number of them is one batched read. */
 export const uuidFilter: FilterDef = {

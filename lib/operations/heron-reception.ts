@@ -1,15 +1,16 @@
 import type { GivenBarcode } from '#lib/domain/barcode.ts';
 import { heronReceptionItems, withinRequest } from '#lib/domain/budgets.ts';
 import { layoutForSize, type Layout } from '#lib/domain/geometry.ts';
-import { checkPlateEvents, placeRecipients, planContents, type HeronSample, type SampleColumns } from '#lib/domain/heron.ts';
+import { checkPlateEvents, generatedSangerSampleId, placeRecipients, planContents, type HeronSample, type SampleColumns } from '#lib/domain/heron.ts';
 import { emptyReceptacles, type Aliquot, type Receptacle } from '#lib/domain/labware.ts';
 import { rackSlot, rackState } from '#lib/domain/racks.ts';
-import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
+import { refKey, refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { accepted, attributeAt, problemErrors, throwProblems } from '#lib/jsonapi/problems.ts';
 import { checkGivenBarcodes, createLabware, emptyTube, reserveLabware } from '#lib/operations/labware-factory.ts';
 import { renderResource } from '#lib/jsonapi/render.ts';
-import type { StoredRecord } from '#lib/store/records.ts';
+import { linkOf, type StoredRecord } from '#lib/store/records.ts';
+import { decodeUuid } from '#lib/store/uuids.ts';
 
 /**
  * Heron reception (lib/resources/heron.ts; the reference's Heron::Factories::Plate and ::TubeRack): a plate,
@@ -149,6 +150,7 @@ async function readReception(ctx: WriteContext, kind: Kind, input: ReceptionInpu
   const coordinates = accepted(placeRecipients(kind.field, keys, layout), attributeAt);
   const contents = accepted(planContents(kind.field, recipients, coordinates, layout, sampleColumns(ctx), input.study_uuid ?? undefined), attributeAt);
   checkFieldValues(ctx, contents);
+  checkChosenUuids(ctx, contents);
   const newSamples = contents.filter((c) => c.existing === undefined).length;
   throwProblems(
     withinRequest(heronReceptionItems(1 + tubeBarcodes.length, newSamples), `${newSamples} new samples in ${keys.length} ${kind.field}`, [kind.field]),
@@ -218,6 +220,27 @@ function checkFieldValues(ctx: WriteContext, contents: readonly HeronSample[]): 
   if (problems.length > 0) throw JsonApiError.all(problems);
 }
 
+/**
+ * A uuid a content chooses must not be of the form this service gives its own records (one that decodes
+ * to a record's key, lib/store/uuids.ts): such a uuid is resolved by decoding, never by its alias entry.
+ * A random uuid has that form about once in 10^9 (its last four digits 0000 and a family's code).
+ */
+function checkChosenUuids(ctx: WriteContext, contents: readonly HeronSample[]): void {
+  const ours = contents.filter((c) => {
+    const decoded = c.uuid === undefined ? undefined : decodeUuid(c.uuid);
+    return decoded !== undefined && ctx.registry.familyOfCode(decoded.code) !== undefined;
+  });
+  if (ours.length > 0)
+    throw JsonApiError.all(
+      ours.map((c) =>
+        errors.invalidValue(
+          at(...c.input, 'uuid'),
+          `${[...c.input, 'uuid'].join('.')} - ${show(c.uuid)} has the form of this service's own uuids; choose another`,
+        ),
+      ),
+    );
+}
+
 /** The studies and existing samples the contents name (one batched read each), or a 422 at each content naming one that is not there. */
 async function namedRecords(ctx: WriteContext, contents: readonly HeronSample[]) {
   const studyUuids = [...new Set(contents.flatMap((c) => (c.study ? [c.study] : [])))];
@@ -240,28 +263,48 @@ async function namedRecords(ctx: WriteContext, contents: readonly HeronSample[])
 
 /**
  * The new samples, each with its metadata record and in its study; an existing one as it is. Their ids
- * are reserved at once (two ADDs, however many samples). A `uuid` a content gives is not the sample's:
- * here a uuid names its record (docs/decisions.md, "Heron reception").
+ * are reserved at once (two ADDs, however many samples). A `uuid` a content gives is the sample's: its
+ * alias entry (samples' `uuid` index, lib/jsonapi/resource.ts `uuidAliasIndex`) is written with it, so a
+ * uuid another record has is a 422 naming it and nothing is written (docs/decisions.md, "Heron reception").
  */
 async function writeSamples(ctx: WriteContext, read: ReceptionRead): Promise<StoredRecord[]> {
   const fresh = read.contents.filter((c) => c.existing === undefined);
-  const [sampleIds, metadataIds] = await Promise.all([
+  const [sampleIds, metadataIds, abbreviations] = await Promise.all([
     ctx.uow.allocateIds(ctx.registry.familyOf('samples'), fresh.length),
     ctx.uow.allocateIds(ctx.registry.familyOf('sample_metadata'), fresh.length),
+    fresh.some((c) => c.sample.sanger_sample_id === undefined) ? studyAbbreviations(ctx, read.studies) : new Map<string, string>(),
   ]);
   let next = 0;
   return Promise.all(
     read.contents.map(async (content) => {
       if (content.existing !== undefined) return read.existing.get(content.existing)!;
       const k = next++;
-      const { sanger_sample_id: sanger, ...attrs } = content.sample;
+      const { sanger_sample_id: given, ...attrs } = content.sample;
+      const sanger = given ?? generatedSangerSampleId(abbreviations.get(content.study!), sampleIds[k]!);
+      if (attrs.name === undefined && sanger !== undefined) attrs.name = sanger;
       const sample = await ctx.uow.create('samples', {
         id: sampleIds[k]!,
+        ...(content.uuid === undefined ? {} : { uuid: content.uuid }),
         attrs: { ...attrs, ...(sanger === undefined ? {} : { site_sample_id: sanger }) },
         rels: { sample_metadata: { type: 'sample_metadata', id: metadataIds[k]! }, studies: [refOf(read.studies.get(content.study!)!)] },
       });
       await ctx.uow.create('sample_metadata', { id: metadataIds[k]!, attrs: content.metadata, rels: { sample: refOf(sample) } });
       return sample;
+    }),
+  );
+}
+
+/** Each study's abbreviation (its metadata's `study_name_abbreviation`), by the study's uuid as the contents name it; one batched read. */
+async function studyAbbreviations(ctx: WriteContext, studies: ReadonlyMap<string, StoredRecord>): Promise<Map<string, string>> {
+  const metadataOf = [...studies].flatMap(([uuid, study]) => {
+    const ref = linkOf(study, 'study_metadata');
+    return ref ? [{ uuid, ref }] : [];
+  });
+  const loaded = await ctx.loader.load(metadataOf.map((m) => m.ref));
+  return new Map(
+    metadataOf.flatMap(({ uuid, ref }) => {
+      const abbreviation = loaded.get(refKey(ref))?.attrs.study_name_abbreviation;
+      return typeof abbreviation === 'string' ? [[uuid, abbreviation] as const] : [];
     }),
   );
 }

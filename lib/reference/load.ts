@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
+import { tagSetAdapterTypeProblem, type TagGroupAdapter } from '#lib/domain/tag-sets.ts';
 import type { Registry } from '#lib/jsonapi/registry.ts';
 import { own, type RelationshipDef, type ResourceDef } from '#lib/jsonapi/resource.ts';
-import { findTerms, getRecords, recordKey, type Ref, type RelValue } from '#lib/store/records.ts';
+import { findTerms, getRecords, linkOf, recordKey, type Ref, type RelValue } from '#lib/store/records.ts';
 import { forgetReferenceRecord } from '#lib/store/reference-records.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { referenceUuid } from '#lib/store/uuids.ts';
@@ -125,9 +126,8 @@ function validate(registry: Registry, document: unknown): Planned[] {
 
 /** Each reference must name a record stored already or planned earlier in the document (written before it). */
 async function checkReferences(registry: Registry, planned: Planned[]): Promise<void> {
-  const normalized = (def: ResourceDef, key: string) => (def.indexes![naturalKey(def).index]!.normalize ?? String)(key);
   const plannedBefore = (i: number, def: ResourceDef, key: string) =>
-    planned.slice(0, i).some((p) => registry.concreteTypes(def.type).includes(p.def.type) && normalized(p.def, p.key) === normalized(def, key));
+    planned.slice(0, i).some((p) => registry.concreteTypes(def.type).includes(p.def.type) && normalizedKey(p.def, p.key) === normalizedKey(def, key));
   const problems = await Promise.all(
     planned.flatMap(({ def, where, rels, named }, i) =>
       [...Object.entries(rels).map(([name, value]) => ({ name, target: def.relationships[name]!.types[0]!, keys: keysOf(value) })), ...named].flatMap(
@@ -145,6 +145,49 @@ async function checkReferences(registry: Registry, planned: Planned[]): Promise<
   if (problems.flat().length > 0) throw refusal(problems.flat());
 }
 
+const normalizedKey = (def: ResourceDef, key: string) => (def.indexes![naturalKey(def).index]!.normalize ?? String)(key);
+
+/**
+ * The natural key of the record a to-one relationship of a record (of `def`, by its natural key) names once
+ * the records planned before `before` are written: as planned there if the document gives it, else as stored.
+ * Null when it names none (or the record is not stored).
+ */
+async function linkedKey(registry: Registry, planned: Planned[], before: number, def: ResourceDef, key: string, relationship: string): Promise<string | null> {
+  const given = planned
+    .slice(0, before)
+    .findLast((p) => p.def.type === def.type && normalizedKey(p.def, p.key) === normalizedKey(def, key) && p.rels[relationship] !== undefined);
+  if (given) return given.rels[relationship] as string | null;
+  const ref = await findByNaturalKey(registry, def, key);
+  const read = async (r: Ref) => {
+    const family = registry.familyOf(r.type);
+    return (await getRecords([{ family, id: r.id }])).get(recordKey(family, r.id));
+  };
+  const stored = ref && (await read(ref));
+  const linked = stored && linkOf(stored, relationship);
+  const target = linked && (await read(linked));
+  return target ? String(target.attrs[naturalKey(registry.require(target.type)).field]) : null;
+}
+
+/** The reference's TagSet rule (lib/domain/tag-sets.ts): each tag set's two groups share an adapter type, once this load is written. */
+async function checkTagSets(registry: Registry, planned: Planned[]): Promise<void> {
+  const groups = registry.require('tag_groups');
+  const adapterTypes = registry.require('tag_group_adapter_types');
+  const problems = await Promise.all(
+    planned.map(async ({ def, where, key, rels }, i) => {
+      if (def.type !== 'tag_sets') return [];
+      const group = async (name: string | null | undefined): Promise<TagGroupAdapter | null> =>
+        name ? { name, adapterType: await linkedKey(registry, planned, i, groups, name, 'tag_group_adapter_type') } : null;
+      // An update that names neither group keeps the stored ones.
+      const named = async (relationship: string) =>
+        rels[relationship] !== undefined ? (rels[relationship] as string | null) : linkedKey(registry, planned, i, def, key, relationship);
+      const [tagGroup, tag2Group] = await Promise.all([group(await named('tag_group')), group(await named('tag2_group'))]);
+      const problem = tagGroup && tagSetAdapterTypeProblem(tagGroup, tag2Group, (a, b) => normalizedKey(adapterTypes, a) === normalizedKey(adapterTypes, b));
+      return problem ? [`${where}.tag_group: ${problem}`] : [];
+    }),
+  );
+  if (problems.flat().length > 0) throw refusal(problems.flat());
+}
+
 /**
  * The members of `given` whose value differs from the stored one. A map comes back from DynamoDB in its
  * own order of keys (a transfer template's `transfers`), so values are compared whatever the order of
@@ -157,6 +200,7 @@ function changedMembers<T>(given: Record<string, T>, stored: Record<string, unkn
 export async function loadReferenceData(registry: Registry, document: unknown): Promise<LoadReport> {
   const planned = validate(registry, document);
   await checkReferences(registry, planned);
+  await checkTagSets(registry, planned);
   const report: LoadReport = { created: 0, updated: 0, unchanged: 0 };
   for (const { def, key, attrs, rels: linked } of planned) {
     const rels: Record<string, RelValue> = {};

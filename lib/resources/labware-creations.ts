@@ -46,8 +46,11 @@ export const plateConversions = defineResource({
   create: (ctx, input) => convertPlate(ctx, input),
 });
 
-/** A creator's parents: one of a type (`parent`, `parent_uuid`), or any number of labware (`parents`, `parent_uuids`). */
-type Parents = { one: string } | { many: string };
+/**
+ * A creator's parents: one of a type (`parent`, `parent_uuid`), or any number of labware (`parents`,
+ * `parent_uuids`), linked as `labware` (the reference's `class_name: "Labware"`, contract §7.4).
+ */
+type Parents = { one: string } | { many: 'labware' };
 
 /**
  * A creator of one new, empty labware (`child`) of the child purpose, a child of every parent, owned by the
@@ -69,7 +72,7 @@ function childCreation(type: string, child: 'plates' | 'tubes', parents: Parents
     relationships: {
       child: toOne(child, 'R'),
       child_purpose: toOne(child === 'plates' ? 'plate_purposes' : 'tube_purposes', 'RW', { required: true }),
-      [name]: 'one' in parents ? toOne(parents.one, 'RW', { required: true }) : toMany(parents.many, 'RW', { required: true }),
+      [name]: 'one' in parents ? toOne(parents.one, 'RW', { required: true }) : toMany(parents.many, 'RW', { required: true, linkedAs: parents.many }),
       user: toOne('users', 'RW', { required: true }),
     },
     filters: { uuid: uuidFilter },
@@ -114,7 +117,7 @@ export const specificTubeCreations = defineResource({
   relationships: {
     children: toMany('tubes', 'R'),
     child_purposes: toMany('tube_purposes', 'RW', { required: true }),
-    parents: toMany('labware', 'RW', { required: true }),
+    parents: toMany('labware', 'RW', { required: true, linkedAs: 'labware' }),
     user: toOne('users', 'RW', { required: true }),
   },
   filters: { uuid: uuidFilter },

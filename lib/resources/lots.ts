@@ -47,7 +47,7 @@ export const lotTypes = referenceResource(
     qcable_name: attr('R', text, { load: fromLinked('target_purpose', nameOf) }),
     printer_type: attr('R', text, { load: fromLinked('target_purpose', (purpose) => printerTypeOf({ type: purpose.type, size: purpose.attrs.size })) }),
   },
-  { indexes: { name: uniqueIndex('name') }, relationships: { target_purpose: toOne('plate_purposes', 'R') } },
+  { indexes: { name: uniqueIndex('name') }, relationships: { target_purpose: toOne('plate_purposes', 'R', { linkedAs: 'purposes' }) } },
 );
 
 /** A date as the reference's `received_at` column holds it; a time sent is cut to its date. */

@@ -30,7 +30,7 @@ export const qcFiles = defineResource({
     content_type: attr('R', () => z.string()),
     ...timestamps,
   },
-  relationships: { labware: toOne('labware', 'WO', { required: true }) },
+  relationships: { labware: toOne('labware', 'WO', { required: true, linkedAs: 'labware' }) },
   // Each labware lists its files (`qc_files`, one Query per labware).
   indexes: { labware: aggregateIndex('labware') },
   filters: { uuid: uuidFilter },

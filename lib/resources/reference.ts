@@ -70,7 +70,11 @@ export const facultySponsors = referenceResource('faculty_sponsors', { name: att
  */
 export const studyMetadata = referenceResource(
   'study_metadata',
-  { study: attr('W', text, { required: true }) },
+  {
+    study: attr('W', text, { required: true }),
+    // The reference's Study::Metadata#study_name_abbreviation: a Heron sample's sanger sample id and name begin with it (lib/domain/heron.ts).
+    study_name_abbreviation: attr('W', () => z.string().check(z.regex(/^[A-Za-z0-9_-]+$/, 'can only contain letters, numbers, _ or -'))),
+  },
   { indexes: { study: uniqueIndex('study') }, filters: [], relationships: { faculty_sponsor: toOne('faculty_sponsors', 'R') } },
 );
 

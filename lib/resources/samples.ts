@@ -10,6 +10,7 @@ import {
   toMany,
   toOne,
   uuidAttribute,
+  uuidAliasIndex,
   uuidFilter,
   type AttributeValues,
 } from '#lib/jsonapi/resource.ts';
@@ -73,6 +74,8 @@ export const samples = defineResource({
   indexes: {
     name: { values: (r) => [r.attrs.name], normalize: lowerCase, unique: { field: 'name', pointer: '/data/attributes/name' } },
     site_sample_id: { values: (r) => [r.attrs.site_sample_id] },
+    // A Heron sample's uuid as lighthouse chose it (lib/operations/heron-reception.ts).
+    uuid: uuidAliasIndex,
   },
   filters: { uuid: uuidFilter, ...indexFilters('name', 'site_sample_id'), [REFERENCE_NAME]: { index: 'site_sample_id' } },
 

@@ -33,7 +33,7 @@ export const stateChanges = defineResource({
     ...timestamps,
   },
   relationships: {
-    target: toOne('labware', 'WO', { required: true }),
+    target: toOne('labware', 'WO', { required: true, linkedAs: 'labware' }),
     user: toOne('users', 'WO', { required: true }),
     qcable: toOne('qcables', 'R'),
   },

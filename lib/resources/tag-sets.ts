@@ -40,11 +40,14 @@ const byAdapterTypeName: FilterDef = {
 };
 
 /**
- * `filter[visible]`: sets whose tag groups are all visible (the reference's TagSet.visible, which applies
- * whatever value is sent, as here; a tag group is visible unless loaded with `visible: false`).
+ * `filter[visible]`: sets whose tag group is visible and whose tag2 group is absent or visible (the
+ * reference's TagSet.visible; a tag group is visible unless loaded with `visible: false`). Applied by default
+ * (the reference's `filter :visible, default: true`): a listing without it shows only visible sets; whatever
+ * value is sent applies the same scope, as the reference's filter ignores its value.
  */
 const visible: FilterDef = {
   test: async (ctx, sets) => (await groupsOf(ctx, sets)).map((groups) => groups.every((group) => group.attrs.visible !== false)),
+  default: ['true'],
 };
 
 const tagSetsDef = referenceResource(

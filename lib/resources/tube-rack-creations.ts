@@ -55,7 +55,7 @@ export const specificTubeRackCreations = defineResource({
   },
   relationships: {
     children: toMany('tube_racks', 'R'),
-    parents: toMany('labware', 'RW', { required: true }),
+    parents: toMany('labware', 'RW', { required: true, linkedAs: 'labware' }),
     user: toOne('users', 'RW', { required: true }),
   },
   filters: { uuid: uuidFilter },

@@ -118,6 +118,15 @@ export function decodeUuid(uuid: string): DecodedUuid | undefined {
   return fresh;
 }
 
+/** Whether a uuid is the one this service made for the record of this family and id (else a client chose it: an alias, lib/jsonapi/resource.ts `uuidAliasIndex`). */
+export function namesItsRecord(uuid: string, family: string, id: number): boolean {
+  const decoded = decodeUuid(uuid);
+  return decoded !== undefined && decoded.id === id && decoded.code === familyCode(family);
+}
+
+/** The unique index scope of uuids a client chose for the records they name (lib/jsonapi/resource.ts, `uuidAliasIndex`). */
+export const UUID_ALIAS_SCOPE = 'uuid';
+
 /** How many decoded uuids this process keeps (tests). */
 export const decodedUuidsKept = (): number => decoded.size;
 

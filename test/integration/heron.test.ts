@@ -1,5 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Loader } from '#lib/jsonapi/context.ts';
+import { loadReferenceData } from '#lib/reference/load.ts';
+import { registry } from '#lib/resources/index.ts';
 import { call, idOf, type CallResult } from '../support/api.ts';
+import { observeCalls } from '../support/dynamodb-calls.ts';
 import { createSample, uniqueName } from '../support/fixtures.ts';
 import { freshStore } from '../support/store.ts';
 import { outboxEvents, refused } from '../support/table.ts';
@@ -40,6 +44,15 @@ function expectErrors(res: CallResult, status: number, expected: { pointer: stri
   expect(errors.map((e) => e.source?.pointer).sort()).toEqual(expected.map((e) => e.pointer).sort());
   for (const want of expected) if (want.detail) expect(errors.find((e) => e.source?.pointer === want.pointer)!.detail).toMatch(want.detail);
 }
+
+const refusedPlate = (attributes: Record<string, unknown>) => refused('POST', '/api/v2/heron/plates', body('plates', attributes));
+/** A plate of one new sample in A1 whose content gives `uuid`. */
+const plateAttributes = (uuid: unknown) => ({
+  barcode: uniqueName('HU'),
+  purpose_uuid: platePurpose,
+  study_uuid: study,
+  wells: { A1: { content: { supplier_name: 'lh', uuid } } },
+});
 
 /** The labware the answer links to, with its receptacles' aliquots' samples and their metadata. */
 async function readBack(res: CallResult, include: string) {
@@ -83,15 +96,18 @@ describe('POST /api/v2/heron/plates', () => {
     expect(events.map((e) => e.type)).toEqual(['plates.created']);
   });
 
-  it('writes a 96-well plate of 96 new samples as one write, past one transaction', async () => {
+  it('writes a 96-well plate of 96 new samples, named and with their uuids (as lighthouse sends them), as one write past one transaction', async () => {
+    const uuids = Array.from({ length: 96 }, () => crypto.randomUUID());
     const wells = Object.fromEntries(
       Array.from({ length: 96 }, (_, i) => [
         `${String.fromCharCode(65 + (i % 8))}${String(1 + Math.floor(i / 8)).padStart(2, '0')}`,
-        { content: { supplier_name: `S${i}` } },
+        { content: { supplier_name: `S${i}`, name: uniqueName('H96'), sanger_sample_id: uniqueName('H96S'), uuid: uuids[i] } },
       ]),
     );
     const res = await postPlate({ barcode: uniqueName('HP96'), purpose_uuid: platePurpose, study_uuid: study, wells });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const found = await call('GET', `/api/v2/samples?filter[uuid]=${uuids.join(',')}&page[size]=100`);
+    expect(found.body.data).toHaveLength(96);
     const plate = await readBack(res, 'wells.aliquots');
     expect((plate.included as any[]).filter((r) => r.type === 'aliquots')).toHaveLength(96);
   });
@@ -122,8 +138,6 @@ describe('POST /api/v2/heron/plates', () => {
   });
 
   describe('refuses, writing nothing', () => {
-    const refusedPlate = (attributes: Record<string, unknown>) => refused('POST', '/api/v2/heron/plates', body('plates', attributes));
-
     it('without a purpose or a barcode (the reference: "Plate purpose uuid not defined", "Barcode can\'t be blank")', async () => {
       expectErrors(await refusedPlate({}), 422, [
         { pointer: '/data/attributes/barcode', detail: /barcode - can't be blank/ },
@@ -257,6 +271,161 @@ describe('POST /api/v2/heron/plates', () => {
     const found = await call('GET', `/api/v2/plates?filter[barcode]=${barcode}&include=wells.aliquots`);
     expect(found.body.data).toHaveLength(1);
     expect((found.body.included as any[]).filter((r) => r.type === 'aliquots')).toHaveLength(1);
+  });
+});
+
+describe("a new sample's sanger sample id and name: the study's abbreviation and the sample's number", () => {
+  let abbreviated: string;
+  beforeAll(async () => {
+    await loadReferenceData(registry, { study_metadata: [{ study: 'Study B', faculty_sponsor: 'Prof Sponsor B', study_name_abbreviation: 'STDB' }] });
+    abbreviated = await uuidOf('studies', 'Study B');
+  });
+  /** The samples of the plate answered, by id: [name, sanger_sample_id]. */
+  const samplesOf = async (res: CallResult): Promise<Record<string, [unknown, unknown]>> => {
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const read = await readBack(res, 'wells.aliquots.sample');
+    const samples = new Map((read.included as any[]).filter((r) => r.type === 'samples').map((r) => [r.id, r]));
+    return Object.fromEntries(
+      (read.included as any[])
+        .filter((r) => r.type === 'aliquots')
+        .map((a) => {
+          const sample = samples.get(a.relationships.sample.data.id)!;
+          return [sample.id, [sample.attributes.name, sample.attributes.sanger_sample_id] as [unknown, unknown]];
+        }),
+    );
+  };
+
+  it('made when not given (Heron::Factories::Sample, SangerSampleId); a given one names the sample; none without an abbreviation', async () => {
+    const res = await postPlate({
+      barcode: uniqueName('HN'),
+      purpose_uuid: platePurpose,
+      study_uuid: abbreviated,
+      wells: {
+        A1: { content: { supplier_name: 'a' } },
+        B1: { content: { sanger_sample_id: uniqueName('GIVEN') } },
+        C1: { content: { name: uniqueName('named') } },
+      },
+    });
+    const named = Object.entries(await samplesOf(res));
+    const made = named.filter(([, [, sanger]]) => String(sanger).startsWith('STDB'));
+    // A1's and C1's are made from the abbreviation and the sample's own number; C1 keeps its name.
+    expect(made).toHaveLength(2);
+    for (const [id, [, sanger]] of made) expect(sanger).toBe(`STDB${id}`);
+    expect(named.filter(([, [name, sanger]]) => name === sanger)).toHaveLength(2);
+    expect(named.some(([, [name, sanger]]) => String(name).startsWith('GIVEN') && name === sanger)).toBe(true);
+    // Study A has no abbreviation: nothing is made.
+    const plain = await postPlate({
+      barcode: uniqueName('HN'),
+      purpose_uuid: platePurpose,
+      study_uuid: study,
+      wells: { A1: { content: { supplier_name: 'a' } } },
+    });
+    expect(Object.values(await samplesOf(plain))).toEqual([[null, null]]);
+  });
+
+  it('50 receptions at once: all land, every made name distinct', async () => {
+    const all = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        postPlate({
+          barcode: uniqueName('HN'),
+          purpose_uuid: platePurpose,
+          study_uuid: abbreviated,
+          wells: { A1: { content: { supplier_name: 'a' } }, B1: { content: { supplier_name: 'b' } } },
+        }),
+      ),
+    );
+    expect(all.map((r) => r.status)).toEqual(Array(50).fill(201));
+    const names = (await Promise.all(all.map(samplesOf))).flatMap((s) => Object.values(s).map(([name]) => name));
+    expect(new Set(names).size).toBe(100);
+    expect(names.every((name) => /^STDB\d+$/.test(String(name)))).toBe(true);
+  });
+});
+
+describe("a content's uuid (lighthouse's lh_sample_uuid) is the sample's", () => {
+  const plateOf = (uuid: unknown) => postPlate(plateAttributes(uuid));
+  const samplesByUuid = async (...uuids: string[]) => {
+    const res = await call('GET', `/api/v2/samples?filter[uuid]=${uuids.join(',')}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.data as any[];
+  };
+
+  it('renders it, and every uuid lookup finds the sample by it: filter[uuid], a later sample_uuid, the loader; a forged uuid finds nothing', async () => {
+    const lh = crypto.randomUUID();
+    // Sent in capitals, kept as the reference's Uuid keeps them: lowercase.
+    const res = await plateOf(lh.toUpperCase());
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const [sample] = await samplesByUuid(lh);
+    expect(sample.attributes.uuid).toBe(lh);
+    expect((await call('GET', `/api/v2/samples/${sample.id}`)).body.data.attributes.uuid).toBe(lh);
+    // The aliquot in the plate is of that sample.
+    const read = await readBack(res, 'wells.aliquots.sample');
+    expect((read.included as any[]).filter((r) => r.type === 'samples').map((r) => r.attributes.uuid)).toEqual([lh]);
+    // A uuid filter of another type does not find it.
+    expect((await call('GET', `/api/v2/plates?filter[uuid]=${lh}`)).body.data).toEqual([]);
+
+    // A later reception names it as an existing sample (`sample_uuid`, resolved by Loader.byUuids).
+    const again = await postPlate({
+      barcode: uniqueName('HU'),
+      purpose_uuid: platePurpose,
+      study_uuid: study,
+      wells: { B1: { content: { sample_uuid: lh } } },
+    });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+    const aliquots = ((await readBack(again, 'wells.aliquots.sample')).included as any[]).filter((r) => r.type === 'samples');
+    expect(aliquots.map((r) => r.id)).toEqual([sample.id]);
+
+    // The loader: a uuid that does not decode costs one consistent read of the alias entries, then the records' read.
+    const forged = crypto.randomUUID();
+    const own = (await createSample()).attributes.uuid as string;
+    const loader = new Loader(registry);
+    const { result, commands } = await observeCalls(() => loader.byUuids([lh, forged, own], ['samples']));
+    expect(result.map((r) => r?.uuid)).toEqual([lh, undefined, own]);
+    expect(commands).toEqual({ BatchGetItemCommand: 2 });
+    // Uuids that decode read no alias entry.
+    expect((await observeCalls(() => new Loader(registry).byUuids([own], ['samples']))).commands).toEqual({ BatchGetItemCommand: 1 });
+    expect(await samplesByUuid(forged)).toEqual([]);
+  });
+
+  it("refuses a uuid another sample has (naming it), one given twice, one that is no uuid, and one of the form of this service's own; nothing written", async () => {
+    const lh = crypto.randomUUID();
+    expect((await plateOf(lh)).status).toBe(201);
+    // Found by the uuid's guard as the write commits (the reference: "Sample with uuid … already exists").
+    expectErrors(await refusedPlate({ ...plateAttributes(lh) }), 422, [
+      { pointer: '/data/attributes/uuid', detail: new RegExp(`uuid - "${lh}" is already in use`) },
+    ]);
+    const twice = crypto.randomUUID();
+    expectErrors(
+      await refusedPlate({
+        ...plateAttributes(twice),
+        wells: { A1: { content: { supplier_name: 'a', uuid: twice } }, B1: { content: { supplier_name: 'b', uuid: twice.toUpperCase() } } },
+      }),
+      422,
+      [{ pointer: '/data/attributes/wells/B1/content/uuid', detail: /is the uuid of the sample at A1 too/ }],
+    );
+    expectErrors(await refusedPlate(plateAttributes('not-a-uuid')), 422, [
+      { pointer: '/data/attributes/wells/A1/content/uuid', detail: /must be a uuid \(8-4-4-4-12 hexadecimal digits\), got "not-a-uuid"/ },
+    ]);
+    const own = (await createSample()).attributes.uuid as string;
+    expectErrors(await refusedPlate(plateAttributes(own)), 422, [
+      { pointer: '/data/attributes/wells/A1/content/uuid', detail: new RegExp(`"${own}" has the form of this service's own uuids`) },
+    ]);
+  });
+
+  it('50 receptions with distinct uuids all land, each found by its uuid; 2 with one uuid: one 201, one 422 naming it, the other plate not written', async () => {
+    const uuids = Array.from({ length: 50 }, () => crypto.randomUUID());
+    const distinct = await Promise.all(uuids.map((uuid) => plateOf(uuid)));
+    expect(distinct.map((r) => r.status)).toEqual(Array(50).fill(201));
+    const found = await samplesByUuid(...uuids);
+    expect(found.map((s) => s.attributes.uuid).sort()).toEqual([...uuids].sort());
+
+    const shared = crypto.randomUUID();
+    const barcodes = [uniqueName('HU'), uniqueName('HU')];
+    const both = await Promise.all(barcodes.map((barcode) => postPlate({ ...plateAttributes(shared), barcode })));
+    expect(both.map((r) => r.status).sort()).toEqual([201, 422]);
+    const loser = both.findIndex((r) => r.status === 422);
+    expect(both[loser]!.body.errors[0].detail).toContain(shared);
+    expect((await call('GET', `/api/v2/plates?filter[barcode]=${barcodes[loser]}`)).body.data).toEqual([]);
+    expect(await samplesByUuid(shared)).toHaveLength(1);
   });
 });
 

@@ -39,7 +39,8 @@ describe('standard plates', () => {
     const read = await call('GET', `/api/v2/plates/${plate.id}?include=state_changes`);
     expect(read.body.data.relationships.state_changes.data).toEqual([{ type: 'state_changes', id: change.id }]);
     const target = await call('GET', `/api/v2/state_changes/${change.id}/target`);
-    expect(target.body.data).toMatchObject({ type: 'plates', id: plate.id });
+    // The reference's `class_name: "Labware"` (contract §7.4): the target answers as `labware`.
+    expect(target.body.data).toMatchObject({ type: 'labware', id: plate.id });
 
     const events = await outboxEvents();
     expect(events.filter((e) => e.type === 'plates.state_changed' && e.resource.id === plate.id)).toHaveLength(1);

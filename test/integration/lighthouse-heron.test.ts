@@ -16,6 +16,9 @@ import { outboxEvents } from '../support/table.ts';
  * - the body of a cherrypicked plate: `create_cherrypicked_post_body` (helpers/plates.py 482-534), samples
  *   with `name`, controls with `control` and `control_type`, and an `lh_beckman_cp_destination_created`
  *   event whose subjects are built by helpers/events.py (63-115) and `__ss_sample_subjects` (649-667);
+ * - the samples looked up by lighthouse's uuid: `filter_for_new_samples` (helpers/plates.py 250-266) GETs
+ *   `/api/v2/samples` with `params={"filter[uuid]": sample_uuid}` (the sample's `lh_sample_uuid`) and
+ *   `_ss_headers()`, and reads a sample as new while `len(response.json()["data"]) == 0`;
  * - the plate read back: `get_from_ss_plates_samples_info` (helpers/plates.py 430-445) GETs
  *   `/api/v2/labware?filter[barcode]=…&include=purpose,receptacles.aliquots.sample`, and
  *   `convert_json_response_into_dict` with `ControlLocations` (336-427) reads the purposes' names, the
@@ -41,6 +44,13 @@ const sendToSsHeronPlates = (body: unknown) =>
     body: JSON.stringify(body),
     headers: { 'content-type': 'application/json', accept: '*/*', 'x-sequencescape-client-id': WRITE_KEY },
   });
+
+/** filter_for_new_samples's is_sample_new: `requests.get(f"{SS_URL}/api/v2/samples", params={"filter[uuid]": sample_uuid}, headers=_ss_headers())`. */
+async function isSampleNew(sampleUuid: string) {
+  const res = await call('GET', `/api/v2/samples?filter[uuid]=${sampleUuid}`, { headers: { accept: '*/*', 'x-sequencescape-client-id': WRITE_KEY } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return { new: res.body.data.length === 0, data: res.body.data };
+}
 
 /** create_post_body(barcode, plate_config, samples) */
 function createPostBody(
@@ -77,6 +87,13 @@ describe("lighthouse's Heron plates", () => {
     const read = await call('GET', `/api/v2/labware?filter[barcode]=${barcode}&include=purpose,receptacles.aliquots.sample.sample_metadata`);
     const included = read.body.included as any[];
     expect(included.filter(isPurpose).map((p) => p.attributes.name)).toEqual(['Stock Plate']);
+    // filter_for_new_samples: each sample sent is found by its lh_sample_uuid, which is its uuid; one never sent is new.
+    for (const sample of samples) {
+      const found = await isSampleNew(sample.lh_sample_uuid);
+      expect(found.new).toBe(false);
+      expect(found.data.map((s: any) => s.attributes.uuid)).toEqual([sample.lh_sample_uuid]);
+    }
+    expect((await isSampleNew(crypto.randomUUID())).new).toBe(true);
     const metadata = included
       .filter((r) => r.type === 'sample_metadata')
       .map((m) => [m.attributes.supplier_name, m.attributes.phenotype, m.attributes.sample_description]);

@@ -40,8 +40,9 @@ describe('lot_types', () => {
 
   it('Tag Plates targets the Tag Plate purpose; QC Plates has no target purpose', async () => {
     const tag = await call('GET', `/api/v2/lot_types?filter[name]=${encodeURIComponent('Tag Plates')}&include=target_purpose`);
-    expect(tag.body.data[0].relationships.target_purpose.data).toMatchObject({ type: 'plate_purposes' });
-    expect(tag.body.included.map((r: any) => [r.type, r.attributes.name])).toEqual([['plate_purposes', 'Tag Plate']]);
+    // The reference's `class_name: "Purpose"` (contract §7.4): linked and included as `purposes`.
+    expect(tag.body.data[0].relationships.target_purpose.data).toMatchObject({ type: 'purposes' });
+    expect(tag.body.included.map((r: any) => [r.type, r.attributes.name])).toEqual([['purposes', 'Tag Plate']]);
     const qc = await findOne('lot_types', 'name', 'QC Plates');
     expect((await call('GET', `/api/v2/lot_types/${qc.id}/target_purpose`)).body.data).toBeNull();
   });

@@ -39,7 +39,8 @@ async function scan(plate: any): Promise<{ qcable: any; lotNumber: string; lotTy
   expect(res.body.data).toHaveLength(1);
   const of = (type: string) => res.body.included.find((r: any) => r.type === type);
   expect(of('plates').attributes.uuid).toBe(plate.attributes.uuid);
-  expect(of('plate_purposes').attributes.name).toBe('Tag Plate');
+  // The lot type's target purpose is a `purposes` (the reference's and Limber's `class_name: 'Purpose'`).
+  expect(of('purposes').attributes.name).toBe('Tag Plate');
   return { qcable: res.body.data[0], lotNumber: of('lots').attributes.lot_number, lotType: of('lot_types').attributes.name };
 }
 

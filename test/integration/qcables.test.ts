@@ -205,7 +205,8 @@ describe('GET /qcables filters', () => {
     expect((included.get('plates') as any).attributes.uuid).toBe(plate.attributes.uuid);
     expect((included.get('lots') as any).attributes.lot_number).toBe('LOT-0001');
     expect((included.get('lot_types') as any).attributes.name).toBe('Tag Plates');
-    expect((included.get('plate_purposes') as any).attributes.name).toBe('Tag Plate');
+    // As Limber's LotType and its frontend's resources.js type it: `purpose` (contract §7.4).
+    expect((included.get('purposes') as any).attributes.name).toBe('Tag Plate');
     const template = (included.get('lots') as any).relationships.template.data;
     expect(template.type).toBe('tag_layout_templates');
     expect((included.get('tag_layout_templates') as any).attributes.name).toBe('Test i7 column');

@@ -42,7 +42,8 @@ describe('references between reference records', () => {
     const lot = await lotOf('LOADER-1');
     expect(lot.included?.map((r) => [r.type, r.attributes.name])).toEqual([
       ['lot_types', 'Loader Plates'],
-      ['plate_purposes', 'Stock Plate'],
+      // A lot type's target purpose links as `purposes` (the reference's `class_name: "Purpose"`).
+      ['purposes', 'Stock Plate'],
     ]);
   });
 

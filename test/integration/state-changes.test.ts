@@ -49,10 +49,21 @@ describe('POST /state_changes', () => {
     expect(await stateOf(qcable.id)).toBe('pending');
     const read = await call('GET', `/api/v2/state_changes/${change.id}?include=target,user,qcable`);
     expect(read.body.data.attributes).toEqual(change.attributes);
-    expect(read.body.data.relationships.target.data).toEqual({ type: 'plates', id: plate.id });
+    // The reference's `class_name: "Labware"` (contract §7.4): the target links, and is included, as `labware`.
+    expect(read.body.data.relationships.target.data).toEqual({ type: 'labware', id: plate.id });
+    expect(read.body.included.find((r: any) => r.type === 'labware')).toMatchObject({ id: plate.id, attributes: { uuid: expect.any(String) } });
     expect(read.body.data.relationships.user.data).toEqual({ type: 'users', id: admin });
     expect(read.body.data.relationships.qcable.data).toEqual({ type: 'qcables', id: qcable.id });
     expect(read.body.included.find((r: any) => r.type === 'qcables').attributes.state).toBe('pending');
+  });
+
+  it('takes the target linked as it reads back (`labware`) as well as by its own type (`plates`)', async () => {
+    const { qcable, plate } = await createQcable('LOT-0002');
+    const res = await call('POST', '/api/v2/state_changes', {
+      body: doc('state_changes', { target_state: 'pending' }, { target: rel('labware', plate.id), user: rel('users', admin) }),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(await stateOf(qcable.id)).toBe('pending');
   });
 
   it("takes the deprecated target_uuid and user_uuid (limber's body), without a reason", async () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadReferenceData } from '#lib/reference/load.ts';
+import { loadReferenceData, ReferenceDataError } from '#lib/reference/load.ts';
 import { registry } from '#lib/resources/index.ts';
 import { call } from '../support/api.ts';
 import { expectError } from '../support/responses.ts';
@@ -8,7 +8,9 @@ import { freshStore } from '../support/store.ts';
 /**
  * tag_sets and tag_group_adapter_types (contract §7.5; the reference's TagSetResource and
  * TagGroupAdapterTypeResource): reference data, a tag group naming its adapter type; tag sets filtered
- * by their tag group's adapter type name and by visibility.
+ * by their tag group's adapter type name and by visibility (applied by default, as the reference's
+ * `filter :visible, default: true`), and loaded only when their two groups share an adapter type
+ * (TagSet#tag_group_adapter_types_must_match).
  */
 
 beforeAll(async () => {
@@ -18,6 +20,7 @@ beforeAll(async () => {
     tag_groups: [
       { name: 'Old Tags', tags: [{ index: 1, oligo: 'ACGT' }], visible: false, tag_group_adapter_type: 'Standard' },
       { name: 'Chromium Tags', tags: [{ index: 1, oligo: 'TTTT' }], tag_group_adapter_type: 'Chromium' },
+      { name: 'Untyped Tags', tags: [{ index: 1, oligo: 'CCCC' }] },
     ],
     tag_sets: [
       { name: 'Old set', tag_group: 'Old Tags' },
@@ -54,12 +57,56 @@ describe('tag_sets', () => {
     expect(res.body.included.map((r: any) => r.attributes.name).sort()).toEqual(['Test Tags i5', 'Test Tags i7']);
   });
 
+  it('lists only visible sets unless asked otherwise: a hidden tag group, or a hidden tag2 group, hides the set', async () => {
+    const res = await call('GET', '/api/v2/tag_sets');
+    expect(res.body.data.map((s: any) => s.attributes.name).sort()).toEqual(['Chromium set', 'Test dual i7 i5', 'Test i7 only']);
+    expect(res.body.meta.record_count).toBe(3);
+    // The default is not written into the links: the next page applies it again.
+    expect(res.body.links.first).not.toContain('visible');
+    // Like the reference's filter, any value applies the scope, and the default applies beside other filters.
+    expect(await names('?filter[visible]=false')).toEqual(['Chromium set', 'Test dual i7 i5', 'Test i7 only']);
+    expect(await names('?filter[name]=Old set')).toEqual([]);
+  });
+
   it('filters by adapter type name (ignoring case) and by visibility, and both at once', async () => {
     expect(await names('?filter[tag_group_adapter_type_name]=chromium')).toEqual(['Chromium set']);
-    expect(await names('?filter[tag_group_adapter_type_name]=Standard')).toEqual(['Dual with old', 'Old set', 'Test dual i7 i5', 'Test i7 only']);
+    expect(await names('?filter[tag_group_adapter_type_name]=Standard')).toEqual(['Test dual i7 i5', 'Test i7 only']);
     expect(await names('?filter[visible]=true')).toEqual(['Chromium set', 'Test dual i7 i5', 'Test i7 only']);
     expect(await names('?filter[visible]=true&filter[tag_group_adapter_type_name]=Standard')).toEqual(['Test dual i7 i5', 'Test i7 only']);
     expect(await names('?filter[tag_group_adapter_type_name]=Nope')).toEqual([]);
+  });
+
+  it("refuses to load a set whose groups' adapter types differ, naming both; writes nothing of the document", async () => {
+    const loading = loadReferenceData(registry, {
+      tag_groups: [{ name: 'Unloaded Tags', tags: [{ index: 1, oligo: 'GGGG' }], tag_group_adapter_type: 'Standard' }],
+      tag_sets: [
+        { name: 'Mixed set', tag_group: 'Test Tags i7', tag2_group: 'Chromium Tags' },
+        { name: 'Half typed', tag_group: 'Chromium Tags', tag2_group: 'Untyped Tags' },
+      ],
+    });
+    await expect(loading).rejects.toBeInstanceOf(ReferenceDataError);
+    await expect(loading).rejects.toThrow(
+      [
+        'invalid reference data:',
+        `  tag_sets[0].tag_group: tag_group "Test Tags i7" has adapter type "Standard" and tag2_group "Chromium Tags" has adapter type "Chromium": the adapter types of a tag set's tag groups must match`,
+        `  tag_sets[1].tag_group: tag_group "Chromium Tags" has adapter type "Chromium" and tag2_group "Untyped Tags" has no adapter type: the adapter types of a tag set's tag groups must match`,
+      ].join('\n'),
+    );
+    expect((await call('GET', '/api/v2/tag_groups?filter[name]=Unloaded Tags')).body.data).toEqual([]);
+    expect(await names('?filter[name]=Mixed set')).toEqual([]);
+  });
+
+  it("checks a set against its groups as the document leaves them: a group's new adapter type, a stored group kept", async () => {
+    // 'Untyped Tags' (stored without an adapter type) becomes Chromium in the same document, so it pairs with 'Chromium Tags'.
+    await loadReferenceData(registry, {
+      tag_groups: [{ name: 'Untyped Tags', tags: [{ index: 1, oligo: 'CCCC' }], tag_group_adapter_type: 'Chromium' }],
+      tag_sets: [{ name: 'Chromium dual', tag_group: 'Chromium Tags', tag2_group: 'Untyped Tags' }],
+    });
+    expect(await names('?filter[tag_group_adapter_type_name]=Chromium')).toEqual(['Chromium dual', 'Chromium set']);
+    // An update naming only tag_group (tag2_group is optional) is checked against the stored tag2_group (Untyped Tags, now Chromium).
+    await expect(loadReferenceData(registry, { tag_sets: [{ name: 'Chromium dual', tag_group: 'Test Tags i7' }] })).rejects.toThrow(
+      'tag_sets[0].tag_group: tag_group "Test Tags i7" has adapter type "Standard" and tag2_group "Untyped Tags" has adapter type "Chromium"',
+    );
   });
 
   it('is read-only reference data', async () => {

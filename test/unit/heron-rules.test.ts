@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { layoutForSize } from '#lib/domain/geometry.ts';
-import { checkPlateEvents, placeRecipients, planContents, unpadCoordinate } from '#lib/domain/heron.ts';
+import { checkPlateEvents, generatedSangerSampleId, placeRecipients, planContents, unpadCoordinate } from '#lib/domain/heron.ts';
 
 /** The Heron reception's rules (lib/domain/heron.ts) against the reference's factories and their specs. */
 
 const plate = layoutForSize(96)!;
-const columns = { sample: new Set(['name', 'control']), metadata: new Set(['phenotype', 'supplier_name']) };
+const columns = { sample: new Set(['name', 'control', 'sanger_sample_id']), metadata: new Set(['phenotype', 'supplier_name']) };
 
 describe('Heron reception rules', () => {
   it('unpads coordinates as the reference does (A01 → A1), and leaves what is no coordinate as sent', () => {
@@ -94,5 +94,27 @@ describe('Heron reception rules', () => {
       ['not_a_map', 'events.1'],
       ['not_allowed', 'events.2.event.event_type'],
     ]);
+  });
+  it("takes a content's uuid lowercased, refuses one that is none or given twice; names a sample after its given sanger sample id", () => {
+    const uuid = '0F8FAD5B-D9CB-469F-A165-70867728950E';
+    const planned = planContents(
+      'wells',
+      { A1: { content: { uuid, sanger_sample_id: 'S1X' } }, B1: { content: { uuid: uuid.toLowerCase() } }, C1: { content: { uuid: 'nope', name: 'c' } } },
+      ['A1', 'B1', 'C1'],
+      plate,
+      columns,
+      'S1',
+    );
+    expect(planned.ok ? [] : planned.problems.map((p) => [p.code, p.input.join('.')])).toEqual([
+      ['not_a_uuid', 'wells.C1.content.uuid'],
+      ['given_twice', 'wells.B1.content.uuid'],
+    ]);
+    const one = planContents('wells', { A1: { content: { uuid, sanger_sample_id: 'S1X' } } }, ['A1'], plate, columns, 'S1');
+    expect(one.ok && one.value[0]).toMatchObject({ uuid: uuid.toLowerCase(), sample: { name: 'S1X', sanger_sample_id: 'S1X' } });
+  });
+
+  it("makes a sanger sample id of the study's abbreviation and the sample's number, none without an abbreviation", () => {
+    expect(generatedSangerSampleId('STDB', 42)).toBe('STDB42');
+    expect(generatedSangerSampleId(undefined, 42)).toBeUndefined();
   });
 });
