@@ -248,6 +248,8 @@ describe('submission_templates', () => {
   it.each([
     ['Library Creation - Illumina', ['library_creation', 'sequencing']],
     ['MX Pooling', ['multiplexing']],
+    // The reference's GridION work: its submissions make work orders (lib/operations/work-orders.ts).
+    ['Traction - GridION', ['traction_grid_ion']],
     // Its request_options (the defaults its orders start from) are loaded, not rendered.
     ['Limber-Htp - WGS - NovaSeq 6000 Paired end sequencing', ['limber_wgs', 'limber_multiplexing', 'illumina_htp_novaseq_6000_paired_end_sequencing']],
   ])('finds %j by name and uuid with request_type_keys %j', async (name, keys) => {
@@ -263,6 +265,7 @@ describe('submission_templates', () => {
       'Library Creation - Illumina',
       'Limber-Htp - WGS - NovaSeq 6000 Paired end sequencing',
       'MX Pooling',
+      'Traction - GridION',
     ]);
     for (const t of config.body.data) expect(Object.keys(t.attributes).sort()).toEqual(['name', 'uuid']);
     expect(config.body.links.last).toBe(`${BASE}/submission_templates?fields%5Bsubmission_templates%5D=uuid%2Cname&page%5Bnumber%5D=1&page%5Bsize%5D=100`);
