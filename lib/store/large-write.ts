@@ -25,15 +25,16 @@ import { type ChangeOp, opBytes, type StagedOp, type WritePlan } from '#lib/stor
  * A write larger than one DynamoDB transaction, still one write (contract §7.1; docs/decisions.md, "Writes
  * past one transaction"). Its steps, each one or more TransactWriteItems:
  *
- * 1. intent: its transaction record (pending, expiring), the keys it will stage and its open entry;
- * 2. stage, in key order, ≤ 100 items a call: a created item is put with the write's mark (its key must be
+ * 1. stage, in key order, ≤ 100 items a call: a created item is put with the write's mark (its key must be
  *    free: a unique value taken fails here); a changed or deleted record, or a deleted index entry, is
- *    marked (the version read, no other mark), a changed record's after-image put beside it. Every stage
- *    call also checks the record is still pending, so nothing is staged once it is aborted;
- * 3. commit: one transaction moves the record from pending to committed, puts the request item (events,
+ *    marked (the version read, no other mark), a changed record's after-image put beside it. The first
+ *    stage carries the intent — its transaction record (pending, expiring), the keys it will stage and its
+ *    open entry —, so no mark exists without them; every later stage checks the record is still pending,
+ *    so nothing is staged once it is aborted;
+ * 2. commit: one transaction moves the record from pending to committed, puts the request item (events,
  *    idempotent response) and adds the counts: the write counts from this instant, for every reader;
- * 4. apply (lib/store/recovery.ts, finish): marks removed, after-images put, deletes made; then its own
- *    items removed. The response is answered after it.
+ * 3. apply (lib/store/recovery.ts, finish): marks removed, after-images put, deletes made; then its own
+ *    items removed, in one transaction. The response is answered after it.
  *
  * Readers resolve marks by the record's state (lib/store/visibility.ts); writers never write over a mark
  * (lib/store/write-items.ts, unlockedAt). A failure before the commit undoes what was staged; a crash
@@ -127,20 +128,23 @@ const stillPending = (txId: string): TransactItem => ({
   },
 });
 
-/** Staged ops grouped into stage transactions in key order: each within a transaction's items (one kept for the record's check) and bytes. */
-function stageChunks(ops: Staging[]): Staging[][] {
-  const chunks: Staging[][] = [];
-  let items = 0;
-  let bytes = 0;
+/**
+ * Staged ops grouped into stage transactions in key order, each within a transaction's items and bytes
+ * beside its head: the intent's items in the first, the record's check in every other.
+ */
+function stageChunks(ops: Staging[], intent: { items: number; bytes: number }): Staging[][] {
+  const chunks: Staging[][] = [[]];
+  let items = intent.items;
+  let bytes = intent.bytes;
   for (const op of ops) {
-    const last = chunks.at(-1);
-    if (last && items + op.items.length <= TRANSACTION_ITEM_LIMIT - 1 && bytes + op.bytes <= TRANSACTION_SIZE_LIMIT) {
+    const last = chunks.at(-1)!;
+    if (last.length === 0 || (items + op.items.length <= TRANSACTION_ITEM_LIMIT && bytes + op.bytes <= TRANSACTION_SIZE_LIMIT)) {
       last.push(op);
       items += op.items.length;
       bytes += op.bytes;
     } else {
       chunks.push([op]);
-      items = op.items.length;
+      items = 1 + op.items.length;
       bytes = op.bytes;
     }
   }
@@ -165,12 +169,13 @@ export async function commitLarge(write: LargeWrite): Promise<void> {
     ...(idempotencyKey ? { idempotencyKey } : {}),
   };
 
-  await intent(tx, chunks);
-  const stages = stageChunks(ops);
+  // The intent goes with the first stage: a mark is never without its record, nor the record without its keys.
+  const head = intentItems(tx, chunks);
+  const stages = stageChunks(ops, { items: head.length, bytes: head.reduce((sum, item) => sum + plainBytes(item), 0) });
   let staged = 0;
   try {
-    for (const stage of stages) {
-      await sendStage(tx, stage);
+    for (const [n, stage] of stages.entries()) {
+      await sendStage(stage, n === 0 ? head : [stillPending(tx.txId)]);
       staged++;
     }
     await putChunks(plan.requestKey, plan.ttl, plan.payload.chunks);
@@ -199,8 +204,8 @@ export async function commitLarge(write: LargeWrite): Promise<void> {
   }
 }
 
-/** The intent: the record, its key chunks and its open entry, in one transaction. */
-async function intent(tx: TxRecord, chunks: Record<string, unknown>[]): Promise<void> {
+/** The intent: the record, its key chunks and its open entry, sent with the first stage. */
+function intentItems(tx: TxRecord, chunks: Record<string, unknown>[]): TransactItem[] {
   const TableName = config().LTS_TABLE_NAME;
   const record = { ...txItemKey(tx.txId), ...tx, stagedCalls: 0 };
   const entry = {
@@ -210,22 +215,21 @@ async function intent(tx: TxRecord, chunks: Record<string, unknown>[]): Promise<
     startedAt: tx.startedAt,
     ...(tx.idempotencyKey ? { idempotencyKey: tx.idempotencyKey } : {}),
   };
-  const codes = await transact([
+  return [
     { Put: { TableName, Item: record, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } } },
     ...chunks.map((Item): TransactItem => ({ Put: { TableName, Item } })),
     { Put: { TableName, Item: entry } },
-  ]);
-  if (codes) throw new Error(`a large write's intent was cancelled: ${codes.join(', ')}`);
+  ];
 }
 
-/** One stage transaction; a refusal becomes the error the one-transaction path would raise. */
-async function sendStage(tx: TxRecord, stage: Staging[]): Promise<void> {
-  const items = [stillPending(tx.txId), ...stage.flatMap((op) => op.items)];
+/** One stage transaction after its head (the intent, or the record's check); a refusal becomes the error the one-transaction path would raise. */
+async function sendStage(stage: Staging[], head: TransactItem[]): Promise<void> {
+  const items = [...head, ...stage.flatMap((op) => op.items)];
   const codes = await transact(items);
   if (!codes) return;
-  // No longer pending: aborted by recovery or by a retry of the request.
+  // No longer pending: aborted by recovery or by a retry of the request (the intent's own record is new: it cannot fail so).
   if (codes[0] === 'ConditionalCheckFailed') throw new ConflictError('the large write was aborted while it was staged');
-  const onReject = [undefined, ...stage.flatMap((op) => op.items.map(() => op.onReject))];
+  const onReject = [...head.map(() => undefined), ...stage.flatMap((op) => op.items.map(() => op.onReject))];
   throw await failure(rejections(codes, items, (i) => onReject[i] ?? 'conflict'));
 }
 

@@ -102,12 +102,12 @@ export async function finish(
     bytes += size;
   }
   await bounded(chunks, PARALLEL_FINISHING, sendFinishing);
-  const own: TransactItem[] = [
+  // Its own items at once, once no mark is left: a reader that finds the record gone knows every mark is gone.
+  await sendFinishing([
     { Delete: { TableName: table(), Key: txItemKey(tx.txId) } },
     ...Array.from({ length: tx.keyChunks }, (_, n): TransactItem => ({ Delete: { TableName: table(), Key: keyChunkKey(tx.txId, n) } })),
-  ];
-  await sendFinishing(own);
-  await sendFinishing([{ Delete: { TableName: table(), Key: openEntryKey(tx.txId, tx.expiresAt) } }]);
+    { Delete: { TableName: table(), Key: openEntryKey(tx.txId, tx.expiresAt) } },
+  ]);
 }
 
 /**
