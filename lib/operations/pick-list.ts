@@ -6,7 +6,7 @@ import { MAX_ASSETS_PER_ORDER } from '#lib/domain/submissions.ts';
 import { refKey, refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { accepted, type Locate } from '#lib/jsonapi/problems.ts';
 import { booked } from '#lib/operations/request-books.ts';
-import { buildSubmission } from '#lib/operations/submission-build.ts';
+import { buildSubmission, requestTypesByKey } from '#lib/operations/submission-build.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { labwareAttrs, receptacleType } from '#lib/operations/labware-records.ts';
 import { findHolders, type Ref, type StoredRecord } from '#lib/store/records.ts';
@@ -74,8 +74,7 @@ const namedRefs = (entries: readonly { study_id?: number | null; project_id?: nu
 
 /** The `cherrypick` request type, by its key's guard. */
 async function pickRequestType(ctx: WriteContext): Promise<StoredRecord> {
-  const hit = (await findHolders(ctx.registry.indexScope('request_types', 'key'), [PICK_REQUEST_TYPE])).get(PICK_REQUEST_TYPE);
-  const type = hit && (await ctx.loader.one({ type: 'request_types', id: hit.id }));
+  const [type] = await requestTypesByKey(ctx, [PICK_REQUEST_TYPE]);
   // The default reference data has it; a lab's own set must too (docs/decisions.md, "Pick lists and work orders").
   if (!type) throw errors.invalidValue(at(PICKS), `${PICKS} - the reference data has no request type ${show(PICK_REQUEST_TYPE)} for cherrypicks`);
   return type;
@@ -174,7 +173,7 @@ export interface PickListInput extends PickListEntries {
 }
 
 /** A problem of a pick, at its member: `/data/attributes/pick_attributes/0/study_id`. */
-const pickAt: Locate = (path) => ({ pointer: pointer('data', 'attributes', ...path), field: path.join('.') });
+const pickAt: Locate = (path) => ({ pointer: at(...path), field: path.join('.') });
 
 /**
  * A pick list (the reference's PickList#pick_attributes= and #process): its picks read, grouped into

@@ -2,12 +2,13 @@ import { labwareOfSlot } from '#lib/domain/labware-ids.ts';
 import { requestMachine } from '#lib/domain/machines.ts';
 import type { BookedRef } from '#lib/domain/request-books.ts';
 import { buildPassage, type ChainedType, maxSubmissionRequests, planRequests, submissionBudgetProblem, submissionMachine } from '#lib/domain/submissions.ts';
-import type { WriteContext } from '#lib/jsonapi/context.ts';
+import { refKey, type WriteContext } from '#lib/jsonapi/context.ts';
+import { lowerCase } from '#lib/jsonapi/resource.ts';
 import { JsonApiError } from '#lib/jsonapi/errors.ts';
 import { accepted, attributeAt, problemErrors } from '#lib/jsonapi/problems.ts';
 import { appendRequests } from '#lib/operations/request-books.ts';
 import { createWorkOrders } from '#lib/operations/work-orders.ts';
-import type { StoredRecord } from '#lib/store/records.ts';
+import { findHolders, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Building a submission in the write that makes it (contract §7.3): Limber's `and_submit`
@@ -27,6 +28,17 @@ export const chained = (type: StoredRecord): ChainedType => ({
   key: String(type.attrs.key),
   forMultiplexing: type.attrs.for_multiplexing === true,
 });
+
+/** Request types by key, in the order given, those found (one batched read of their key guards, one of the records). */
+export async function requestTypesByKey(ctx: WriteContext, keys: readonly string[]): Promise<StoredRecord[]> {
+  const holders = await findHolders(ctx.registry.indexScope(ctx.registry.require('request_types'), 'key'), keys.map(lowerCase));
+  const refs = keys.flatMap((key): Ref[] => {
+    const hit = holders.get(lowerCase(key));
+    return hit ? [{ type: 'request_types', id: hit.id }] : [];
+  });
+  const records = await ctx.loader.load(refs);
+  return refs.flatMap((ref) => records.get(refKey(ref)) ?? []);
+}
 
 /** Where a problem of building a submission's orders points: the list they came from (`order_uuids`, or a pick list's own). */
 export type BuildAt = () => { pointer: string; field: string };

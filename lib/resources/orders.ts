@@ -8,7 +8,6 @@ import {
   attr,
   defineResource,
   lazySchema,
-  lowerCase,
   timestamps,
   toMany,
   toOne,
@@ -20,9 +19,9 @@ import {
 import { defaultCreate } from '#lib/jsonapi/write.ts';
 import { labwareAttrs, receptacleType } from '#lib/operations/labware-records.ts';
 import type { BookedRef } from '#lib/domain/request-books.ts';
-import { chained } from '#lib/operations/submission-build.ts';
+import { chained, requestTypesByKey } from '#lib/operations/submission-build.ts';
 import { accepted, attributeAt, problemErrors } from '#lib/jsonapi/problems.ts';
-import { findHolders, refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
+import { refsOf, type Ref, type StoredRecord } from '#lib/store/records.ts';
 
 /**
  * Orders (contract §3, §6): what a submission is asked to do for a study — request types, the assets
@@ -73,17 +72,9 @@ type TemplateAttributes = z.infer<ReturnType<typeof templateAttributes>>;
 
 const at = (...path: (string | number)[]) => pointer('data', 'attributes', TEMPLATE_ATTRIBUTES, ...path);
 
-/** The request types of a template, in its order (one batched read of their key guards, one of the records). */
-export async function templateRequestTypes(ctx: WriteContext, template: StoredRecord): Promise<StoredRecord[]> {
-  const keys = (template.attrs.request_type_keys as string[] | undefined) ?? [];
-  const holders = await findHolders(ctx.registry.indexScope(ctx.registry.require('request_types'), 'key'), keys.map(lowerCase));
-  const refs = keys.flatMap((key): Ref[] => {
-    const hit = holders.get(lowerCase(key));
-    return hit ? [{ type: 'request_types', id: hit.id }] : [];
-  });
-  const records = await ctx.loader.load(refs);
-  return refs.flatMap((ref) => records.get(`${ref.type}:${ref.id}`) ?? []);
-}
+/** The request types of a template, in its order. */
+export const templateRequestTypes = (ctx: WriteContext, template: StoredRecord): Promise<StoredRecord[]> =>
+  requestTypesByKey(ctx, (template.attrs.request_type_keys as string[] | undefined) ?? []);
 
 /** An asset named: the receptacle, and the studies of its aliquots. */
 interface Asset {
