@@ -256,7 +256,7 @@ async function write(ctx: RequestContext, def: ResourceDef, target: Target, requ
       mode === 'create'
         ? await (def.create ?? ((c, i) => defaultCreate(c, def, i)))(wctx, input)
         : await (def.update ?? ((c, r, i) => defaultUpdate(c, def, r, i)))(wctx, current!, input);
-    recordEvents(wctx, input, record, mode);
+    await recordEvents(wctx, input, record, mode);
     return { status: mode === 'create' ? 201 : 200, data: record };
   });
 }
@@ -268,7 +268,7 @@ async function runAction(ctx: RequestContext, def: ResourceDef, target: Target, 
   return commitWrite(ctx, def, request, async (wctx) => {
     const result = action.on === 'member' ? await action.run(wctx, body, await loadOwner(wctx, def, target.id!)) : await action.run(wctx, body);
     // An action names no acting user; its primary data are what it created (201) or changed.
-    recordEvents(wctx, { relationships: {} }, result.data, result.status === 201 ? 'create' : 'update');
+    await recordEvents(wctx, { relationships: {} }, result.data, result.status === 201 ? 'create' : 'update');
     return result;
   });
 }

@@ -59,6 +59,11 @@ async function readAggregates<R extends Ref>(
   const read = new Map<string, Ref[]>();
   await bounded([...byAggregate], PARALLEL_AGGREGATES, async ([aggregate, held]) => {
     if (!budget.open(held)) return;
+    // An aggregate this write creates has no committed entries (ids are never reused): what points at it is staged (stagedOf).
+    if (isWrite(ctx) && ctx.uow.createsKey(aggregate)) {
+      if (budget.charge(held, 0)) read.set(aggregate, []);
+      return;
+    }
     const hits = await readRange({ kind: 'term', scope, value: aggregate }, { byUpdated: false, limit: max + 1, descending: false });
     if (hits.length > max) throw refuse();
     if (budget.charge(held, hits.length)) read.set(aggregate, hits);

@@ -4,7 +4,7 @@ import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import type { ParsedWrite, WriteMode } from '#lib/jsonapi/document.ts';
 import { MAX_STRING_LENGTH, valueProblem, type ValueProblem } from '#lib/jsonapi/input-values.ts';
 import type { ResourceDef, WriteInput } from '#lib/jsonapi/resource.ts';
-import { renderResource } from '#lib/jsonapi/render.ts';
+import { loadAttributes, renderResource } from '#lib/jsonapi/render.ts';
 import { recordKey, type Ref, type RelValue, type StoredRecord } from '#lib/store/records.ts';
 import { sameJson } from '#lib/store/unit-of-work.ts';
 
@@ -207,32 +207,41 @@ export async function defaultUpdate(ctx: WriteContext, def: ResourceDef, current
 /**
  * Records one event per record the unit of work created or changed (contract §4), data as the API
  * renders it — and for the request's own records when they live inside another (a POSTed aliquot).
+ * Attributes a GET loads (a rack's state from its tubes, a lot's names, a QC file's contents) are loaded
+ * here too, through the write's own reads, so an event never carries null where the API shows a value.
  */
-export function recordEvents(
+export async function recordEvents(
   ctx: WriteContext,
   input: Pick<WriteInput, 'relationships'>,
   primary: StoredRecord | readonly StoredRecord[],
   mode: 'create' | 'update',
-): void {
+): Promise<void> {
   const user = input.relationships.user;
   const actor = {
     api_key: ctx.apiKey?.name ?? null,
     user: user && !Array.isArray(user) ? { type: user.type, id: String(user.id), uuid: user.uuid } : null,
   };
-  const emit = (record: StoredRecord, action: string) =>
-    ctx.uow.addEvent({
-      type: `${record.type}.${action}`,
-      resource: { type: record.type, id: String(record.id), uuid: record.uuid || null, version: record.version },
-      data: renderResource(ctx, record, new Map()),
-      actor,
-    });
   const written = writtenRecords(ctx);
   // A write that changed nothing (a stock registration that would repeat the last) is no event, not even its answer's record's.
   if (written.length === 0) return;
-  for (const record of ([] as StoredRecord[]).concat(primary)) {
-    if (!written.some(({ record: r }) => r.family === record.family && r.id === record.id)) emit(record, mode === 'create' ? 'created' : 'updated');
+  const unwritten = ([] as StoredRecord[])
+    .concat(primary)
+    .filter((record) => !written.some(({ record: r }) => r.family === record.family && r.id === record.id))
+    .map((record) => ({ record, action: mode === 'create' ? 'created' : 'updated' }));
+  const events = [...unwritten, ...written];
+  const loaded = await loadAttributes(
+    ctx,
+    events.map(({ record }) => record),
+    new Map(),
+  );
+  for (const { record, action } of events) {
+    ctx.uow.addEvent({
+      type: `${record.type}.${action}`,
+      resource: { type: record.type, id: String(record.id), uuid: record.uuid || null, version: record.version },
+      data: renderResource(ctx, record, new Map(), new Map(), loaded.get(record)),
+      actor,
+    });
   }
-  for (const { record, action } of written) emit(record, action);
 }
 
 /**

@@ -62,6 +62,11 @@ export class UnitOfWork {
     return [...this.updatedByKey.values()];
   }
 
+  /** Whether the record of this key (`recordKey`) is created by this write: nothing committed can name it yet. */
+  createsKey(key: string): boolean {
+    return this.createdByKey.has(key);
+  }
+
   /**
    * Reserves `count` consecutive ids of a family (one atomic ADD); unused ones are simply skipped. The
    * creation time offered is the clock's as the ADD is sent (never before the request's): concurrent
