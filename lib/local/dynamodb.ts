@@ -250,6 +250,9 @@ export async function ensureTable(
   }
 }
 
+/** DynamoDB Local fills a new index of a development table (thousands of items) in well under a second. */
+const INDEX_ACTIVE_WITHIN_MS = 60_000;
+
 /**
  * Adds the indexes an existing table lacks, one UpdateTable each (as on AWS, one index a table update), and
  * waits for each to be active. DynamoDB fills a new index from the items already there (its backfill).
@@ -266,9 +269,11 @@ export async function addMissingIndexes(client: DynamoDBClient, tableName: strin
         GlobalSecondaryIndexUpdates: [{ Create: indexSchema(index) }],
       }),
     );
-    for (;;) {
+    for (const deadline = Date.now() + INDEX_ACTIVE_WITHIN_MS; ; ) {
       const { Table: now } = await client.send(new DescribeTableCommand({ TableName: tableName }));
       if (now?.GlobalSecondaryIndexes?.find((i) => i.IndexName === index.name)?.IndexStatus === 'ACTIVE') break;
+      if (Date.now() > deadline)
+        throw new Error(`index ${index.name} of table ${tableName} is not active ${INDEX_ACTIVE_WITHIN_MS / 1000} s after it was added`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
