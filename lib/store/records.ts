@@ -69,6 +69,12 @@ export const recordKey = (family: string, id: number): string => `${family}:${id
  * parameter building and per-item response formatting cost more CPU than the read itself.
  */
 export const recordItemKey = (family: string, id: number) => ({ pk: `$lts#family_${family}#id_${padId(id)}`, sk: '$record_1' });
+/**
+ * A record's key in its type's listings (`byType`, `byTypeRecord`; and, with its update time, `byTypeUpdated`),
+ * as ElectroDB writes it: the partition, and the sort key's prefix before the padded id.
+ */
+export const typeListingKey = (type: string) => `$lts#type_${type}`;
+export const TYPE_LISTING_SK_PREFIX = '$record_1#id_';
 /** The attributes of a record item that make a StoredRecord (not its keys or index keys), as a projection (several are reserved words). */
 const RECORD_ATTRIBUTES = ['family', 'id', 'type', 'uuid', 'createdAt', 'updatedAt', 'version', 'attrs', 'rels'];
 /** What a read of records asks for: their attributes, and the marker a large write may have left (lib/store/visibility.ts). */
@@ -224,6 +230,10 @@ export interface RangeOptions {
  */
 export async function readRange(range: IndexRange, options: RangeOptions): Promise<ListHit[]> {
   const byUpdated = options.byUpdated && ordersByUpdate(range);
+  if (options.records && range.kind === 'type' && !byUpdated) {
+    const hits = await readTypeRecords(range.type, options);
+    if (hits) return hits;
+  }
   const { query, term } = rangeQuery(range, byUpdated);
   const after = options.after;
   const go = {
@@ -246,10 +256,6 @@ export async function readRange(range: IndexRange, options: RangeOptions): Promi
     id: d.id,
     ...(d.updatedAt !== undefined ? { updatedAt: d.updatedAt } : {}),
   });
-  if (options.records && range.kind === 'type' && !byUpdated) {
-    const hits = await readTypeRecords(range.type, options);
-    if (hits) return hits;
-  }
   // The keys-only indexes hold no marker: their records are resolved as they are read by key.
   if (!term) return (await ranged.go(go)).data.map(hitOf);
   const entries = await readResolved(async () => (await ranged.go({ ...go, attributes: [...go.attributes, ...MARKER_ATTRIBUTES] })).data as Marked<TermHit>[]);
@@ -280,8 +286,7 @@ const refusesIndex = (error: unknown) =>
 async function readTypeRecords(type: string, options: RangeOptions): Promise<ListHit[] | undefined> {
   const table = config().LTS_TABLE_NAME;
   if ((recordIndexRefused.get(table) ?? 0) > Date.now()) return undefined;
-  // byType's key values, as ElectroDB and recordPut write them (lib/store/write-items.ts).
-  const position = options.after && `$record_1#id_${padId(options.after.id)}`;
+  const position = options.after && `${TYPE_LISTING_SK_PREFIX}${padId(options.after.id)}`;
   const condition = position ? `#pk = :pk AND #sk ${options.descending ? '<' : '>'} :sk` : '#pk = :pk AND begins_with(#sk, :sk)';
   const hits: ListHit[] = [];
   let start: Record<string, unknown> | undefined;
@@ -293,7 +298,7 @@ async function readTypeRecords(type: string, options: RangeOptions): Promise<Lis
           IndexName: RECORD_INDEX.name,
           KeyConditionExpression: condition,
           ExpressionAttributeNames: { ...RECORD_PROJECTION.ExpressionAttributeNames, '#pk': RECORD_INDEX.partitionKey, '#sk': RECORD_INDEX.sortKey },
-          ExpressionAttributeValues: { ':pk': `$lts#type_${type}`, ':sk': position ?? '$record_1#id_' },
+          ExpressionAttributeValues: { ':pk': typeListingKey(type), ':sk': position ?? TYPE_LISTING_SK_PREFIX },
           ProjectionExpression: RECORD_PROJECTION.ProjectionExpression,
           ScanIndexForward: !options.descending,
           Limit: Math.min(options.limit - hits.length, MAX_QUERY_LIMIT),
