@@ -25,8 +25,9 @@ export function serviceTable(scope: Construct, id: string, stage: StageSettings)
       indexName: index.name,
       partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
       sortKey: { name: index.sortKey, type: AttributeType.STRING },
-      projectionType: ProjectionType.INCLUDE,
-      nonKeyAttributes: [...index.projected],
+      ...(index.projected === 'all'
+        ? { projectionType: ProjectionType.ALL }
+        : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projected] }),
     });
   }
   return table;

@@ -127,14 +127,15 @@ async function intersection(ctx: RequestContext, plans: FilterPlan[], types: Rea
 /**
  * The first `want` entries of several ranges in one order, of the given types, each record once: a k-way
  * merge that reads every range only as far as the merged order needs (a range whose buffer runs dry is
- * read again after its own last entry). `more` says whether entries remain after them.
+ * read again after its own last entry). `more` says whether entries remain after them. With `records`,
+ * entries come with their records where an index holds them (a type's listing in id order).
  */
 async function mergedRead(
   ranges: IndexRange[],
   types: ReadonlySet<string>,
   sort: Sort,
   want: number,
-  after?: ListPosition,
+  { after, records = false }: { after?: ListPosition | undefined; records?: boolean } = {},
 ): Promise<{ hits: ListHit[]; more: boolean }> {
   const byUpdated = sort.field === 'updated_at';
   const order = listOrder(sort);
@@ -147,7 +148,7 @@ async function mergedRead(
         .filter((s) => s.buffer.length === 0 && !s.done)
         .map(async (s) => {
           const limit = Math.max(1, want + 1 - hits.length);
-          const batch = await readRange(s.range, { byUpdated, limit, descending: sort.descending, ...(s.after ? { after: s.after } : {}) });
+          const batch = await readRange(s.range, { byUpdated, limit, descending: sort.descending, records, ...(s.after ? { after: s.after } : {}) });
           s.done = batch.length < limit;
           if (batch.length > 0) s.after = positionOf(batch.at(-1)!, sort);
           s.buffer.push(...batch);
@@ -178,8 +179,7 @@ async function rangedPage(
   // A bare page past the end reads nothing more.
   const known = keptCount && skip > 0 ? await keptCount() : undefined;
   if (known !== undefined && skip >= known) return { records: [], count: known };
-  const [kept, { hits, more }] = await Promise.all([known ?? keptCount?.(), mergedRead(ranges, types, sort, skip + page.size, page.cursor?.after)]);
-  const pageHits = hits.slice(skip);
+  const [kept, { hits: pageHits, more }] = await Promise.all([known ?? keptCount?.(), pageRead(ranges, types, sort, page, skip)]);
   const last = pageHits.at(-1);
   // Without a kept count: the count the walk carries in its cursor (its pages may have been shortened, so
   // their numbers do not count the records before); else a bare page that ends the listing tells it
@@ -194,6 +194,21 @@ async function rangedPage(
     ...(more && last ? { next: { after: positionOf(last, sort), ...(kept === undefined ? { count } : {}) } } : {}),
   };
 }
+/**
+ * The entries of a page, with their records where the index holds them: after the cursor, or after the
+ * `skip` entries of earlier pages, which are read as keys only (about 80 bytes each, where a record is
+ * about a kilobyte) to find where the page starts.
+ */
+async function pageRead(ranges: IndexRange[], types: ReadonlySet<string>, sort: Sort, page: Page, skip: number): Promise<{ hits: ListHit[]; more: boolean }> {
+  let after = page.cursor?.after;
+  if (skip > 0) {
+    const { hits: before, more } = await mergedRead(ranges, types, sort, skip);
+    if (before.length < skip || !more) return { hits: [], more: false };
+    after = positionOf(before.at(-1)!, sort);
+  }
+  return mergedRead(ranges, types, sort, page.size, { after, records: true });
+}
+
 /** Parents are read this many at a time while walking them for their embedded records. */
 const PARENT_BATCH = 25;
 
@@ -215,7 +230,7 @@ async function listEmbedded(ctx: RequestContext, def: ResourceDef, types: Set<st
   const children: StoredRecord[] = [];
   const walk = async () => {
     for (;;) {
-      const { hits: batch, more } = await mergedRead(ranges, new Set(parentTypes), sort, PARENT_BATCH, position);
+      const { hits: batch, more } = await mergedRead(ranges, new Set(parentTypes), sort, PARENT_BATCH, { after: position, records: true });
       const parents = await loadHits(ctx, batch);
       for (const parent of parents) {
         const own = ctx.registry
@@ -241,7 +256,11 @@ async function listEmbedded(ctx: RequestContext, def: ResourceDef, types: Set<st
   };
 }
 
-async function loadHits(ctx: RequestContext, hits: TermHit[]): Promise<StoredRecord[]> {
-  const loaded = await ctx.loader.load(hits.map((h) => ({ type: h.type, id: h.id })));
-  return hits.map((h) => loaded.get(`${h.type}:${h.id}`)).filter((r): r is StoredRecord => r !== undefined);
+/**
+ * The records of some entries, in their order: those read with their entry as they are, the others by key.
+ * The records read with a listing stay out of the request's loader: includes and reads by id read by key.
+ */
+async function loadHits(ctx: RequestContext, hits: ListHit[]): Promise<StoredRecord[]> {
+  const loaded = await ctx.loader.load(hits.filter((h) => !h.record).map((h) => ({ type: h.type, id: h.id })));
+  return hits.map((h) => h.record ?? loaded.get(`${h.type}:${h.id}`)).filter((r): r is StoredRecord => r !== undefined);
 }

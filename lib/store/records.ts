@@ -5,6 +5,7 @@ import { dynamo } from '#lib/store/client.ts';
 import { store } from '#lib/store/entities.ts';
 import { bounded } from '#lib/store/bounded.ts';
 import { CapacityError, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
+import { tableDefinition } from '#lib/store/table.ts';
 import { type Marked, MARKER_ATTRIBUTES, readResolved } from '#lib/store/visibility.ts';
 
 /** A pointer to a record: its JSON:API type and integer id. */
@@ -68,6 +69,12 @@ export const recordKey = (family: string, id: number): string => `${family}:${id
  * parameter building and per-item response formatting cost more CPU than the read itself.
  */
 export const recordItemKey = (family: string, id: number) => ({ pk: `$lts#family_${family}#id_${padId(id)}`, sk: '$record_1' });
+/**
+ * A record's key in its type's listings (`byType`, `byTypeRecord`; and, with its update time, `byTypeUpdated`),
+ * as ElectroDB writes it: the partition, and the sort key's prefix before the padded id.
+ */
+export const typeListingKey = (type: string) => `$lts#type_${type}`;
+export const TYPE_LISTING_SK_PREFIX = '$record_1#id_';
 /** The attributes of a record item that make a StoredRecord (not its keys or index keys), as a projection (several are reserved words). */
 const RECORD_ATTRIBUTES = ['family', 'id', 'type', 'uuid', 'createdAt', 'updatedAt', 'version', 'attrs', 'rels'];
 /** What a read of records asks for: their attributes, and the marker a large write may have left (lib/store/visibility.ts). */
@@ -164,7 +171,8 @@ export interface ListPosition {
  */
 export type IndexRange = { kind: 'type'; type: string } | { kind: 'term'; scope: string; value: string } | { kind: 'lookup'; slot: 1 | 2; key: string };
 
-export type ListHit = TermHit & ListPosition;
+/** A listing entry; read from the projected index, it carries its record too (unless a large write's mark is on it). */
+export type ListHit = TermHit & ListPosition & { record?: StoredRecord };
 
 /** Whether a range can be read in update-time order (else only in id order). */
 export const ordersByUpdate = (range: IndexRange): boolean => range.kind === 'type' || (range.kind === 'lookup' && range.slot === 2);
@@ -206,16 +214,26 @@ function positionKey(range: IndexRange, byUpdated: boolean, after: ListPosition,
  */
 export const MAX_QUERY_LIMIT = 10_000;
 
+export interface RangeOptions {
+  byUpdated: boolean;
+  after?: ListPosition;
+  limit: number;
+  descending: boolean;
+  /** Read the records with the entries where an index holds them (a type's range in id order). */
+  records?: boolean;
+}
+
 /**
  * Up to `limit` entries of a range after (or, descending, before) a position. DynamoDB returns at most
  * 1 MB per Query call; this keeps reading until it has `limit` entries or the range ends, so a page is
  * never short because of item sizes or depth.
  */
-export async function readRange(
-  range: IndexRange,
-  options: { byUpdated: boolean; after?: ListPosition; limit: number; descending: boolean },
-): Promise<ListHit[]> {
+export async function readRange(range: IndexRange, options: RangeOptions): Promise<ListHit[]> {
   const byUpdated = options.byUpdated && ordersByUpdate(range);
+  if (options.records && range.kind === 'type' && !byUpdated) {
+    const hits = await readTypeRecords(range.type, options);
+    if (hits) return hits;
+  }
   const { query, term } = rangeQuery(range, byUpdated);
   const after = options.after;
   const go = {
@@ -238,10 +256,68 @@ export async function readRange(
     id: d.id,
     ...(d.updatedAt !== undefined ? { updatedAt: d.updatedAt } : {}),
   });
-  // A secondary index holds no marker (it projects keys only): its records are resolved as they are read.
+  // The keys-only indexes hold no marker: their records are resolved as they are read by key.
   if (!term) return (await ranged.go(go)).data.map(hitOf);
   const entries = await readResolved(async () => (await ranged.go({ ...go, attributes: [...go.attributes, ...MARKER_ATTRIBUTES] })).data as Marked<TermHit>[]);
   return entries.map(hitOf);
+}
+
+/** The index that holds whole records under byType's keys (lib/store/table.ts). */
+const RECORD_INDEX = tableDefinition.indexes.find((index) => index.projected === 'all')!;
+/**
+ * How long a process reads pages the keys-only way after the projected index refused a Query: while
+ * DynamoDB backfills it on a deployed table (minutes to hours), without a refused call per page.
+ */
+export const RECORD_INDEX_RETRY_MS = 60_000;
+/** Per table: until when the projected index is not asked (it refused a Query). */
+const recordIndexRefused = new Map<string, number>();
+
+/** Whether an error is DynamoDB refusing a Query on the projected index: backfilling, or not (yet) on the table. */
+const refusesIndex = (error: unknown) =>
+  (error as { name?: string }).name === 'ValidationException' && String((error as Error).message).includes(RECORD_INDEX.name);
+
+/**
+ * Up to `limit` records of a type after (or, descending, before) a position, from the projected index: one
+ * eventually consistent Query per DynamoDB page (1 MB), and no read by key. An item a large write has marked
+ * comes back as its entry alone, so that its record is read by key and resolved as every read by key is
+ * (lib/store/visibility.ts). Undefined while the index does not answer (`RECORD_INDEX_RETRY_MS`): the caller
+ * then reads keys and records as before the index existed.
+ */
+async function readTypeRecords(type: string, options: RangeOptions): Promise<ListHit[] | undefined> {
+  const table = config().LTS_TABLE_NAME;
+  if ((recordIndexRefused.get(table) ?? 0) > Date.now()) return undefined;
+  const position = options.after && `${TYPE_LISTING_SK_PREFIX}${padId(options.after.id)}`;
+  const condition = position ? `#pk = :pk AND #sk ${options.descending ? '<' : '>'} :sk` : '#pk = :pk AND begins_with(#sk, :sk)';
+  const hits: ListHit[] = [];
+  let start: Record<string, unknown> | undefined;
+  try {
+    do {
+      const page = await dynamo().send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: RECORD_INDEX.name,
+          KeyConditionExpression: condition,
+          ExpressionAttributeNames: { ...RECORD_PROJECTION.ExpressionAttributeNames, '#pk': RECORD_INDEX.partitionKey, '#sk': RECORD_INDEX.sortKey },
+          ExpressionAttributeValues: { ':pk': typeListingKey(type), ':sk': position ?? TYPE_LISTING_SK_PREFIX },
+          ProjectionExpression: RECORD_PROJECTION.ProjectionExpression,
+          ScanIndexForward: !options.descending,
+          Limit: Math.min(options.limit - hits.length, MAX_QUERY_LIMIT),
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of (page.Items ?? []) as Marked<StoredRecord>[]) {
+        const { family, id } = item;
+        hits.push({ ref: '-', family, type: item.type, id, ...(item.tx === undefined ? { record: item } : {}) });
+      }
+      start = page.LastEvaluatedKey;
+    } while (start && hits.length < options.limit);
+  } catch (error) {
+    if (!refusesIndex(error)) throw error;
+    recordIndexRefused.set(table, Date.now() + RECORD_INDEX_RETRY_MS);
+    return undefined;
+  }
+  recordIndexRefused.delete(table);
+  return hits;
 }
 
 /**

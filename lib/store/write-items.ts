@@ -1,5 +1,5 @@
 import { config } from '#lib/config.ts';
-import { padId, type StoredRecord } from '#lib/store/records.ts';
+import { padId, type StoredRecord, TYPE_LISTING_SK_PREFIX, typeListingKey } from '#lib/store/records.ts';
 import { tableDefinition } from '#lib/store/table.ts';
 
 /**
@@ -40,9 +40,9 @@ export function recordPut(record: StoredRecord & RecordLookups, expected: { vers
     rels,
     [pk]: `$lts#family_${family}#id_${padded}`,
     [sk]: '$record_1',
-    [byType.partitionKey]: `$lts#type_${type}`,
-    [byType.sortKey]: `$record_1#id_${padded}`,
-    [byTypeUpdated.partitionKey]: `$lts#type_${type}`,
+    [byType.partitionKey]: typeListingKey(type),
+    [byType.sortKey]: `${TYPE_LISTING_SK_PREFIX}${padded}`,
+    [byTypeUpdated.partitionKey]: typeListingKey(type),
     [byTypeUpdated.sortKey]: `$record_1#updatedAt_${updatedAt}#id_${padded}`,
     ...entity('record'),
   };

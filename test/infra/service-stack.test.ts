@@ -8,7 +8,7 @@ import { SWEEP_SCHEDULE_MS } from '#lib/store/recovery.ts';
 import { stageSettings } from '../../infra/stage.ts';
 import { ENGINE_ACCESS, PUBLISHER_ACCESS, type TableAccess } from '../../infra/table.ts';
 import { FALLBACK, routes } from '#lib/routes.ts';
-import { tableDefinition } from '#lib/store/table.ts';
+import { indexProjection, tableDefinition } from '#lib/store/table.ts';
 import { serviceStack } from '../support/cdk-app.ts';
 import { SynthesizedStack } from '../support/cloudformation.ts';
 import { matchRoute } from '../support/lambda-events.ts';
@@ -141,13 +141,8 @@ describe('the table', () => {
       { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
     ]);
     expect(
-      table.Properties.GlobalSecondaryIndexes.map((i: any) => [
-        i.IndexName,
-        i.KeySchema[0].AttributeName,
-        i.KeySchema[1].AttributeName,
-        i.Projection.NonKeyAttributes,
-      ]),
-    ).toEqual(tableDefinition.indexes.map((i) => [i.name, i.partitionKey, i.sortKey, [...i.projected]]));
+      table.Properties.GlobalSecondaryIndexes.map((i: any) => [i.IndexName, i.KeySchema[0].AttributeName, i.KeySchema[1].AttributeName, i.Projection]),
+    ).toEqual(tableDefinition.indexes.map((i) => [i.name, i.partitionKey, i.sortKey, indexProjection(i)]));
     expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true });
     expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
   });

@@ -369,6 +369,19 @@ const valuesOf = async (ids: readonly number[]) => {
   return ids.map((id) => found.get(recordKey(POLY, id))?.attrs.value);
 };
 
+/**
+ * The values the type's listing shows of the newest `count` metadata, newest first: a page by id, read from
+ * the projected index, whose items a large write has marked are read by key and resolved ("Listing pages
+ * read from a projected index").
+ */
+const listedValues = async (count: number) => {
+  const res = await call('GET', `/api/v2/poly_metadata?sort=-id&page[size]=${count}`);
+  expect(res.status).toBe(200);
+  return res.body.data.map((m: any) => [Number(m.id), m.attributes.value]);
+};
+
+const newest = (ids: readonly number[], count: number) => [...ids].sort((a, b) => b - a).slice(0, count);
+
 /** Metadata on a well, created by one bulk write: their ids. */
 const metadataIds = async (on: Linkage, count: number) => (await bulk(metadataOn(on, count, uniqueName('changed')))).body.data.map((m: any) => Number(m.id));
 
@@ -394,6 +407,7 @@ describe('a large change of existing records (past 4 MB: byte-sized stage and ap
     const ids = await crashedChange(big, -1);
     expect((await leftovers()).filter((item) => item.tx !== undefined)).toHaveLength(120);
     expect(await valuesOf(ids)).toEqual(Array(120).fill('v'));
+    expect(await listedValues(20)).toEqual(newest(ids, 20).map((id) => [id, 'v']));
     await recoverTransactions(LATER());
     expect(await leftovers()).toEqual([]);
     expect(await valuesOf(ids)).toEqual(Array(120).fill('v'));
@@ -404,6 +418,7 @@ describe('a large change of existing records (past 4 MB: byte-sized stage and ap
     expect((await leftovers()).filter((item) => item.tx !== undefined)).toHaveLength(120);
     expect(await valuesOf(ids)).toEqual(Array(120).fill(big));
     expect((await call('GET', `/api/v2/poly_metadata/${ids[0]}`)).body.data.attributes.value).toBe(big);
+    expect(await listedValues(20)).toEqual(newest(ids, 20).map((id) => [id, big]));
     await recoverTransactions(LATER());
     expect(await leftovers()).toEqual([]);
     expect(await valuesOf(ids)).toEqual(Array(120).fill(big));

@@ -5,6 +5,7 @@ import { ensureTable, localClient } from '#lib/local/dynamodb.ts';
 import type { LocalEventsOptions } from '#lib/local/event-publishing.ts';
 import { startLocalService, useDynamo, type LocalService } from '#lib/local/service.ts';
 import { createApiKey } from '#lib/store/api-keys.ts';
+import type { IndexDefinition } from '#lib/store/table.ts';
 import { freshTables } from './fresh-tables.ts';
 import { itemsFromJson } from './table-items.ts';
 
@@ -40,10 +41,10 @@ export async function dropFreshStores(): Promise<void> {
  * made, deleted ones included, and looks through all of them on every write: with a stream on each test
  * file's table, writes late in a run cost many times what they cost early (docs/decisions.md, "Suite time").
  */
-async function tableWithReferenceData({ stream }: { stream: boolean }): Promise<{ tableName: string; endpoint: string }> {
+async function tableWithReferenceData({ stream, indexes }: StoreOptions): Promise<{ tableName: string; endpoint: string }> {
   const endpoint = workerEndpoint();
   const tableName = `test-${randomUUID()}`;
-  await ensureTable(endpoint, tableName, { stream });
+  await ensureTable(endpoint, tableName, { stream, ...(indexes ? { indexes } : {}) });
   freshTables.push({ endpoint, tableName });
   const items = itemsFromJson(inject('referenceItems'));
   const client = localClient(endpoint);
@@ -70,7 +71,16 @@ export const freshStore = (): Promise<{ tableName: string; endpoint: string }> =
 /** freshStore, and the table has its stream: for tests that read the stream's records (the event publishers'). */
 export const freshStreamedStore = (): Promise<{ tableName: string; endpoint: string }> => storeWith({ stream: true });
 
-async function storeWith(options: { stream: boolean }): Promise<{ tableName: string; endpoint: string }> {
+/** freshStore, its table laid out with these secondary indexes only: a table as an earlier release made it. */
+export const freshStoreWithIndexes = (indexes: readonly IndexDefinition[]): Promise<{ tableName: string; endpoint: string }> =>
+  storeWith({ stream: false, indexes });
+
+interface StoreOptions {
+  stream: boolean;
+  indexes?: readonly IndexDefinition[];
+}
+
+async function storeWith(options: StoreOptions): Promise<{ tableName: string; endpoint: string }> {
   const { endpoint, tableName } = await tableWithReferenceData(options);
   useDynamo(endpoint, tableName);
   await createApiKey('test-write', 'write', WRITE_KEY);
