@@ -74,8 +74,10 @@ const capacities = new WeakMap<CallCount, Capacity>();
 
 /** The capacity units the calls counted in `counts` consumed so far. */
 export function capacityOf(counts: CallCount): Capacity {
-  let capacity = capacities.get(counts);
-  if (!capacity) capacities.set(counts, (capacity = { read: 0, write: 0 }));
+  const kept = capacities.get(counts);
+  if (kept) return kept;
+  const capacity = { read: 0, write: 0 };
+  capacities.set(counts, capacity);
   return capacity;
 }
 
