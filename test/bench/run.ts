@@ -66,7 +66,7 @@ async function benchScenarios(): Promise<void> {
   let current: Side[] = [];
   const cleanups: (() => void)[] = [];
   /** Stops the servers under way, if any, and closes their clients. */
-  const stopPair = async () => {
+  const stopSides = async () => {
     const stopping = current;
     current = [];
     for (const side of stopping) side.client.close();
@@ -77,7 +77,7 @@ async function benchScenarios(): Promise<void> {
    * design floor writes too), then the design floor and, if asked, the physical floor, each with a client.
    */
   const freshSides = async (physical = false): Promise<Side[]> => {
-    await stopPair();
+    await stopSides();
     for (const role of ['service', 'floor', ...(physical ? ['physical' as const] : [])] as const) {
       const server = await startServerProcess(role, env);
       current.push({ role: server.role, server, client: new HttpClient(server.url, headers) });
@@ -89,7 +89,7 @@ async function benchScenarios(): Promise<void> {
   const shutdown = () =>
     (stopping ??= (async () => {
       for (const cleanup of cleanups) cleanup();
-      await stopPair();
+      await stopSides();
       await dynamo.stop();
     })());
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
