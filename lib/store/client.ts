@@ -59,6 +59,51 @@ export function totalCalls(counts: CallCount): number {
   return Object.values(counts).reduce((sum, n) => sum + n, 0);
 }
 
+/** Capacity units DynamoDB reported consuming for a counter's calls: reads and writes, indexes included. */
+export interface Capacity {
+  read: number;
+  write: number;
+}
+
+/**
+ * The capacity of each counter's calls, kept beside the counter rather than in it (a counter's values are
+ * calls by operation, summed by totalCalls): what X-DynamoDB-Capacity reports, so the bench can weigh a
+ * request's reads and writes as DynamoDB bills them, not only count its calls.
+ */
+const capacities = new WeakMap<CallCount, Capacity>();
+
+/** The capacity units the calls counted in `counts` consumed so far. */
+export function capacityOf(counts: CallCount): Capacity {
+  const kept = capacities.get(counts);
+  if (kept) return kept;
+  const capacity = { read: 0, write: 0 };
+  capacities.set(counts, capacity);
+  return capacity;
+}
+
+/** The operations that accept ReturnConsumedCapacity, each a read or a write (by the client's operation names, which lib-dynamodb's commands keep). */
+const CAPACITY_KIND: Record<string, keyof Capacity> = {
+  GetItem: 'read',
+  BatchGetItem: 'read',
+  Query: 'read',
+  Scan: 'read',
+  TransactGetItems: 'read',
+  PutItem: 'write',
+  UpdateItem: 'write',
+  DeleteItem: 'write',
+  BatchWriteItem: 'write',
+  TransactWriteItems: 'write',
+};
+
+/** X-DynamoDB-Capacity's value: `read=<units>, write=<units>` (the bench's floors send the same header). */
+export const capacityHeader = (capacity: Capacity): string => `read=${capacity.read}, write=${capacity.write}`;
+
+/** Sums the CapacityUnits of a call's ConsumedCapacity (one entry, or one per table for batches and transactions). */
+export function unitsOf(consumed: unknown): number {
+  const entries = (Array.isArray(consumed) ? consumed : [consumed]) as ({ CapacityUnits?: number } | undefined)[];
+  return entries.reduce((sum, entry) => sum + (entry?.CapacityUnits ?? 0), 0);
+}
+
 /** When a request must have answered, and the signal that aborts its DynamoDB calls then. */
 export interface Deadline {
   /** Epoch milliseconds. */
@@ -119,7 +164,13 @@ export async function onBehalfOf<T>(counts: readonly (CallCount | undefined)[], 
     const kill = callScope.getStore()?.kill;
     return await callScope.run({ counts: made, ...(kill ? { kill } : {}) }, fn);
   } finally {
-    for (const count of new Set(counts)) if (count) for (const [op, n] of Object.entries(made)) count[op] = (count[op] ?? 0) + n;
+    const capacity = capacityOf(made);
+    for (const count of new Set(counts)) {
+      if (!count) continue;
+      for (const [op, n] of Object.entries(made)) count[op] = (count[op] ?? 0) + n;
+      capacityOf(count).read += capacity.read;
+      capacityOf(count).write += capacity.write;
+    }
   }
 }
 
@@ -183,17 +234,25 @@ export function dynamo(): DynamoDBDocumentClient {
     base.middlewareStack.add(
       (next, context) => async (args) => {
         const { counts, deadline, kill } = callScope.getStore() ?? {};
-        if (counts) {
-          const op = String(context.commandName ?? 'Unknown').replace(/Command$/, '');
-          counts[op] = (counts[op] ?? 0) + 1;
-        }
+        const op = String(context.commandName ?? 'Unknown').replace(/Command$/, '');
+        if (counts) counts[op] = (counts[op] ?? 0) + 1;
+        const kind = counts && CAPACITY_KIND[op];
         if (kill && ++kill.made > kill.after) throw new ProcessKilled();
         if (deadline?.signal.aborted) throw new DeadlineExceeded(deadline.budgetMs);
         // Once the process has died (its last call made), no answer reaches it.
         const dead = () => kill !== undefined && kill.made >= kill.after;
         try {
-          const result = await next(args);
+          // Asked for a counted call (INDEXES: the indexes' units too), and taken out of the output again,
+          // so that no caller's answer changes.
+          const input = args.input as Record<string, unknown>;
+          const asked = kind !== undefined && input.ReturnConsumedCapacity === undefined;
+          const result = await next(asked ? { ...args, input: { ...input, ReturnConsumedCapacity: 'INDEXES' } } : args);
           if (dead()) throw new ProcessKilled();
+          if (asked) {
+            const output = result.output as unknown as Record<string, unknown>;
+            capacityOf(counts!)[kind] += unitsOf(output.ConsumedCapacity);
+            delete output.ConsumedCapacity;
+          }
           return result;
         } catch (error) {
           if (dead()) throw error instanceof ProcessKilled ? error : new ProcessKilled();

@@ -1,5 +1,16 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { gunzipSync } from 'node:zlib';
+import type { Capacity } from '#lib/store/client.ts';
+
+/** X-DynamoDB-Capacity's two numbers (`read=<units>, write=<units>`: lib/store/client.ts, `capacityHeader`). */
+function capacityOf(header: string | string[] | undefined): Capacity | undefined {
+  const match = typeof header === 'string' ? /^read=([\d.]+), write=([\d.]+)$/.exec(header) : null;
+  return match ? { read: Number(match[1]), write: Number(match[2]) } : undefined;
+}
+
+/** Two replies' capacity as one (a walk's pages, a unit's writes): absent if either reported none. */
+export const sumCapacity = (a: Capacity | undefined, b: Capacity | undefined): Capacity | undefined =>
+  a && b ? { read: a.read + b.read, write: a.write + b.write } : undefined;
 
 export interface Reply {
   status: number;
@@ -7,6 +18,8 @@ export interface Reply {
   ms: number;
   /** The server's X-DynamoDB-Calls. */
   calls: number;
+  /** The capacity units its X-DynamoDB-Capacity reported (absent: not reported, e.g. a walk's failure). */
+  capacity?: Capacity;
   /** The body as text (inflated here, after `ms`, when it came gzip-encoded). */
   text: string;
   /** Its Content-Encoding, if any. */
@@ -67,7 +80,15 @@ export class HttpClient {
             const body = Buffer.concat(chunks);
             const encoding = res.headers['content-encoding'];
             const text = (encoding === 'gzip' ? gunzipSync(body) : body).toString('utf8');
-            resolve({ status: res.statusCode ?? 0, ms, calls: Number(res.headers['x-dynamodb-calls'] ?? NaN), text, ...(encoding ? { encoding } : {}) });
+            const capacity = capacityOf(res.headers['x-dynamodb-capacity']);
+            resolve({
+              status: res.statusCode ?? 0,
+              ms,
+              calls: Number(res.headers['x-dynamodb-calls'] ?? NaN),
+              text,
+              ...(encoding ? { encoding } : {}),
+              ...(capacity ? { capacity } : {}),
+            });
           });
         },
       );

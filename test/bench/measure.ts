@@ -45,11 +45,16 @@ export interface SideResult {
   /** Median of X-DynamoDB-Calls over the 2xx replies. */
   calls: number;
   meanCalls: number;
+  /** Medians of X-DynamoDB-Capacity's read and write units over the 2xx replies (NaN: not reported). */
+  readUnits: number;
+  writeUnits: number;
 }
 
 interface Tally {
   latencies: number[];
   calls: number[];
+  readUnits: number[];
+  writeUnits: number[];
   requests: number;
   ok: number;
   failures: Record<string, number>;
@@ -81,6 +86,8 @@ async function runBatch(side: Side, batch: Batch, send: Send, counter: { next: n
           tally.ok++;
           tally.latencies.push(reply.ms);
           tally.calls.push(reply.calls);
+          tally.readUnits.push(reply.capacity?.read ?? NaN);
+          tally.writeUnits.push(reply.capacity?.write ?? NaN);
         } else {
           tally.failures[reply.status] = (tally.failures[reply.status] ?? 0) + 1;
         }
@@ -91,25 +98,33 @@ async function runBatch(side: Side, batch: Batch, send: Send, counter: { next: n
 }
 
 /**
- * Runs a scenario on both sides, interleaved: a warm-up batch each, then `rounds` measured batches each,
- * alternating service and floor (and which goes first) so a slower or busier moment of the machine is
- * shared. CPU is read from both processes once before and once after the measured rounds, so work a
+ * The order of the sides in a round: forward in even rounds, backward in odd ones (ABBA for two sides),
+ * and for more sides each pair of rounds starts one side later, so no side always follows the same one.
+ */
+export function roundOrder(sides: number, round: number): number[] {
+  const start = Math.floor(round / 2) % sides;
+  const order = Array.from({ length: sides }, (_, i) => (start + i) % sides);
+  return round % 2 === 0 ? order : order.reverse();
+}
+
+/**
+ * Runs a scenario on every side (service, design floor and, for reads, the physical floor), interleaved: a
+ * warm-up batch each, then `rounds` measured batches each, in the order `roundOrder` gives, so a slower or
+ * busier moment of the machine is shared. CPU is read from both processes once before and once after the measured rounds, so work a
  * server defers (garbage collection after a batch) is still billed to it; a server waiting for its turn
  * is idle and costs next to nothing. With `profileFile`, each server writes a CPU profile of the measured rounds there.
  */
-export async function measure(sides: readonly [Side, Side], plan: Plan, send: Send, profileFile?: (role: Role) => string): Promise<[SideResult, SideResult]> {
+export async function measure(sides: readonly Side[], plan: Plan, send: Send, profileFile?: (role: Role) => string): Promise<SideResult[]> {
   const counters = sides.map(() => ({ next: 0 }));
   const warmup: Batch = { concurrency: plan.concurrency, requests: plan.warmup, windowMs: plan.warmupWindowMs };
   for (const [i, side] of sides.entries()) await runBatch(side, warmup, send, counters[i]!);
   const measured: Batch = { concurrency: plan.concurrency, requests: plan.batch, windowMs: plan.windowMs, minWindowMs: plan.minWindowMs };
-  const tallies: Tally[] = sides.map(() => ({ latencies: [], calls: [], requests: 0, ok: 0, failures: {}, wallMs: 0 }));
+  const tallies: Tally[] = sides.map(() => ({ latencies: [], calls: [], readUnits: [], writeUnits: [], requests: 0, ok: 0, failures: {}, wallMs: 0 }));
   // Profiles (BENCH_CPU_PROF) cover the measured rounds and nothing else; their sampling costs both sides alike.
   if (profileFile) await Promise.all(sides.map((s) => s.server.profile()));
   const cpuBefore = await Promise.all(sides.map((s) => s.server.cpu()));
   for (let round = 0; round < plan.rounds; round++) {
-    // service-floor, floor-service, service-floor, … (ABBA)
-    const order = round % 2 === 0 ? [0, 1] : [1, 0];
-    for (const i of order) await runBatch(sides[i]!, measured, send, counters[i]!, tallies[i]!);
+    for (const i of roundOrder(sides.length, round)) await runBatch(sides[i]!, measured, send, counters[i]!, tallies[i]!);
   }
   const cpuAfter = await Promise.all(sides.map((s) => s.server.cpu()));
   if (profileFile) await Promise.all(sides.map((s) => s.server.profile(profileFile(s.role))));
@@ -126,6 +141,8 @@ export async function measure(sides: readonly [Side, Side], plan: Plan, send: Se
       perSecond: t.ok / (t.wallMs / 1000),
       calls: median(t.calls),
       meanCalls: t.calls.reduce((a, b) => a + b, 0) / Math.max(1, t.calls.length),
+      readUnits: median(t.readUnits.filter(Number.isFinite)),
+      writeUnits: median(t.writeUnits.filter(Number.isFinite)),
     };
-  }) as [SideResult, SideResult];
+  });
 }

@@ -4,13 +4,18 @@ import type { Scenario } from './scenarios.ts';
 import { shapeDifferences } from './write-shapes.ts';
 
 /**
- * Checks that the floor gives the same answer as the service for a read: the same document once each
- * base URL is taken out and resources are put in one order (type, id). Returns the first differences, or
- * undefined when there is none. The floor is only a floor if it reads and renders the same data.
+ * Checks that each floor gives the same answer as the service (the first side) for a read: the same
+ * document once each base URL is taken out and resources are put in one order (type, id). Returns the
+ * first differences, each floor's named, or undefined when there is none. A floor is only a floor if it
+ * reads and renders the same data.
  */
-export async function compareAnswers(sides: readonly [Side, Side], scenario: Scenario): Promise<string | undefined> {
-  const [service, floor] = await Promise.all(sides.map(async (side) => normalize(side, (await scenario.send(side, 0)).text)));
-  return firstDifference(service, floor, '');
+export async function compareAnswers(sides: readonly Side[], scenario: Scenario): Promise<string | undefined> {
+  const [service, ...floors] = await Promise.all(sides.map(async (side) => normalize(side, (await scenario.send(side, 0)).text)));
+  const found = floors.flatMap((floor, i) => {
+    const difference = firstDifference(service, floor, '');
+    return difference ? [`${sides[i + 1]!.role}: ${difference}`] : [];
+  });
+  return found.length > 0 ? found.join('; ') : undefined;
 }
 
 function normalize(side: Side, text: string): unknown {
@@ -47,7 +52,7 @@ function differences(a: unknown, b: unknown, path: string, found: string[]): voi
  * transactions (./write-shapes.ts: operations and keys, ids and uuids taken out), compared in order.
  * Returns the items only one side wrote, or undefined when both wrote the same.
  */
-export async function compareWrites(sides: readonly [Side, Side], count: number): Promise<string | undefined> {
+export async function compareWrites(sides: readonly Side[], count: number): Promise<string | undefined> {
   const [service, floor] = await Promise.all(sides.map(async (side) => (await side.server.writes()).slice(-count)));
   const found = shapeDifferences(service!, floor!);
   return found.length > 0 ? found.slice(0, MAX_DIFFERENCES).join('; ') : undefined;

@@ -2,14 +2,16 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 
 /**
- * Each measured server runs in a child process of its own, and the bench process only sends requests.
+ * Each measured server (the service, the design floor, the physical floor) runs in a child process of its own, and the bench process only sends requests.
  * Why: process.cpuUsage() then measures exactly one server — not the load generator (whose HTTP client
  * and JSON parsing would dilute both sides alike and pull the CPU ratio towards 1), and not the other
  * server's garbage (separate heaps: a GC triggered by the service's allocations is never billed to the
  * floor). Both children are started the same way (node + tsx loader), both talk to the same DynamoDB
  * Local, and only one of them has requests in flight at any time.
  */
-export type Role = 'service' | 'floor';
+export type Role = 'service' | 'floor' | 'physical';
+/** The sides of a write scenario (the physical floor measures reads only). */
+export type Writer = Exclude<Role, 'physical'>;
 
 export interface ServerEnv {
   BENCH_DYNAMODB_ENDPOINT: string;

@@ -9,6 +9,8 @@ export interface ScenarioResult {
   target: Target;
   service: SideResult;
   floor: SideResult;
+  /** Reads: the physical floor (./floor/physical.ts), measured in the same rounds, and service ÷ it. */
+  physical?: { result: SideResult; p50Ratio: number; cpuRatio: number };
   /** Service ÷ floor. */
   p50Ratio: number;
   cpuRatio: number;
@@ -16,13 +18,14 @@ export interface ScenarioResult {
   verdict: 'PASS' | 'FAIL';
   /** Why it failed, or a note (e.g. which ratio is over). */
   note: string;
-  /** Whether the floor answered the same document as the service (reads), or what differed. */
+  /** Whether the floors answered the same document as the service (reads), or what differed. */
   sameAnswer?: string;
 }
 
 const nonOk = (r: SideResult) => Object.values(r.failures).reduce((a, b) => a + b, 0);
 
-export function judge(name: string, target: Target, service: SideResult, floor: SideResult, sameAnswer?: string): ScenarioResult {
+/** The verdict of a scenario against the design floor (the targets); the physical floor's ratios beside it, for information. */
+export function judge(name: string, target: Target, service: SideResult, floor: SideResult, sameAnswer?: string, physical?: SideResult): ScenarioResult {
   const p50Ratio = ratio(service.p50, floor.p50);
   const cpuRatio = ratio(service.cpuPerRequest, floor.cpuPerRequest);
   const throughputRatio = ratio(service.perSecond, floor.perSecond);
@@ -42,6 +45,9 @@ export function judge(name: string, target: Target, service: SideResult, floor: 
     p50Ratio,
     cpuRatio,
     throughputRatio,
+    ...(physical
+      ? { physical: { result: physical, p50Ratio: ratio(service.p50, physical.p50), cpuRatio: ratio(service.cpuPerRequest, physical.cpuPerRequest) } }
+      : {}),
     verdict: over.length === 0 ? 'PASS' : 'FAIL',
     note: over.join('; '),
     ...(sameAnswer !== undefined ? { sameAnswer } : {}),
@@ -97,6 +103,50 @@ export function printReport(results: ScenarioResult[], context: string[]): void 
       ]),
     ),
   );
+  const physical = reads.filter((r) => r.physical);
+  if (physical.length > 0) {
+    console.log('');
+    console.log(
+      table(
+        ['read (sequential)', 'physical p50 ms', 'svc ÷ physical p50', 'physical CPU ms/req', 'svc ÷ physical CPU', 'calls svc/floor/physical'],
+        physical.map(({ name, service, floor, physical: p }) => [
+          name,
+          fmt(p!.result.p50),
+          x(p!.p50Ratio),
+          fmt(p!.result.cpuPerRequest, 2),
+          x(p!.cpuRatio),
+          `${calls(service)}/${calls(floor)}/${calls(p!.result)}`,
+        ]),
+      ),
+    );
+  }
+  console.log('');
+  console.log(
+    table(
+      [
+        'capacity units per request (median)',
+        'service read',
+        'floor read',
+        'physical read',
+        'svc ÷ floor read',
+        'svc ÷ physical read',
+        'service write',
+        'floor write',
+        'svc ÷ floor write',
+      ],
+      results.map((r) => [
+        r.name,
+        fmt(r.service.readUnits),
+        fmt(r.floor.readUnits),
+        r.physical ? fmt(r.physical.result.readUnits) : '',
+        x(ratio(r.service.readUnits, r.floor.readUnits)),
+        r.physical ? x(ratio(r.service.readUnits, r.physical.result.readUnits)) : '',
+        fmt(r.service.writeUnits),
+        fmt(r.floor.writeUnits),
+        x(ratio(r.service.writeUnits, r.floor.writeUnits)),
+      ]),
+    ),
+  );
   console.log('');
   console.log(
     table(
@@ -135,14 +185,15 @@ export function printReport(results: ScenarioResult[], context: string[]): void 
     console.log('');
     for (const r of notes) {
       if (r.note) console.log(`${r.verdict} ${r.name}: ${r.note}`);
-      if (r.sameAnswer && r.sameAnswer !== 'same') console.log(`NOTE ${r.name}: the floor's answer differs from the service's at ${r.sameAnswer}`);
+      if (r.sameAnswer && r.sameAnswer !== 'same') console.log(`NOTE ${r.name}: a floor's answer differs from the service's: ${r.sameAnswer}`);
     }
   }
   console.log(
     [
       '',
-      'ratios are service ÷ floor, measured in the same run on the same DynamoDB Local, batches interleaved;',
+      'ratios are service ÷ floor (the design floor; for reads also ÷ the physical floor), measured in the same run on the same DynamoDB Local, batches interleaved;',
       'p50 over 2xx replies; CPU = user+system time of the server process per request; calls = median X-DynamoDB-Calls;',
+      'capacity = median X-DynamoDB-Capacity units (as DynamoDB Local reports them, indexes included);',
       'creates/s counts 2xx replies per second of batch wall time. Targets are informational: the bench never fails on a ratio.',
     ].join('\n'),
   );

@@ -2,10 +2,14 @@
  * `npm run bench`: the service against a floor, in the same run, on the same DynamoDB Local.
  *
  * The floor (./floor/) is a bare node:http server doing the least DynamoDB work that gives the same
- * answer (raw @aws-sdk/lib-dynamodb commands, no middy, no ElectroDB, no zod). Each scenario sends the same
- * requests to both, in interleaved batches, and reports service ÷ floor ratios of p50 latency, CPU time
- * per request and, for creates, creates per second — absolute times on a shared machine mean little, the
- * ratios are what to compare across runs. The issue's targets are marked PASS/FAIL for information only.
+ * answer on the service's design (raw @aws-sdk/lib-dynamodb commands, no middy, no ElectroDB, no zod).
+ * Each scenario sends the same requests to both, in interleaved batches, and reports service ÷ floor
+ * ratios of p50 latency, CPU time per request and, for creates, creates per second — absolute times on a
+ * shared machine mean little, the ratios are what to compare across runs. Every read is also sent to the
+ * physical floor (./floor/physical.ts: the least DynamoDB work for the answer whatever the layout, one
+ * round trip over a read partition of its own, recorded after seeding), a third side in the same rounds.
+ * Every side reports the capacity units its DynamoDB calls consumed (X-DynamoDB-Capacity), and the bench
+ * prints them per request. The issue's targets are marked PASS/FAIL for information only.
  *
  * BENCH_ITERATIONS (default 48): measured requests per side per read scenario, at least (create windows scale with it).
  * BENCH_COLD_RUNS (default 7): loads of each function's bundle in the cold-start measurement (./cold/).
@@ -22,6 +26,8 @@ import { HttpClient } from './http-client.ts';
 import { measure, type Side } from './measure.ts';
 import { options } from './options.ts';
 import { startServerProcess, type Role, type ServerEnv } from './processes.ts';
+import { documentClient } from './floor/db.ts';
+import { recordReads } from './floor/physical.ts';
 import { publish, publishColdStarts } from './publish.ts';
 import { judge, printColdStarts, printReport, writeJson, type ScenarioResult } from './report.ts';
 import { childrenReader } from './children.ts';
@@ -59,49 +65,50 @@ async function benchScenarios(): Promise<void> {
   const headers = { 'X-Sequencescape-Client-Id': API_KEY, 'Content-Type': 'application/vnd.api+json', Accept: 'application/vnd.api+json' };
   let current: Side[] = [];
   const cleanups: (() => void)[] = [];
-  /** Stops the servers of the pair under way, if any, and closes their clients. */
-  const stopPair = async () => {
+  /** Stops the servers under way, if any, and closes their clients. */
+  const stopSides = async () => {
     const stopping = current;
     current = [];
     for (const side of stopping) side.client.close();
     await Promise.all(stopping.map((side) => side.server.stop()));
   };
   /**
-   * A fresh pair of servers: the service first (on a new table it creates the table, which the floor reads
-   * and writes too), then the floor, each with a client.
+   * Fresh servers: the service first (on a new table it creates the table, which the floors read and the
+   * design floor writes too), then the design floor and, if asked, the physical floor, each with a client.
    */
-  const freshPair = async (): Promise<[Side, Side]> => {
-    await stopPair();
-    for (const role of ['service', 'floor'] as const) {
+  const freshSides = async (physical = false): Promise<Side[]> => {
+    await stopSides();
+    for (const role of ['service', 'floor', ...(physical ? ['physical' as const] : [])] as const) {
       const server = await startServerProcess(role, env);
       current.push({ role: server.role, server, client: new HttpClient(server.url, headers) });
     }
-    return current as [Side, Side];
+    return current;
   };
   let stopping: Promise<void> | undefined;
   /** Stops the servers and DynamoDB Local (a Java process that would otherwise outlive an interrupted bench). */
   const shutdown = () =>
     (stopping ??= (async () => {
       for (const cleanup of cleanups) cleanup();
-      await stopPair();
+      await stopSides();
       await dynamo.stop();
     })());
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void shutdown().finally(() => process.exit(130)));
   }
   try {
-    let sides = await freshPair();
-    log(`DynamoDB Local at ${dynamo.endpoint}; service at ${sides[0].server.url}; floor at ${sides[1].server.url}`);
+    let sides = await freshSides();
+    const client = sides[0]!.client;
+    log(`DynamoDB Local at ${dynamo.endpoint}; service at ${sides[0]!.server.url}; floor at ${sides[1]!.server.url}`);
 
-    const seeded = await seed(sides[0].client, runId, log, stampDestinations(labRequests(options.iterations)));
+    const seeded = await seed(client, runId, log, stampDestinations(labRequests(options.iterations)));
     await seedSamplesInBulk(dynamo.endpoint, env.BENCH_SERVICE_TABLE, seeded.sampleId, WALK_RECORDS, log);
     const wanted = options.runs;
-    const plate96 = (await sides[0].client.json('GET', `/plates/${seeded.plate96Id}`)).data.attributes.uuid as string;
+    const plate96 = (await client.json('GET', `/plates/${seeded.plate96Id}`)).data.attributes.uuid as string;
     const filled = { 384: { id: Number(seeded.plateId), uuid: seeded.lab.plate }, 96: { id: Number(seeded.plate96Id), uuid: plate96 } };
     const counts = labWorkRequests(options.iterations);
     const copyBook = requestBookCopier(dynamo.endpoint, env.BENCH_SERVICE_TABLE);
     seeded.work = await seedWork(
-      sides[0].client,
+      client,
       filled,
       {
         page: wanted(LAB_WORK.page),
@@ -118,24 +125,39 @@ async function benchScenarios(): Promise<void> {
       log,
     );
     if (wanted(ONGOING_PLATES))
-      seeded.ongoing = await seedOngoingPlates(sides[0].client, dynamo.endpoint, env.BENCH_SERVICE_TABLE, filled[96].id, Number(seeded.study), copyBook, log);
+      seeded.ongoing = await seedOngoingPlates(client, dynamo.endpoint, env.BENCH_SERVICE_TABLE, filled[96].id, Number(seeded.study), copyBook, log);
     const results: ScenarioResult[] = [];
     const reader = childrenReader(dynamo.endpoint, env.BENCH_SERVICE_TABLE);
     cleanups.push(reader.close);
     const chosen = scenarios(seeded, options.iterations, runId, reader.childrenOf).filter((s) => options.runs(s.name));
+    // The physical floor's read partitions: what the design floor reads for each read request, recorded
+    // once everything is seeded (reads are compared and measured before any write scenario changes the data).
+    const reads = chosen.filter((s) => s.compare);
+    if (reads.length > 0) {
+      const t0 = performance.now();
+      const doc = documentClient(dynamo.endpoint);
+      const recorded = await recordReads(
+        doc,
+        env.BENCH_SERVICE_TABLE,
+        reads.map((s) => s.send),
+      );
+      doc.destroy();
+      log(`recorded the physical floor's read partitions of ${recorded.length} requests in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    }
     for (const scenario of chosen) {
       // Each scenario on servers that have served nothing else, as a deployed function serves only its own
       // route: in one process after the others, a write's CPU moved by up to 0.6× the floor's
-      // (docs/decisions.md, "Measuring speed"). Its warm-up batch warms them.
-      sides = await freshPair();
+      // (docs/decisions.md, "Measuring speed"). Its warm-up batch warms them. Reads also on the physical floor.
+      sides = await freshSides(scenario.compare);
       const difference = scenario.compare ? ((await compareAnswers(sides, scenario)) ?? 'same') : undefined;
       const t0 = performance.now();
-      const [service, floor] = await measure(sides, scenario.plan, scenario.send, profileFile(scenario.name));
+      const [service, floor, physical] = await measure(sides, scenario.plan, scenario.send, profileFile(scenario.name));
       // A write's floor is only a floor if it writes the same items: the last unit each side sent, compared.
       const writes = scenario.transactions ? ((await compareWrites(sides, scenario.transactions)) ?? 'same') : undefined;
-      const result = judge(scenario.name, scenario.target, service, floor, difference ?? writes);
+      const result = judge(scenario.name, scenario.target, service!, floor!, difference ?? writes, physical);
       results.push(result);
-      log(`${scenario.name}: ${service.requests}+${floor.requests} requests in ${((performance.now() - t0) / 1000).toFixed(1)} s — ${result.verdict}`);
+      const requests = [service, floor, physical].flatMap((side) => (side ? [side.requests] : [])).join('+');
+      log(`${scenario.name}: ${requests} requests in ${((performance.now() - t0) / 1000).toFixed(1)} s — ${result.verdict}`);
     }
 
     const context = [

@@ -1,12 +1,20 @@
 import { aliquotId, slotUuid } from '#lib/domain/labware-ids.ts';
-import type { Reply } from './http-client.ts';
+import { sumCapacity, type Reply } from './http-client.ts';
+import type { Capacity } from '#lib/store/client.ts';
 import type { Send, Plan, Side } from './measure.ts';
+import type { Writer } from './processes.ts';
 import { PRESENTER_INCLUDE } from './floor/plate-page.ts';
 import { WALK_RECORDS, type Seeded } from './seed.ts';
 import type { ChildrenOf } from './children.ts';
 import type { WorkSeeds } from './seed-work.ts';
 import { ONGOING_PLATE_COUNT, type OngoingSeeds } from './seed-ongoing.ts';
 import { LIMBER_ACCEPT_ENCODING, ongoingPlatesQuery, SEARCH_PER_PAGE } from '../support/limber.ts';
+
+/** A write scenario's side, whose seeded labware is its own: the service or the design floor (the physical floor only reads). */
+function writer(side: Side): Writer {
+  if (side.role === 'physical') throw new Error('the physical floor answers reads only');
+  return side.role;
+}
 
 /** The issue's targets: read ratios at most `max` (p50 and CPU), create throughput at least `min` of the floor's. */
 export type Target = { kind: 'latency'; max: number } | { kind: 'throughput'; min: number };
@@ -35,14 +43,16 @@ const WALK_PAGE_SIZE = 100;
  * Follows `links.next` from `path` to the last page, as a client reading a whole listing does, sending
  * `headers` with each page. The reply is the walk's: the first failure's status or 200, the whole walk's time
  * and DynamoDB calls (the client's own inflating and parsing between pages not counted), and every page's data
- * and included resources, links, meta and encoding (so the answers of both sides are compared whole).
+ * and included resources, links, meta and encoding (so the answers of both sides are compared whole), and the
+ * capacity units of all its pages.
  */
-async function walk(side: Side, path: string, headers: Record<string, string> = {}): Promise<Reply> {
+export async function walk(side: Side, path: string, headers: Record<string, string> = {}): Promise<Reply> {
   const [data, included, pages]: [unknown[], unknown[], unknown[]] = [[], [], []];
   let [ms, calls] = [0, 0];
+  let capacity: Capacity | undefined = { read: 0, write: 0 };
   for (let next: string | undefined = path; next !== undefined; ) {
     const reply = await side.client.send('GET', next, undefined, headers);
-    [ms, calls] = [ms + reply.ms, calls + reply.calls];
+    [ms, calls, capacity] = [ms + reply.ms, calls + reply.calls, sumCapacity(capacity, reply.capacity)];
     if (reply.status !== 200) return { ...reply, ms, calls };
     const page = JSON.parse(reply.text) as { data: unknown[]; included?: unknown[]; links?: { next?: string }; meta?: unknown };
     data.push(...page.data);
@@ -50,7 +60,7 @@ async function walk(side: Side, path: string, headers: Record<string, string> = 
     pages.push({ links: page.links, meta: page.meta, encoding: reply.encoding ?? 'identity' });
     next = page.links?.next?.slice(`${side.server.url}/api/v2`.length);
   }
-  return { status: 200, ms, calls, text: JSON.stringify({ data, included, pages }) };
+  return { status: 200, ms, calls, text: JSON.stringify({ data, included, pages }), ...(capacity ? { capacity } : {}) };
 }
 
 /** The requests the bench compares, the same request to both sides. */
@@ -204,7 +214,7 @@ function labWrites(seeded: Seeded, iterations: number): Scenario[] {
             attributes: {
               transfer_template_uuid: lab.stampTemplate,
               source_uuid: lab.plate,
-              destination_uuid: lab.destinations[side.role][i],
+              destination_uuid: lab.destinations[writer(side)][i],
               user_uuid: lab.user,
             },
           },
@@ -254,6 +264,12 @@ export const labWorkRequests = (iterations: number) => ({
   stateChange: labRequests(iterations),
 });
 
+const encode = (text: string) => text.replace(/[^A-Za-z0-9._~-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+
+/** Limber's plate page of a plate, by uuid, as its client asks for it (`plate_for_presenter`), under /api/v2. */
+export const plateForPresenterPath = (uuid: string): string =>
+  `/plates?${encode('fields[sample_metadata]')}=${encode('sample_common_name,collected_by,sample_description')}&${encode('fields[submissions]')}=${encode('lanes_of_sequencing,multiplexed?')}&${encode('filter[uuid]')}=${uuid}&include=${encode(PRESENTER_INCLUDE)}`;
+
 /**
  * Limber's plate page as its client sends it (`plate_for_presenter`: the includes and fields of v2.rb,
  * Faraday's encoding with sorted keys), a 96-entry transfer request collection as its stamping creators send
@@ -262,7 +278,6 @@ export const labWorkRequests = (iterations: number) => ({
  */
 function labWork(work: WorkSeeds | undefined, iterations: number): Scenario[] {
   if (!work) return [];
-  const encode = (text: string) => text.replace(/[^A-Za-z0-9._~-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
   const page = work.pagePlate;
   const collection = work.collection;
   const stamped = work.stamped;
@@ -281,11 +296,7 @@ function labWork(work: WorkSeeds | undefined, iterations: number): Scenario[] {
             },
             target: { kind: 'latency', max: 1.5 } as const,
             compare: true,
-            send: (side: Side) =>
-              side.client.send(
-                'GET',
-                `/plates?${encode('fields[sample_metadata]')}=${encode('sample_common_name,collected_by,sample_description')}&${encode('fields[submissions]')}=${encode('lanes_of_sequencing,multiplexed?')}&${encode('filter[uuid]')}=${page}&include=${encode(PRESENTER_INCLUDE)}`,
-              ),
+            send: (side: Side) => side.client.send('GET', plateForPresenterPath(page)),
           },
         ]
       : []),
@@ -304,7 +315,7 @@ function labWork(work: WorkSeeds | undefined, iterations: number): Scenario[] {
                   attributes: {
                     transfer_requests_attributes: collection.entries.map((e, slot) => ({
                       ...e,
-                      target_asset: slotUuid(collection.destinations[side.role][i]!, slot + 1),
+                      target_asset: slotUuid(collection.destinations[writer(side)][i]!, slot + 1),
                     })),
                     user_uuid: work.user,
                   },
@@ -322,7 +333,7 @@ function labWork(work: WorkSeeds | undefined, iterations: number): Scenario[] {
             compare: false,
             send: (side: Side, i: number) =>
               side.client.send('POST', '/state_changes', {
-                data: { type: 'state_changes', attributes: { target_uuid: stamped[side.role][i], target_state: 'passed', user_uuid: work.user } },
+                data: { type: 'state_changes', attributes: { target_uuid: stamped[writer(side)][i], target_state: 'passed', user_uuid: work.user } },
               }),
           },
         ]
@@ -339,8 +350,11 @@ export const LIMBER_CREATORS = {
 /** Tubes a specific tube creation makes out of the 96-well plate, 8 wells each. */
 export const POOLED_TUBES = 12;
 
-/** Two replies as one: the second's status and text, both times and DynamoDB calls. */
-const both = (first: Reply, second: Reply): Reply => ({ ...second, ms: first.ms + second.ms, calls: first.calls + second.calls });
+/** Two replies as one: the second's status and text, both times, DynamoDB calls and capacity units. */
+const both = (first: Reply, second: Reply): Reply => {
+  const capacity = sumCapacity(first.capacity, second.capacity);
+  return { ...second, ms: first.ms + second.ms, calls: first.calls + second.calls, ...(capacity ? { capacity } : {}) };
+};
 
 /**
  * Limber's creators as its labware creators call them, each a unit of two writes measured as one: the

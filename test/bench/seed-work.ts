@@ -1,7 +1,7 @@
 import { slotId, slotUuid } from '#lib/domain/labware-ids.ts';
 import type { HttpClient } from './http-client.ts';
 import type { CopyBook } from './seed-books.ts';
-import type { Role } from './processes.ts';
+import type { Writer } from './processes.ts';
 
 /**
  * The lab work the issue-20 scenarios read and write (issue 20, item 10), made through the service's API
@@ -17,9 +17,9 @@ export interface WorkSeeds {
   /** Limber's plate page: a full 384-well plate two generations below a stock plate whose wells each have a request. */
   pagePlate?: string;
   /** A 96-entry collection: the stock wells and their requests (uuids), and an empty 96-well plate per request each side sends. */
-  collection?: { entries: { source_asset: string; outer_request: string }[]; destinations: Record<Role, string[]> };
+  collection?: { entries: { source_asset: string; outer_request: string }[]; destinations: Record<Writer, string[]> };
   /** A plate stamped from a stock plate whose wells have requests (pending transfer requests, pending requests), one per request each side sends. */
-  stamped?: Record<Role, string[]>;
+  stamped?: Record<Writer, string[]>;
   /** Limber's stamp (issue 21, item 6): a 96-well plate whose wells have requests, the child purpose, each entry's source well and outer request. */
   stampCreation?: { parent: string; childPurpose: string; entries: { source_asset: string; outer_request: string }[] };
   /** Limber's MX tubes (issue 21, item 6): a tagged 96-well plate (so 8 samples share a tube), the tubes' purpose, the submission they pool by. */

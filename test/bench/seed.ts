@@ -4,7 +4,7 @@ import { documentClient, Db, type Item } from './floor/db.ts';
 import { nextIds } from './floor/create.ts';
 import { countShardKey, entityMarkers, recordIndexKeys, recordKey, termKey } from './floor/keys.ts';
 import type { HttpClient } from './http-client.ts';
-import type { Role } from './processes.ts';
+import type { Writer } from './processes.ts';
 import type { OngoingSeeds } from './seed-ongoing.ts';
 import type { WorkSeeds } from './seed-work.ts';
 
@@ -17,7 +17,7 @@ export interface Seeded {
   /** A 96-well plate with the first 96 of those samples, one a well. */
   plate96Id: string;
   /** What the lab scenarios name by uuid: the filled plate (stamp source, tag layout target), a stamp template, a tag group, a user. */
-  lab: { plate: string; stampTemplate: string; tagGroup: string; user: string; destinations: Record<Role, string[]> };
+  lab: { plate: string; stampTemplate: string; tagGroup: string; user: string; destinations: Record<Writer, string[]> };
   /** Issue 20's lab work (./seed-work.ts), for the scenarios chosen. */
   work?: WorkSeeds;
   /** Limber's ongoing plates (./seed-ongoing.ts), when its scenario is chosen. */

@@ -1,6 +1,7 @@
 /**
  * Child-process entry of a measured server: `service` (the whole local service: the route table through
- * the middy chain, ElectroDB, DynamoDB) or `floor` (./floor/server.ts). It tells its parent its URL once
+ * the middy chain, ElectroDB, DynamoDB), `floor` (the design floor, ./floor/server.ts) or `physical` (the
+ * physical floor, ./floor/physical.ts). It tells its parent its URL once
  * listening, then answers `cpu` with process.cpuUsage() (all threads of this process: JS, GC, SDK I/O)
  * and `writes` with the shapes of its last transactions (./write-shapes.ts), `profile` by starting a V8 CPU
  * profile of its own thread or, given a file, writing the one under way there (BENCH_CPU_PROF: a profile of
@@ -32,12 +33,15 @@ if (role === 'service') {
   writes = recordWriteShapes(dynamo());
   stop = service.stop;
   send({ kind: 'ready', port: Number(new URL(service.url).port) });
-} else if (role === 'floor') {
+} else if (role === 'floor' || role === 'physical') {
   const { documentClient } = await import('./floor/db.ts');
-  const { createFloorServer } = await import('./floor/server.ts');
   const doc = documentClient(env.BENCH_DYNAMODB_ENDPOINT);
   writes = recordWriteShapes(doc);
-  const server = createFloorServer({ doc, table: env.BENCH_SERVICE_TABLE });
+  const options = { doc, table: env.BENCH_SERVICE_TABLE };
+  const server =
+    role === 'floor'
+      ? (await import('./floor/server.ts')).createFloorServer(options)
+      : (await import('./floor/physical.ts')).createPhysicalFloorServer(options);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   stop = async () => {

@@ -19,6 +19,8 @@ const side = (p50: number, perSecond: number, calls: number) => ({
   perSecond,
   calls,
   meanCalls: calls,
+  readUnits: calls,
+  writeUnits: 0,
 });
 const results: ScenarioResult[] = [
   {

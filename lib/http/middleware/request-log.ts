@@ -2,19 +2,21 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { log } from '#lib/log.ts';
 import type { ChainMiddleware, LtsContext } from '#lib/http/request.ts';
-import { totalCalls } from '#lib/store/client.ts';
+import { capacityHeader, capacityOf, totalCalls } from '#lib/store/client.ts';
 
 type ChainRequest = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, LtsContext>;
 
 /**
- * Every response leaves through here: reports the request's DynamoDB calls in X-DynamoDB-Calls (so
- * integrators and tests can see what a request costs) and logs the request once, with its status,
- * duration and calls by operation. Returns the response.
+ * Every response leaves through here: reports the request's DynamoDB calls in X-DynamoDB-Calls and the
+ * capacity units they consumed in X-DynamoDB-Capacity (`read=<units>, write=<units>`, as DynamoDB reported
+ * them, indexes included), so integrators, tests and the bench can see what a request costs, and logs the
+ * request once, with its status, duration, calls by operation and capacity. Returns the response.
  */
 export function finishResponse(request: ChainRequest, response: APIGatewayProxyStructuredResultV2): APIGatewayProxyStructuredResultV2 {
   const { context } = request;
   const { requestId, request: apiRequest, started } = context.lts;
   const counts = context.dynamodbCalls;
+  const capacity = capacityOf(counts);
   log('info', 'request', {
     requestId,
     method: apiRequest.method,
@@ -23,8 +25,10 @@ export function finishResponse(request: ChainRequest, response: APIGatewayProxyS
     ms: Math.round(performance.now() - started),
     dynamodbCalls: totalCalls(counts),
     dynamodb: counts,
+    capacity,
   });
-  request.response = { ...response, headers: { ...response.headers, 'X-DynamoDB-Calls': String(totalCalls(counts)) } };
+  const headers = { 'X-DynamoDB-Calls': String(totalCalls(counts)), 'X-DynamoDB-Capacity': capacityHeader(capacity) };
+  request.response = { ...response, headers: { ...response.headers, ...headers } };
   return request.response;
 }
 

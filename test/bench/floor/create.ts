@@ -23,15 +23,17 @@ interface Waiting {
 const reservations = new GroupCommit<Waiting, number>(async (batch) => {
   const { db, table, family } = batch[0]!;
   const total = batch.reduce((sum, r) => sum + r.count, 0);
-  const out = await db.update({
-    TableName: table,
-    Key: sequenceKey(family),
-    UpdateExpression: 'ADD #v :n',
-    ExpressionAttributeNames: { '#v': 'value' },
-    ExpressionAttributeValues: { ':n': total },
-    ReturnValues: 'UPDATED_NEW',
-  });
-  for (const r of batch.slice(1)) r.db.calls++;
+  const out = await db.update(
+    {
+      TableName: table,
+      Key: sequenceKey(family),
+      UpdateExpression: 'ADD #v :n',
+      ExpressionAttributeNames: { '#v': 'value' },
+      ExpressionAttributeValues: { ':n': total },
+      ReturnValues: 'UPDATED_NEW',
+    },
+    [...new Set(batch.slice(1).map((r) => r.db))],
+  );
   let next = (out!.value as number) - total + 1;
   return batch.map((r) => {
     const first = next;

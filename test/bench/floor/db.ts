@@ -11,7 +11,7 @@ import {
   type TransactWriteCommandInput,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { SDK_LOGGER_MIDDLEWARE } from '#lib/store/client.ts';
+import { type Capacity, SDK_LOGGER_MIDDLEWARE, unitsOf } from '#lib/store/client.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import type { Key } from './keys.ts';
 
@@ -30,19 +30,42 @@ export function documentClient(endpoint: string): DynamoDBDocumentClient {
 const BATCH_GET_LIMIT = 100;
 const BATCH_WRITE_LIMIT = 25;
 
-/** One request's view of DynamoDB: plain commands, counted (the floor's X-DynamoDB-Calls). */
+/** What every counted call asks DynamoDB to report: its capacity units, the indexes' included (as the service asks). */
+const RETURN_CAPACITY = { ReturnConsumedCapacity: 'INDEXES' } as const;
+
+/**
+ * One request's view of DynamoDB: plain commands, counted (the floor's X-DynamoDB-Calls), their capacity
+ * units summed (its X-DynamoDB-Capacity).
+ */
 export class Db {
   calls = 0;
+  readonly capacity: Capacity = { read: 0, write: 0 };
   constructor(private readonly doc: DynamoDBDocumentClient) {}
 
-  async get(table: string, key: Key, consistent: boolean): Promise<Item | undefined> {
+  /** Counts a call and the units it consumed; the output as it came. */
+  private counted<T extends { ConsumedCapacity?: unknown }>(kind: keyof Capacity, output: T): T {
     this.calls++;
-    return (await this.doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: consistent }))).Item;
+    this.capacity[kind] += unitsOf(output.ConsumedCapacity);
+    return output;
+  }
+
+  async get(table: string, key: Key, consistent: boolean): Promise<Item | undefined> {
+    return this.counted('read', await this.doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: consistent, ...RETURN_CAPACITY }))).Item;
   }
 
   async query(input: QueryCommandInput): Promise<Item[]> {
-    this.calls++;
-    return (await this.doc.send(new QueryCommand(input))).Items ?? [];
+    return this.counted('read', await this.doc.send(new QueryCommand({ ...input, ...RETURN_CAPACITY }))).Items ?? [];
+  }
+
+  /** Every item of a Query, its pages read one after another (DynamoDB returns at most 1 MB a call). */
+  async queryAll(input: QueryCommandInput): Promise<Item[]> {
+    const items: Item[] = [];
+    for (let start: Record<string, unknown> | undefined, first = true; first || start !== undefined; first = false) {
+      const out = this.counted('read', await this.doc.send(new QueryCommand({ ...input, ...RETURN_CAPACITY, ...(start ? { ExclusiveStartKey: start } : {}) })));
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    }
+    return items;
   }
 
   /** Strongly consistent BatchGetItem in chunks of 100 run in parallel; unprocessed keys are asked again. */
@@ -55,8 +78,10 @@ export class Db {
         let pending: Key[] = chunk;
         for (let attempt = 0; pending.length > 0; attempt++) {
           if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
-          this.calls++;
-          const out = await this.doc.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
+          const out = this.counted(
+            'read',
+            await this.doc.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } }, ...RETURN_CAPACITY })),
+          );
           items.push(...(out.Responses?.[table] ?? []));
           pending = (out.UnprocessedKeys?.[table]?.Keys as Key[] | undefined) ?? [];
         }
@@ -77,14 +102,15 @@ export class Db {
     }
   }
 
-  async update(input: UpdateCommandInput): Promise<Item | undefined> {
-    this.calls++;
-    return (await this.doc.send(new UpdateCommand(input))).Attributes;
+  /** An UpdateItem; one made on behalf of other requests too (a shared id reservation) is counted to each, as the service counts it (`onBehalfOf`). */
+  async update(input: UpdateCommandInput, alsoFor: readonly Db[] = []): Promise<Item | undefined> {
+    const output = this.counted('write', await this.doc.send(new UpdateCommand({ ...input, ...RETURN_CAPACITY })));
+    for (const other of alsoFor) if (other !== this) other.counted('write', output);
+    return output.Attributes;
   }
 
   async transact(input: TransactWriteCommandInput): Promise<void> {
-    this.calls++;
-    await this.doc.send(new TransactWriteCommand(input));
+    this.counted('write', await this.doc.send(new TransactWriteCommand({ ...input, ...RETURN_CAPACITY })));
   }
 }
 

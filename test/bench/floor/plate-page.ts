@@ -1,6 +1,7 @@
 import { labwareOfSlot } from '#lib/domain/labware-ids.ts';
 import type { RequestContext } from '#lib/jsonapi/context.ts';
 import { renderResource, type Fieldsets } from '#lib/jsonapi/render.ts';
+import { asLinked } from '#lib/jsonapi/resource.ts';
 import { aliquotViews, qcResultViews, receptacleViews, transferRequestViews } from '#lib/resources/labware-views.ts';
 import { labwareAttrs } from '#lib/operations/labware-records.ts';
 import { registry } from '#lib/resources/index.ts';
@@ -147,6 +148,13 @@ export async function plateForPresenter(db: Db, table: string, base: string, par
     [...fourth.values(), ...requestsIn([...fourth.values()])].flatMap((r) => [...refsOf(r.rels.request_type), ...refsOf(r.rels.request_types)]),
   );
   const any = (ref: Ref) => found(first, ref) ?? found(second, ref) ?? found(third, ref) ?? found(fourth, ref) ?? found(fifth, ref);
+  // A labware's purpose links and is included as the service declares it (`purposes`, lib/resources/labware.ts).
+  const purposeRelationship = (labware: StoredRecord) => registry.get(labware.type)!.relationships!.purpose!;
+  const purposeLinkage = (labware: StoredRecord) => asLinked(purposeRelationship(labware), labware.rels.purpose ?? null);
+  const purposeOf = (labware: StoredRecord) => {
+    const purpose = any(labware.rels.purpose as Ref);
+    return purpose && registry.as(purpose, purposeRelationship(labware).linkedAs ?? purpose.type);
+  };
 
   // Linkage, as the service resolves each relationship.
   const linkages = new Map<StoredRecord, Map<string, RelValue>>();
@@ -154,7 +162,7 @@ export async function plateForPresenter(db: Db, table: string, base: string, par
     if (!linkages.has(record)) linkages.set(record, new Map());
     linkages.get(record)!.set(name, value);
   };
-  link(plate, 'purpose', plate.rels.purpose ?? null);
+  link(plate, 'purpose', purposeLinkage(plate));
   link(
     plate,
     'child_plates',
@@ -187,7 +195,7 @@ export async function plateForPresenter(db: Db, table: string, base: string, par
     link(well, 'aliquots', well.rels.aliquots ?? []);
     link(well, 'transfer_requests_as_target', well.rels.transfer_requests_as_target ?? []);
   }
-  for (const child of children) link(child, 'purpose', child.rels.purpose ?? null);
+  for (const child of children) link(child, 'purpose', purposeLinkage(child));
   for (const request of [...aliquotRequestRecords, ...requestsOut]) {
     link(request, 'request_type', request.rels.request_type ?? null);
     link(request, 'primer_panel', null);
@@ -223,9 +231,9 @@ export async function plateForPresenter(db: Db, table: string, base: string, par
   const include = (records: (StoredRecord | undefined)[]) => {
     for (const r of records) if (r) included.set(`${r.type}:${r.id}`, r);
   };
-  include([any(plate.rels.purpose as Ref)]);
+  include([purposeOf(plate)]);
   include(children);
-  include(children.map((c) => any(c.rels.purpose as Ref)));
+  include(children.map(purposeOf));
   include(wells);
   include(qcResults);
   include(requestsOut);

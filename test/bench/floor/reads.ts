@@ -69,7 +69,12 @@ export async function listSamples(db: Db, table: string, base: string, page: Sam
     status: 200,
     body: {
       data: items.map((item) => sampleResource(base, item)),
-      links: { first: link(1), ...(number < last ? { next: link(number + 1, cursor) } : {}), last: link(last) },
+      links: {
+        first: link(1),
+        ...(number > 1 ? { prev: link(Math.min(number - 1, last)) } : {}),
+        ...(number < last ? { next: link(number + 1, cursor) } : {}),
+        last: link(last),
+      },
       meta: { record_count: count },
     },
   };
@@ -109,14 +114,14 @@ export async function getPlate(db: Db, table: string, base: string, id: number, 
 
   const included: unknown[] = [];
   const sampleIds = new Set<number>();
-  attrs.receptacles.forEach(({ state, aliquots }, i) => {
+  attrs.receptacles.forEach(({ state, aliquots, volume }, i) => {
     const wellId = slotId(id, i + 1);
     included.push(
       resource(
         base,
         'wells',
         wellId,
-        { uuid: slotUuid(plate.uuid as string, i + 1), position: layout ? { name: positionAt(layout, i) } : undefined, state },
+        { uuid: slotUuid(plate.uuid as string, i + 1), position: layout ? { name: positionAt(layout, i) } : undefined, state, current_volume: volume ?? null },
         { aliquots: aliquots.map((a) => ({ type: 'aliquots', id: String(aliquotId(id, a.n)) })) },
       ),
     );

@@ -64,6 +64,7 @@ export const METADATA_ATTRIBUTES = [
   'date_of_sample_collection',
   'donor_id',
   'gender',
+  'phenotype',
   'sample_common_name',
   'sample_description',
   'supplier_name',
@@ -90,8 +91,11 @@ export function resource(base: string, type: string, id: number | string, attrib
 }
 
 /** The resource object of a stored sample record. */
-export const sampleResource = (base: string, item: Record<string, unknown>, data: Record<string, Data> = {}) =>
-  resource(base, 'samples', item.id as number, { uuid: item.uuid, ...pick(item.attrs as Record<string, unknown>, SAMPLE_ATTRIBUTES) }, data);
+export function sampleResource(base: string, item: Record<string, unknown>, data: Record<string, Data> = {}) {
+  const attributes = pick(item.attrs as Record<string, unknown>, SAMPLE_ATTRIBUTES);
+  // `sanger_sample_id`: the reference's name of `site_sample_id`, one stored value (lib/resources/samples.ts).
+  return resource(base, 'samples', item.id as number, { uuid: item.uuid, ...attributes, sanger_sample_id: attributes.site_sample_id }, data);
+}
 
 /** The resource object of a stored sample_metadata record. */
 export const metadataResource = (base: string, item: Record<string, unknown>) =>

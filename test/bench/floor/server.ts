@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { acceptsGzip, GZIP_LEVEL, GZIP_MIN_BYTES } from '#lib/http/response-size.ts';
+import { capacityHeader } from '#lib/store/client.ts';
 import { createSample } from './create.ts';
 import { plateCreation, specificTubeCreation } from './creations.ts';
 import { stamp, tagLayout } from './lab.ts';
@@ -29,6 +30,13 @@ export interface FloorOptions {
 
 const PLATE_INCLUDE = 'wells.aliquots.sample.sample_metadata';
 
+/** A request as a floor answers it: its method, its path and query as received, and its body when asked for. */
+export interface FloorRequest {
+  method: string | undefined;
+  url: string | undefined;
+  body(): Promise<string | undefined>;
+}
+
 async function readBody(req: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -51,11 +59,12 @@ function samplesPage(params: URLSearchParams): SamplesPage | undefined {
   }
 }
 
-async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: string): Promise<Answer> {
+/** The design floor's answer to a request, its reads and writes made through `db`. */
+export async function route(db: Db, options: FloorOptions, req: FloorRequest, base: string): Promise<Answer> {
   const url = new URL(req.url ?? '/', base);
   const [, api, v2, type, rawId, ...rest] = url.pathname.split('/');
   if (req.method === 'POST' && type === 'poly_metadata' && rawId === 'bulk_create' && rest.length === 0)
-    return bulkCreatePolyMetadata(db, options.table, base, await readBody(req));
+    return bulkCreatePolyMetadata(db, options.table, base, await req.body());
   const id = rawId === undefined ? undefined : positiveId(rawId);
   if (api !== 'api' || v2 !== 'v2' || rest.length > 0 || (rawId !== undefined && id === undefined)) return { status: 404 };
   if (req.method === 'GET' && type === 'samples' && id !== undefined) return getSample(db, options.table, base, id);
@@ -74,17 +83,17 @@ async function route(db: Db, options: FloorOptions, req: IncomingMessage, base: 
     if (include !== null && include !== PLATE_INCLUDE) return { status: 400 };
     return getPlate(db, options.table, base, id, include === PLATE_INCLUDE);
   }
-  if (req.method === 'POST' && type === 'samples' && rawId === undefined) return createSample(db, options.table, base, await readBody(req));
-  if (req.method === 'POST' && type === 'transfers' && rawId === undefined) return stamp(db, options.table, base, await readBody(req));
-  if (req.method === 'POST' && type === 'tag_layouts' && rawId === undefined) return tagLayout(db, options.table, base, await readBody(req));
+  if (req.method === 'POST' && type === 'samples' && rawId === undefined) return createSample(db, options.table, base, await req.body());
+  if (req.method === 'POST' && type === 'transfers' && rawId === undefined) return stamp(db, options.table, base, await req.body());
+  if (req.method === 'POST' && type === 'tag_layouts' && rawId === undefined) return tagLayout(db, options.table, base, await req.body());
   if (req.method === 'POST' && type === 'transfer_request_collections' && rawId === undefined)
-    return transferRequestCollection(db, options.table, base, await readBody(req));
-  if (req.method === 'POST' && type === 'plate_creations' && rawId === undefined) return plateCreation(db, options.table, base, await readBody(req));
+    return transferRequestCollection(db, options.table, base, await req.body());
+  if (req.method === 'POST' && type === 'plate_creations' && rawId === undefined) return plateCreation(db, options.table, base, await req.body());
   if (req.method === 'POST' && type === 'specific_tube_creations' && rawId === undefined)
-    return specificTubeCreation(db, options.table, base, await readBody(req));
+    return specificTubeCreation(db, options.table, base, await req.body());
   if (req.method === 'POST' && type === 'specific_tube_rack_creations' && rawId === undefined)
-    return specificTubeRackCreation(db, options.table, base, await readBody(req));
-  if (req.method === 'POST' && type === 'state_changes' && rawId === undefined) return plateStateChange(db, options.table, base, await readBody(req));
+    return specificTubeRackCreation(db, options.table, base, await req.body());
+  if (req.method === 'POST' && type === 'state_changes' && rawId === undefined) return plateStateChange(db, options.table, base, await req.body());
   return { status: 404 };
 }
 
@@ -99,21 +108,27 @@ function encoded(text: string, acceptEncoding: string | undefined): { body: stri
   return { body: gzipSync(text, { level: GZIP_LEVEL }), headers: { Vary: 'Accept-Encoding', 'Content-Encoding': 'gzip' } };
 }
 
-export function createFloorServer(options: FloorOptions): Server {
+/** What the request cost, in the service's headers: DynamoDB calls and the capacity units they consumed. */
+const costHeaders = (db: Db): Record<string, string> => ({ 'X-DynamoDB-Calls': String(db.calls), 'X-DynamoDB-Capacity': capacityHeader(db.capacity) });
+
+/** A floor's HTTP server: each request answered by `answer` through a fresh counted Db, its cost in the service's headers. */
+export function floorServer(doc: DynamoDBDocumentClient, answer: (db: Db, req: FloorRequest, base: string) => Promise<Answer>): Server {
   return createServer((req, res) => {
-    const db = new Db(options.doc);
+    const db = new Db(doc);
     const base = `http://${req.headers.host ?? 'localhost'}`;
-    route(db, options, req, base).then(
-      (answer) => {
-        const { body, headers } = encoded(answer.body === undefined ? '' : JSON.stringify(answer.body), req.headers['accept-encoding']);
-        res.writeHead(answer.status, { 'Content-Type': 'application/vnd.api+json', 'X-DynamoDB-Calls': String(db.calls), ...headers, ...answer.headers });
+    answer(db, { method: req.method, url: req.url, body: () => readBody(req) }, base).then(
+      (reply) => {
+        const { body, headers } = encoded(reply.body === undefined ? '' : JSON.stringify(reply.body), req.headers['accept-encoding']);
+        res.writeHead(reply.status, { 'Content-Type': 'application/vnd.api+json', ...costHeaders(db), ...headers, ...reply.headers });
         res.end(body);
       },
       (error: unknown) => {
         console.error(error);
-        res.writeHead(500, { 'Content-Type': 'application/vnd.api+json', 'X-DynamoDB-Calls': String(db.calls) });
+        res.writeHead(500, { 'Content-Type': 'application/vnd.api+json', ...costHeaders(db) });
         res.end(JSON.stringify({ errors: [{ status: '500', title: 'Internal server error' }] }));
       },
     );
   });
 }
+
+export const createFloorServer = (options: FloorOptions): Server => floorServer(options.doc, (db, req, base) => route(db, options, req, base));
