@@ -33,12 +33,15 @@ export async function auditWrite(ctx: WriteContext, primary: StoredRecord | read
   // is not read for its entry — it exists, as what names it was checked when written, and its trail's reader knows its type.
   const ids = [...new Set(touchedBy.flat())];
   const who = await actorOf(ctx, events[0]!);
-  const primaries = ([] as StoredRecord[]).concat(primary);
-  const primaryEvent = events.find((event) => primaries.some((p) => p.type === event.resource.type && String(p.id) === event.resource.id));
-  const action = primaryEvent?.type ?? events[0]!.type;
+  // Looked up by key, each labware's events gathered in one pass: a rack split has ~200 events and ~200 labware.
+  const primaryKeys = new Set(([] as StoredRecord[]).concat(primary).map((p) => `${p.type}:${p.id}`));
+  const isPrimary = (event: EventEnvelope) => primaryKeys.has(`${event.resource.type}:${event.resource.id}`);
+  const action = events.find(isPrimary)?.type ?? events[0]!.type;
+  const eventsOf = new Map(ids.map((id): [number, EventEnvelope[]] => [id, []]));
+  for (const [i, event] of events.entries()) for (const id of touchedBy[i]!) eventsOf.get(id)!.push(event);
   const entries = ids.map((id): AuditEntry => {
-    const mine = events.filter((_, i) => touchedBy[i]!.includes(id));
-    const subjects = mine.filter((event) => primaries.some((p) => p.type === event.resource.type && String(p.id) === event.resource.id));
+    const mine = eventsOf.get(id)!;
+    const subjects = mine.filter(isPrimary);
     return {
       labware_id: id,
       at: ctx.uow.now,
@@ -82,10 +85,9 @@ function addedNaming(ctx: WriteContext): (id: number) => number[] {
     if (!named) {
       const after = ctx.uow.staged(LABWARE_FAMILY, id);
       const had = before.get(id);
-      const old = had ? ctx.registry.heldByKey(had) : new Map<string, StoredRecord>();
-      const gained = after
-        ? [...ctx.registry.heldByKey(after)].filter(([key, view]) => view.type === TRANSFER_REQUESTS && !old.has(key)).map(([, view]) => view)
-        : [];
+      // Only the transfer requests are built and compared, not every record the labware holds (its wells, aliquots, QC results).
+      const old = new Set(had ? ctx.registry.recordsOfType(had, TRANSFER_REQUESTS).map((view) => view.id) : []);
+      const gained = after ? ctx.registry.recordsOfType(after, TRANSFER_REQUESTS).filter((view) => !old.has(view.id)) : [];
       named = [...new Set(gained.flatMap((view) => labwareNamedBy(ctx, view)))].filter((other) => other !== id);
       found.set(id, named);
     }

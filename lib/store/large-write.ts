@@ -5,7 +5,7 @@ import { currentDeadline, ProcessKilled } from '#lib/store/client.ts';
 import { countUpdate, randomShard } from '#lib/store/counts.ts';
 import { ConflictError, DeadlineExceeded, IdempotencyRace, mayHaveApplied, WriteOutcomeUnknown } from '#lib/store/errors.ts';
 import { log } from '#lib/log.ts';
-import { abort, finish, settle } from '#lib/store/recovery.ts';
+import { abort, type AfterImage, finish, settle } from '#lib/store/recovery.ts';
 import { plainBytes, putChunks } from '#lib/store/request-payload.ts';
 import { type CancellationCode, failure, type TransactItem, transact } from '#lib/store/transaction.ts';
 import {
@@ -66,7 +66,8 @@ interface Staging {
   items: TransactItem[];
   bytes: number;
   onReject: StagedOp['onReject'];
-  image?: Record<string, unknown>;
+  /** A changed record's after-image, measured as its op (applying it is measured as staging it was). */
+  image?: AfterImage;
 }
 
 const MARK = { '#tx': 'tx', '#txOp': 'txOp' };
@@ -112,7 +113,7 @@ function staging(txId: string, op: ChangeOp): Staging {
     items: [mark, { Put: { TableName, Item: side } }],
     bytes: opBytes(op) + plainBytes(mark),
     onReject,
-    image: change.item,
+    image: { image: change.item, bytes: opBytes(op) },
   };
 }
 
@@ -157,7 +158,14 @@ export async function commitLarge(write: LargeWrite): Promise<void> {
   const now = Date.now();
   if (idempotencyKey) await settleEarlierAttempts(idempotencyKey, startedAt, now);
   const txId = randomUUID();
-  const ops = plan.changes.map((op) => staging(txId, op)).sort((a, b) => (itemKeyText(a.key) < itemKeyText(b.key) ? -1 : 1));
+  // Each op's key text made once, not twice in each of the sort's ~n log n comparisons (a rack split stages ~800 ops).
+  const ops = plan.changes
+    .map((op) => {
+      const staged = staging(txId, op);
+      return { staged, text: itemKeyText(staged.key) };
+    })
+    .sort((a, b) => (a.text < b.text ? -1 : 1))
+    .map(({ staged }) => staged);
   const keys = ops.map((op) => op.key);
   const chunks = packKeys(txId, keys);
   const tx: TxRecord = {

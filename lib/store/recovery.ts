@@ -64,36 +64,30 @@ function finishing(txId: string, staged: StagedKey, decision: 'apply' | 'undo', 
   return { ...(main ? { main } : {}), ...(side ? { side } : {}) };
 }
 
+/** An after-image and its JSON bytes. */
+export interface AfterImage {
+  image: Record<string, unknown>;
+  bytes: number;
+}
+
 /**
  * Applies (a committed write) or undoes (an aborted one) what a large write staged, then removes its own
  * items: the after-images with their items, then its record, key chunks and open entry — the record
  * last but for the entry, so a reader that finds the record gone knows every mark is gone
- * (lib/store/visibility.ts). `images`: the after-images by item key, which the write itself has in hand;
- * recovery reads them.
+ * (lib/store/visibility.ts). `images`: the after-images by item key, which the write itself has in hand,
+ * measured as its stages measured them (not serialized again); recovery reads and measures them.
  */
-export async function finish(
-  tx: TxRecord,
-  staged: readonly StagedKey[],
-  decision: 'apply' | 'undo',
-  images?: Map<string, Record<string, unknown>>,
-): Promise<void> {
-  const imageOf =
-    images ??
-    (decision === 'apply'
-      ? await readAfterImages(
-          tx.txId,
-          staged.filter((s) => s.op === 'update'),
-        )
-      : new Map<string, Record<string, unknown>>());
+export async function finish(tx: TxRecord, staged: readonly StagedKey[], decision: 'apply' | 'undo', images?: Map<string, AfterImage>): Promise<void> {
+  const imageOf = images ?? (decision === 'apply' ? await readImages(tx.txId, staged) : new Map<string, AfterImage>());
   // An item and its after-image go in one transaction (an after-image is gone only once its item is
   // applied or undone), within a transaction's items and bytes (after-images are whole records).
   const chunks: TransactItem[][] = [[]];
   let bytes = 0;
   for (const s of staged) {
     const image = imageOf.get(itemKeyText(s));
-    const { main, side } = finishing(tx.txId, s, decision, image);
+    const { main, side } = finishing(tx.txId, s, decision, image?.image);
     const items = [main, side].filter((item) => item !== undefined);
-    const size = decision === 'apply' && image ? storedBytes(image) : 0;
+    const size = decision === 'apply' && image ? image.bytes : 0;
     if (chunks.at(-1)!.length + items.length > TRANSACTION_ITEM_LIMIT || bytes + size > TRANSACTION_SIZE_LIMIT) {
       chunks.push([]);
       bytes = 0;
@@ -108,6 +102,15 @@ export async function finish(
     ...Array.from({ length: tx.keyChunks }, (_, n): TransactItem => ({ Delete: { TableName: table(), Key: keyChunkKey(tx.txId, n) } })),
     { Delete: { TableName: table(), Key: openEntryKey(tx.txId, tx.expiresAt) } },
   ]);
+}
+
+/** The after-images of a write's changed items, as recovery reads them, measured. */
+async function readImages(txId: string, staged: readonly StagedKey[]): Promise<Map<string, AfterImage>> {
+  const read = await readAfterImages(
+    txId,
+    staged.filter((s) => s.op === 'update'),
+  );
+  return new Map([...read].map(([key, image]) => [key, { image, bytes: storedBytes(image) }]));
 }
 
 /**

@@ -146,7 +146,8 @@ export function planWrite(changes: StagedChanges, model: RecordModel, request: R
   // Created items like any index entry: a large write stages them marked, so they appear at its commit point.
   for (const entry of request.audit ?? []) {
     const put = auditPut(entry);
-    ops.push({ item: { Put: put }, onReject: 'conflict', change: { kind: 'create', item: put.Item } });
+    // Measured once here (an entry holds no binary), not again by each reader of opBytes (the total below, a large write's staging).
+    ops.push({ item: { Put: put }, onReject: 'conflict', itemSize: plainBytes({ Put: put }), change: { kind: 'create', item: put.Item } });
   }
   const requestKey = request.idempotency?.key ?? `auto:${randomUUID()}`;
   const ttl = Math.floor(Date.parse(now) / 1000) + REQUEST_RETENTION_SECONDS;
