@@ -82,7 +82,7 @@ export async function bundlesIn(outdir: string, extra: Record<string, string> = 
 
 /**
  * Copies each function's assets into `<outdir>/<name>/` with the commands the stack's `afterBundling` hook
- * runs; returns the files each function's asset then holds beside its bundle, with their sizes in bytes.
+ * runs (a written file included); returns the files each function's asset then holds beside its bundle, with their sizes in bytes.
  */
 export function copyBundleAssets(outdir: string): Record<string, Record<string, number>> {
   const copied: Record<string, Record<string, number>> = {};
@@ -90,6 +90,8 @@ export function copyBundleAssets(outdir: string): Record<string, Record<string, 
     for (const command of assetCommands(assets, PROJECT_ROOT, join(outdir, name))) execSync(command);
     const dir = join(outdir, name, assets.to);
     copied[name] = Object.fromEntries(readdirSync(dir).map((file) => [`${assets.to}/${file}`, statSync(join(dir, file)).size]));
+    const { written } = assets;
+    if (written) copied[name][written.file] = statSync(join(outdir, name, written.file)).size;
   }
   return copied;
 }
