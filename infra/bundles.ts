@@ -55,28 +55,34 @@ export async function buildBundles(outdir: string, extra: Record<string, string>
 export async function bundles(): Promise<Record<string, Bundle>> {
   const outdir = mkdtempSync(join(tmpdir(), 'lts-bundles-'));
   try {
-    const { files, metafile } = await bundleAll(outdir, {});
-    const entries = functionEntries();
-    return Object.fromEntries(
-      Object.entries(files).map(([name, file]) => {
-        const output = metafile.outputs[relative(PROJECT_ROOT, file)];
-        const bundle: Bundle = {
-          bytes: statSync(file).size,
-          inputs: Object.keys(output?.inputs ?? {}),
-          atStart: loadedAtStart(metafile, entries[name]!),
-          requires: [...new Set(output?.imports.filter(({ external }) => external).map(({ path }) => path))],
-        };
-        return [name, bundle];
-      }),
-    );
+    return await bundlesIn(outdir);
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
 }
 
+/** Every function's bundle, and any `extra` entries', built into `outdir` and left there: each with its file. */
+export async function bundlesIn(outdir: string, extra: Record<string, string> = {}): Promise<Record<string, Bundle & { file: string }>> {
+  const { files, metafile } = await bundleAll(outdir, extra);
+  const entries = { ...functionEntries(), ...extra };
+  return Object.fromEntries(
+    Object.entries(files).map(([name, file]) => {
+      const output = metafile.outputs[relative(PROJECT_ROOT, file)];
+      const bundle = {
+        file,
+        bytes: statSync(file).size,
+        inputs: Object.keys(output?.inputs ?? {}),
+        atStart: loadedAtStart(metafile, entries[name]!),
+        requires: [...new Set(output?.imports.filter(({ external }) => external).map(({ path }) => path))],
+      };
+      return [name, bundle];
+    }),
+  );
+}
+
 /**
  * Copies each function's assets into `<outdir>/<name>/` with the commands the stack's `afterBundling` hook
- * runs; returns the files each function's asset then holds beside its bundle, with their sizes in bytes.
+ * runs (a written file included); returns the files each function's asset then holds beside its bundle, with their sizes in bytes.
  */
 export function copyBundleAssets(outdir: string): Record<string, Record<string, number>> {
   const copied: Record<string, Record<string, number>> = {};
@@ -84,6 +90,8 @@ export function copyBundleAssets(outdir: string): Record<string, Record<string, 
     for (const command of assetCommands(assets, PROJECT_ROOT, join(outdir, name))) execSync(command);
     const dir = join(outdir, name, assets.to);
     copied[name] = Object.fromEntries(readdirSync(dir).map((file) => [`${assets.to}/${file}`, statSync(join(dir, file)).size]));
+    const { written } = assets;
+    if (written) copied[name][written.file] = statSync(join(outdir, name, written.file)).size;
   }
   return copied;
 }

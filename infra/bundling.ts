@@ -1,5 +1,5 @@
 import type { BuildOptions } from 'esbuild';
-import { SWAGGER_UI_DIR, SWAGGER_UI_FILES, SWAGGER_UI_PACKAGE } from '#lib/http/docs-assets.ts';
+import { OPENAPI_TEMPLATE_FILE, OPENAPI_TEMPLATE_SCRIPT, SWAGGER_UI_DIR, SWAGGER_UI_FILES, SWAGGER_UI_PACKAGE } from '#lib/http/docs-assets.ts';
 import { entryFile, FALLBACK, routes } from '#lib/routes.ts';
 
 /**
@@ -64,19 +64,29 @@ export interface BundleAssets {
   from: string;
   to: string;
   files: readonly string[];
+  /** A file written beside the bundle by a script of the project (run with tsx, given the file's path). */
+  written?: { file: string; script: string };
 }
 
 /**
  * Assets by function name. The fallback serves the docs page (every path no route serves reaches it), whose
- * Swagger UI files would take its bundle past 1 MB: they go beside it and are read on first use.
+ * Swagger UI files would take its bundle past 1 MB: they go beside it and are read on first use. So does the
+ * OpenAPI document, generated here rather than by the function, whose load would carry the generator.
  */
 export const bundleAssets: Readonly<Record<string, BundleAssets>> = {
-  [FALLBACK]: { from: `node_modules/${SWAGGER_UI_PACKAGE}`, to: SWAGGER_UI_DIR, files: SWAGGER_UI_FILES },
+  [FALLBACK]: {
+    from: `node_modules/${SWAGGER_UI_PACKAGE}`,
+    to: SWAGGER_UI_DIR,
+    files: SWAGGER_UI_FILES,
+    written: { file: OPENAPI_TEMPLATE_FILE, script: OPENAPI_TEMPLATE_SCRIPT },
+  },
 };
 
 /** The shell commands that copy a function's assets after esbuild (NodejsFunction's `afterBundling` hook; `npm run bundles` runs them too). */
 export function assetCommands(assets: BundleAssets | undefined, inputDir: string, outputDir: string): string[] {
   if (!assets) return [];
   const to = `${outputDir}/${assets.to}`;
-  return [`mkdir -p "${to}"`, ...assets.files.map((file) => `cp "${inputDir}/${assets.from}/${file}" "${to}/${file}"`)];
+  const copies = [`mkdir -p "${to}"`, ...assets.files.map((file) => `cp "${inputDir}/${assets.from}/${file}" "${to}/${file}"`)];
+  const { written } = assets;
+  return written ? [...copies, `cd "${inputDir}" && npx tsx ${written.script} "${outputDir}/${written.file}"`] : copies;
 }

@@ -1,7 +1,7 @@
 import { PermanentError } from '#lib/events/retry.ts';
 import { plainImage, type StreamImage } from '#lib/events/stream-image.ts';
 import { isCapacityFault } from '#lib/store/errors.ts';
-import { readPayload, type EventEnvelope } from '#lib/store/request-payload.ts';
+import { decodePayload, type EventEnvelope } from '#lib/store/request-payload.ts';
 
 /**
  * The publisher core, shared by the AWS stream consumer (functions/events/publisher.ts) and the local
@@ -53,6 +53,13 @@ export class UnreadableRecord extends PermanentError {}
 /** ElectroDB's entity marker of the outbox items (lib/store/entities.ts `request`). */
 const REQUEST_ENTITY = 'request';
 
+/**
+ * The store's entities, imported when a payload's chunk items are first read: the publisher reads every
+ * event's request item, but chunk items only for the rare payload past the inline budget, so it loads
+ * ElectroDB (a third of its bundle's load: docs/decisions.md, "Cold starts") only when one comes.
+ */
+const entitiesOnFirstChunks = async () => (await import('#lib/store/entities.ts')).store().entities;
+
 /** True when an error (or one it wraps) is an AWS call's failure: the table, not the record, is at fault. */
 function failedCall(error: unknown, depth = 0): boolean {
   if (depth > 8 || typeof error !== 'object' || error === null) return false;
@@ -68,7 +75,7 @@ export async function eventsOfRecord(record: OutboxStreamRecord): Promise<EventE
   const image = record.dynamodb?.NewImage;
   if (record.eventName !== 'INSERT' || image?.__edb_e__?.S !== REQUEST_ENTITY) return [];
   try {
-    return (await readPayload(plainImage(image) as { key: string })).events;
+    return (await decodePayload(plainImage(image) as { key: string }, entitiesOnFirstChunks)).events;
   } catch (error) {
     if (failedCall(error)) throw error;
     throw new UnreadableRecord(`the record cannot be read: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

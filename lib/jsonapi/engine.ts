@@ -18,7 +18,7 @@ import { defaultCreate, defaultUpdate, recordEvents, requestHash, resolveInput, 
 import { refsOf, type StoredRecord } from '#lib/store/records.ts';
 import { currentDeadline } from '#lib/store/client.ts';
 import { ConflictError, IdempotencyRace } from '#lib/store/errors.ts';
-import { readRequest } from '#lib/store/request-payload.ts';
+import { readRequest } from '#lib/store/payload-items.ts';
 import { stableReads } from '#lib/store/visibility.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
 import { IDEMPOTENCY_SECONDS } from '#lib/store/write-plan.ts';

@@ -30,8 +30,12 @@ export const SMALLEST_STORED_NUMBER = 1e-130;
  * completes the set that prototype-pollution guards refuse (clients' own code merging what they read).
  */
 export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
-/** A surrogate that is not half of a pair (a `u` regex reads a pair as one code point). */
-const LONE_SURROGATE = /\p{Cs}/u;
+/**
+ * A surrogate that is not half of a pair (a `u` regex reads a pair as one code point). The range is `\p{Cs}`
+ * spelt out: made at load, `\p{Cs}` had ICU build its character set, ~0.005× of a function's cold start
+ * (docs/decisions.md, "Cold starts").
+ */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /** A problem with a value: where in it (keys and indexes, empty for the value itself) and what is wrong. */
 export interface ValueProblem {

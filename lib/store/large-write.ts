@@ -6,7 +6,8 @@ import { countUpdate, randomShard } from '#lib/store/counts.ts';
 import { ConflictError, DeadlineExceeded, IdempotencyRace, mayHaveApplied, WriteOutcomeUnknown } from '#lib/store/errors.ts';
 import { log } from '#lib/log.ts';
 import { abort, type AfterImage, finish, settle } from '#lib/store/recovery.ts';
-import { plainBytes, putChunks } from '#lib/store/request-payload.ts';
+import { putChunks } from '#lib/store/payload-items.ts';
+import { plainBytes } from '#lib/store/request-payload.ts';
 import { type CancellationCode, failure, type TransactItem, transact } from '#lib/store/transaction.ts';
 import {
   afterImageKey,

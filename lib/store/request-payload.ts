@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ITEM_SIZE_LIMIT, REQUEST_PAYLOAD_INLINE_BYTES } from '#lib/domain/budgets.ts';
-import { bounded } from '#lib/store/bounded.ts';
+import type { LtsService } from '#lib/store/entities.ts';
 
 /**
  * What a write records about itself in its request item: its events (the outbox) and, under an
@@ -83,17 +83,8 @@ export interface PackedPayload {
   chunks: { set: string; n: number; data: Uint8Array }[];
 }
 
-/**
- * The store's entities, imported when a payload's items are first read or written. The stream publisher
- * reads this module for every event, but chunk items only for the rare payload past the inline budget: it
- * then loads ElectroDB (a third of its bundle's load: docs/decisions.md, "Cold starts") only when one comes.
- */
-const entities = async () => (await import('#lib/store/entities.ts')).store().entities;
-
 /** Chunk bytes: each chunk is one item, within DynamoDB's 400 KB. */
 const CHUNK_BYTES = ITEM_SIZE_LIMIT;
-/** Chunk writes (and deletes) one request runs at once. */
-const PARALLEL_CHUNK_WRITES = 4;
 
 /** `{"payload":""}`: what a compressed payload's attribute adds to its bytes. */
 const EMPTY_PAYLOAD_BYTES = storedBytes({ payload: new Uint8Array() });
@@ -114,27 +105,21 @@ export function packPayload(payload: RequestPayload): PackedPayload {
   return { attributes, bytes: storedBytes(attributes), chunks };
 }
 
-/** Writes a payload's chunk items (before the transaction that writes its request item); `ttl` as the request item's. */
-export async function putChunks(key: string, ttl: number, chunks: PackedPayload['chunks']): Promise<void> {
-  // Most payloads are inline: they need neither the entities nor a write.
-  if (chunks.length === 0) return;
-  const { requestChunk } = await entities();
-  await bounded(chunks, PARALLEL_CHUNK_WRITES, async (chunk) => {
-    await requestChunk.put({ key, ttl, ...chunk }).go();
-  });
-}
-
-/** Deletes the chunk items of a payload whose transaction did not commit. */
-export async function deleteChunks(key: string, chunks: PackedPayload['chunks']): Promise<void> {
-  if (chunks.length === 0) return;
-  const { requestChunk } = await entities();
-  await bounded(chunks, PARALLEL_CHUNK_WRITES, async ({ set, n }) => {
-    await requestChunk.delete({ key, set, n }).go();
-  });
-}
+/**
+ * The store's entities, for the chunk items of a payload past the inline budget. This module imports no
+ * store: the stream publisher reads it for every event but chunk items only for the rare large payload, so it
+ * hands in a loader that imports ElectroDB then (lib/events/outbox.ts); the functions that serve requests load
+ * the store anyway and read payloads through lib/store/payload-items.ts. (A dynamic import here would be in
+ * every function's bundle, and esbuild would wrap the store and zod in lazy initializers that V8 parses twice
+ * at load: docs/decisions.md, "Cold starts".)
+ */
+export type EntitiesLoader = () => Promise<LtsService['entities']>;
 
 /** A request item's payload, whichever form it is stored in (reading its chunks if it has any). */
-export async function readPayload(item: { key: string } & Partial<Record<'events' | 'response' | 'payload' | 'chunks', unknown>>): Promise<RequestPayload> {
+export async function decodePayload(
+  item: { key: string } & Partial<Record<'events' | 'response' | 'payload' | 'chunks', unknown>>,
+  entities: EntitiesLoader,
+): Promise<RequestPayload> {
   if (item.payload instanceof Uint8Array) return JSON.parse(gunzipSync(item.payload).toString('utf8'));
   if (item.chunks) {
     const { set, count } = item.chunks as ChunkSet;
@@ -144,11 +129,4 @@ export async function readPayload(item: { key: string } & Partial<Record<'events
     return JSON.parse(gunzipSync(Buffer.concat(parts)).toString('utf8'));
   }
   return { events: (item.events ?? []) as EventEnvelope[], ...(item.response ? { response: item.response as StoredResponse } : {}) };
-}
-
-/** A committed write's request item, its payload decoded (strongly consistent); undefined if there is none. */
-export async function readRequest(key: string): Promise<(RequestPayload & { committedAt: string; requestHash?: string }) | undefined> {
-  const { data } = await (await entities()).request.get({ key }).go({ consistent: true });
-  if (!data) return undefined;
-  return { committedAt: data.committedAt, ...(data.requestHash ? { requestHash: data.requestHash } : {}), ...(await readPayload(data)) };
 }

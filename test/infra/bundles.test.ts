@@ -3,8 +3,12 @@ import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { SWAGGER_UI_FILES } from '#lib/http/docs-assets.ts';
+import { OPENAPI_TEMPLATE_FILE, SWAGGER_UI_FILES } from '#lib/http/docs-assets.ts';
 import { swaggerUiDir } from '#lib/http/middleware/docs-page.ts';
+import { describedFor, templateBesideBundle } from '#lib/http/middleware/service-root.ts';
+import { openApiDocument } from '#lib/jsonapi/openapi.ts';
+import { examples } from '#lib/resources/examples.ts';
+import { registry } from '#lib/resources/index.ts';
 import { BUNDLE_LIMIT_BYTES, bundles, copyBundleAssets } from '../../infra/bundles.ts';
 import { functionEntries } from '../../infra/bundling.ts';
 import { FALLBACK, routes } from '#lib/routes.ts';
@@ -88,23 +92,29 @@ it('bundles the root pages with the fallback only and the plate maps with the la
   const holding = (part: string) => Object.keys(built).filter((name) => built[name]!.inputs.some((input) => input.includes(part)));
   expect(holding('lib/http/middleware/service-root.ts')).toEqual([FALLBACK]);
   expect(holding('lib/http/middleware/docs-page.ts')).toEqual([FALLBACK]);
-  expect(holding('lib/jsonapi/openapi.ts')).toEqual([FALLBACK]);
+  // The OpenAPI document is generated at bundling and read from beside the fallback's bundle: no bundle holds the generator.
+  expect(holding('lib/jsonapi/openapi.ts')).toEqual([]);
+  expect(holding('lib/resources/examples.ts')).toEqual([]);
   expect(holding('lib/pages/labware-map.ts')).toEqual(['labware']);
 });
 
-it('puts the docs page’s Swagger UI files beside the fallback bundle, where the page reads them on Lambda', () => {
+it('puts the docs page’s Swagger UI files and the OpenAPI document beside the fallback bundle, where its pages read them on Lambda', () => {
   const outdir = mkdtempSync(join(tmpdir(), 'lts-assets-'));
   const taskRoot = process.env.LAMBDA_TASK_ROOT;
   try {
     const copied = copyBundleAssets(outdir);
     expect(Object.keys(copied)).toEqual([FALLBACK]);
-    expect(Object.keys(copied[FALLBACK]!).sort()).toEqual(SWAGGER_UI_FILES.map((file) => `swagger-ui/${file}`).sort());
+    expect(Object.keys(copied[FALLBACK]!).sort()).toEqual([...SWAGGER_UI_FILES.map((file) => `swagger-ui/${file}`), OPENAPI_TEMPLATE_FILE].sort());
     // The Lambda runtime sets LAMBDA_TASK_ROOT to the unpacked asset: the page finds the very files copied there.
     process.env.LAMBDA_TASK_ROOT = join(outdir, FALLBACK);
     for (const file of SWAGGER_UI_FILES) {
       const body = readFileSync(join(swaggerUiDir(), file));
       expect(body.length, file).toBe(copied[FALLBACK]![`swagger-ui/${file}`]);
       expect(body.length, file).toBeGreaterThan(100_000);
+    }
+    // The document the fallback function serves from the file written there: the bytes the generator gives, for any server.
+    for (const server of ['https://lts.example', 'http://localhost:3000', 'https://a"quote\\and$&$1.example']) {
+      expect(describedFor(templateBesideBundle(registry), server), server).toBe(JSON.stringify(openApiDocument(registry, server, examples)));
     }
   } finally {
     if (taskRoot === undefined) delete process.env.LAMBDA_TASK_ROOT;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { auditedTransactionItems, labwareCreationItems, transferRequestCollectionItems } from '#lib/domain/budgets.ts';
 import { dynamo } from '#lib/store/client.ts';
-import { readPayload } from '#lib/store/request-payload.ts';
+import { readPayload } from '#lib/store/payload-items.ts';
 import { call, warmKeyCache } from '../support/api.ts';
 import { addAliquot, createPlate, createSample, submissionWithOrder } from '../support/fixtures.ts';
 import { startFloor, type RunningFloor } from '../support/floor-server.ts';

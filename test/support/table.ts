@@ -2,7 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { config } from '#lib/config.ts';
 import { dynamo } from '#lib/store/client.ts';
-import { readPayload } from '#lib/store/request-payload.ts';
+import { readPayload } from '#lib/store/payload-items.ts';
 import { call, type CallResult } from './api.ts';
 
 /** A domain event as the outbox stores it. */

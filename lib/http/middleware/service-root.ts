@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { config } from '#lib/config.ts';
 import { baseUrl } from '#lib/http/base-url.ts';
+import { OPENAPI_TEMPLATE_FILE, OPENAPI_TEMPLATE_SERVER } from '#lib/http/docs-assets.ts';
 import type { Pages } from '#lib/http/handler.ts';
 import { docsPage } from '#lib/http/middleware/docs-page.ts';
 import { finishResponse } from '#lib/http/middleware/request-log.ts';
@@ -42,28 +45,38 @@ export function serviceIndex(registry: Registry): ChainMiddleware {
 }
 
 /**
- * The OpenAPI document, generated once per server URL (it depends on nothing else). The generator and
- * the examples are imported on the first request for it: every function serves the document, but loading the generator
- * with each function would lengthen every cold start for a request few make (decisions.md, "Cold starts").
+ * The OpenAPI document: its text for OPENAPI_TEMPLATE_SERVER, read (or generated) once, with each request's
+ * server URL put in its place — the bytes the generator gives for that server, since the URL is one JSON
+ * string in it. The fallback function reads the text from beside its bundle, written at bundling
+ * (infra/bundling.ts): generating it there would put the generator, its examples and zod's JSON Schema code
+ * in the bundle, parsed at every cold start for a request few make (docs/decisions.md, "Cold starts").
  */
-const descriptions = new Map<string, string>();
+export type OpenApiTemplate = (registry: Registry) => string;
 
-export function apiDescription(registry: Registry): ChainMiddleware {
+export function describedFor(template: string, server: string): string {
+  return template.split(JSON.stringify(OPENAPI_TEMPLATE_SERVER)).join(JSON.stringify(server));
+}
+
+/** The template beside the fallback function's bundle (LAMBDA_TASK_ROOT on Lambda: the unpacked asset). */
+export const templateBesideBundle: OpenApiTemplate = () => readFileSync(join(process.env.LAMBDA_TASK_ROOT ?? '.', OPENAPI_TEMPLATE_FILE), 'utf8');
+
+export function apiDescription(registry: Registry, template: OpenApiTemplate): ChainMiddleware {
+  let text: string | undefined;
   return {
-    before: async (request) => {
+    before: (request) => {
       const { method, path, headers } = request.context.lts.request;
       if (!isGet(method) || path !== '/api/v2/openapi.json') return undefined;
-      const server = baseUrl(config().LTS_BASE_URL, headers);
-      let body = descriptions.get(server);
-      if (!body) {
-        const [{ openApiDocument }, { examples }] = await Promise.all([import('#lib/jsonapi/openapi.ts'), import('#lib/resources/examples.ts')]);
-        body = JSON.stringify(openApiDocument(registry, server, examples));
-        descriptions.set(server, body);
-      }
+      text ??= template(registry);
+      const body = describedFor(text, baseUrl(config().LTS_BASE_URL, headers));
       return finishResponse(request, toResult({ status: 200, headers: { 'Content-Type': 'application/json' }, body }, request.context.lts.requestId));
     },
   };
 }
 
+/** The service root's pages, with the OpenAPI document from `template`. */
+export const rootPages =
+  (template: OpenApiTemplate) =>
+  (registry: Registry): Pages => ({ open: [health(), apiDescription(registry, template), docsPage()], keyed: [serviceIndex(registry)] });
+
 /** The fallback function's pages (functions/not-found.ts): every path outside `/api/v2/<type>` reaches it. */
-export const serviceRootPages = (registry: Registry): Pages => ({ open: [health(), apiDescription(registry), docsPage()], keyed: [serviceIndex(registry)] });
+export const serviceRootPages = rootPages(templateBesideBundle);
