@@ -60,6 +60,7 @@ export async function loadAttributes(
   ctx: RequestContext,
   records: readonly StoredRecord[],
   fields: Fieldsets,
+  forEvents = false,
 ): Promise<Map<StoredRecord, Map<string, unknown>>> {
   const result = new Map<StoredRecord, Map<string, unknown>>();
   const byType = new Map<string, StoredRecord[]>();
@@ -71,7 +72,7 @@ export async function loadAttributes(
   await Promise.all(
     [...byType].flatMap(([type, group]) =>
       Object.entries(ctx.registry.require(type).attributes)
-        .filter(([name, attribute]) => attribute.load && (fields.get(type)?.has(name) ?? !attribute.onlyWhenAsked))
+        .filter(([name, attribute]) => attribute.load && !(forEvents && attribute.notInEvents) && (fields.get(type)?.has(name) ?? !attribute.onlyWhenAsked))
         .map(async ([name, attribute]) => {
           for (const [record, value] of await attribute.load!(ctx, group)) {
             if (!result.has(record)) result.set(record, new Map());

@@ -49,9 +49,11 @@ export interface AttributeDef<T = unknown> {
   /**
    * Computes the rendered values of many records at once from other records (a submission's number of
    * sequencing requests): read responses call it once per type and response, and only when the attribute
-   * is rendered. Events render it null (they are written inside the transaction, before any such read).
+   * is rendered. Events load it too, through the write's own reads (lib/jsonapi/write.ts, recordEvents).
    */
   load?: (ctx: RequestContext, records: StoredRecord[]) => Promise<Map<StoredRecord, T | null>>;
+  /** Rendered null in events: a value that could take an event past the bus's limit (a QC file's contents; EventBridge takes 256 KB). */
+  notInEvents?: boolean;
   /**
    * The value (a string or a list of them) names records of this reference type by their natural key, as
    * `request_type_keys` names request types: the reference-data loader refuses a name that resolves to none.

@@ -207,8 +207,9 @@ export async function defaultUpdate(ctx: WriteContext, def: ResourceDef, current
 /**
  * Records one event per record the unit of work created or changed (contract §4), data as the API
  * renders it — and for the request's own records when they live inside another (a POSTed aliquot).
- * Attributes a GET loads (a rack's state from its tubes, a lot's names, a QC file's contents) are loaded
- * here too, through the write's own reads, so an event never carries null where the API shows a value.
+ * Attributes a GET loads (a rack's state from its tubes, a lot's names, a pick list's picks) are loaded
+ * here too, through the write's own reads, so an event carries what a GET shows — but for an attribute
+ * kept out of events (`notInEvents`: a QC file's contents, past the bus's 256 KB).
  */
 export async function recordEvents(
   ctx: WriteContext,
@@ -233,6 +234,7 @@ export async function recordEvents(
     ctx,
     events.map(({ record }) => record),
     new Map(),
+    true,
   );
   for (const { record, action } of events) {
     ctx.uow.addEvent({

@@ -25,6 +25,7 @@ export const qcFiles = defineResource({
       maxStringLength: MAX_BODY_BYTES,
       transient: true,
       load: async (_ctx, records) => new Map(records.map((r) => [r, unpackContents(String(r.attrs.packed_contents))])),
+      notInEvents: true,
     }),
     size: attr('R', () => z.number().check(z.int(), z.gte(0))),
     content_type: attr('R', () => z.string()),

@@ -139,7 +139,10 @@ describe('the bench physical floor', () => {
       expect(phys.read).toBeGreaterThan(0);
       // One partition read once costs no more than the service's reads of the same items: less where the
       // service reads many items (each rounded up to 4 KB, strongly consistent) or a listing consistently.
+      // The page of samples: the service too reads it in one eventually consistent Query ("Listing pages read
+      // from a projected index"), so the two read the same bytes, within one unit (the floor's copies are nested).
       if (name === 'sample') expect(phys.read).toBe(service.read);
+      else if (name === 'page') expect(Math.abs(phys.read - service.read)).toBeLessThanOrEqual(1);
       else expect(phys.read).toBeLessThan(service.read);
     },
   );
