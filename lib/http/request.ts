@@ -52,7 +52,7 @@ export function toResult(response: ApiResponse, requestId: string): APIGatewayPr
       'X-Request-Id': requestId,
       // Browser clients (limber, traction-ui) call the API from other origins.
       'Access-Control-Allow-Origin': '*',
-      'Access-Control-Expose-Headers': 'Location, Retry-After, X-Request-Id, X-DynamoDB-Calls',
+      'Access-Control-Expose-Headers': 'Location, Retry-After, X-Request-Id, X-DynamoDB-Calls, X-DynamoDB-Capacity',
       ...response.headers,
     },
     ...(response.body !== undefined ? { body: response.body } : {}),

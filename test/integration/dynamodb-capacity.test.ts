@@ -33,6 +33,8 @@ describe('X-DynamoDB-Capacity', () => {
     expect(res.status).toBe(200);
     expect(res.calls).toBe(1);
     expect(capacity(res.headers)).toEqual({ read: 1, write: 0 });
+    // Browser clients (the docs page, traction-ui) may read it across origins, as X-DynamoDB-Calls.
+    expect(res.headers['Access-Control-Expose-Headers']?.split(', ')).toContain('X-DynamoDB-Capacity');
   });
 
   it('a page of samples: its reads, more than one unit; a missing record answers 404 with what it read', async () => {
