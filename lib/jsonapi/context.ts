@@ -184,14 +184,30 @@ export class Loader {
    * is one consistent batched read, never an index that may lag a write; the record must carry exactly that uuid.
    */
   async byUuids(uuids: readonly string[], types: readonly string[] | typeof ANY_SERVED_TYPE): Promise<(StoredRecord | undefined)[]> {
-    const keys = await this.withAliases(uuids.map((uuid) => this.uuidKey(uuid) ?? uuid.toLowerCase()));
-    await this.fetch(keys.filter((k) => k !== undefined));
+    const decoded = uuids.map((uuid) => this.uuidKey(uuid) ?? uuid.toLowerCase());
+    const found = await this.byKeys(await this.withAliases(decoded));
+    // A client's uuid (an alias) may decode as this service's by chance: most random uuids parse as a slot
+    // of a holder, and about 1 in 1,070 such holders carries a family's code (one of 50 heron receptions
+    // could not be found by its uuid). One that decoded and named nothing is looked for as an alias too.
+    const misses = decoded.flatMap((key, i) => (found[i] === undefined && typeof key !== 'string' ? [i] : []));
+    if (misses.length > 0) {
+      const aliased = await this.byKeys(await this.withAliases(misses.map((i) => uuids[i]!.toLowerCase())));
+      misses.forEach((i, n) => {
+        found[i] = aliased[n];
+      });
+    }
     // Any served type is one set lookup a record, not a walk of every type's members (a 96-entry collection names ~200 uuids).
     const wanted = types === ANY_SERVED_TYPE ? (type: string) => this.registry.serves(type) : (type: string) => this.registry.satisfies(type, types);
+    return found.map((record) => (record && wanted(record.type) ? record : undefined));
+  }
+
+  /** The records these keys name (one batched read), each only if it carries exactly the key's uuid. */
+  private async byKeys(keys: readonly (UuidKey | undefined)[]): Promise<(StoredRecord | undefined)[]> {
+    await this.fetch(keys.filter((k) => k !== undefined));
     return keys.map((key) => {
       const stored = key && this.stored(key.family, key.id);
       const record = stored && key.held ? (stored.uuid === key.held.holderUuid ? this.heldAt(stored, key.held.slot) : undefined) : stored;
-      return record && record.uuid === key!.uuid && wanted(record.type) ? record : undefined;
+      return record && record.uuid === key!.uuid ? record : undefined;
     });
   }
 }

@@ -411,6 +411,16 @@ describe("a content's uuid (lighthouse's lh_sample_uuid) is the sample's", () =>
     ]);
   });
 
+  it("finds a sample by a uuid that happens to decode as a slot of this service's labware (its holder part carries a family's code)", async () => {
+    // Its last four digits read as a slot, and the rest as a tag layout template's uuid: about 1 random uuid in 1,070 is such.
+    const lookalike = '7935b9d8-30d5-45b2-bdce-9e936ffb653e';
+    expect((await plateOf(lookalike)).status).toBe(201);
+    expect((await samplesByUuid(lookalike)).map((s) => s.attributes.uuid)).toEqual([lookalike]);
+    // A later reception naming it as an existing sample finds it too.
+    const again = await postPlate({ ...plateAttributes(undefined), wells: { A1: { content: { sample_uuid: lookalike } } } });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+  });
+
   it('50 receptions with distinct uuids all land, each found by its uuid; 2 with one uuid: one 201, one 422 naming it, the other plate not written', async () => {
     const uuids = Array.from({ length: 50 }, () => crypto.randomUUID());
     const distinct = await Promise.all(uuids.map((uuid) => plateOf(uuid)));
