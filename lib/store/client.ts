@@ -82,7 +82,7 @@ export function capacityOf(counts: CallCount): Capacity {
 }
 
 /** The operations that accept ReturnConsumedCapacity, each a read or a write (by the client's operation names, which lib-dynamodb's commands keep). */
-const CAPACITY_KIND: Record<string, keyof Capacity> = {
+export const CAPACITY_KIND: Readonly<Record<string, keyof Capacity>> = {
   GetItem: 'read',
   BatchGetItem: 'read',
   Query: 'read',

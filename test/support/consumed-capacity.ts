@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
-import { dynamo } from '#lib/store/client.ts';
+import { CAPACITY_KIND, dynamo, unitsOf } from '#lib/store/client.ts';
 
 /** Capacity units DynamoDB reports for the calls made while a function ran: reads and writes, the table's and each index's. */
 export interface Consumed {
@@ -9,8 +9,6 @@ export interface Consumed {
   /** Units by where they were consumed: `table`, or an index's name. */
   by: Record<string, number>;
 }
-
-const WRITES = new Set(['TransactWriteItems', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
 
 /**
  * Runs `fn` with every call of the shared client asking for its consumed capacity (`ReturnConsumedCapacity:
@@ -27,9 +25,9 @@ export async function consumedBy<T>(fn: () => Promise<T>): Promise<{ result: T; 
     (next, context) => async (args) => {
       const answer = await next({ ...args, input: { ...(args.input as object), ReturnConsumedCapacity: 'INDEXES' } });
       const reported = (answer.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
-      const op = String(context.commandName).replace(/Command$/, '');
+      const kind = CAPACITY_KIND[String(context.commandName).replace(/Command$/, '')] ?? 'read';
+      consumed[kind] += unitsOf(reported);
       for (const c of [reported ?? []].flat()) {
-        consumed[WRITES.has(op) ? 'write' : 'read'] += c.CapacityUnits ?? 0;
         add('table', c.Table?.CapacityUnits);
         for (const [index, units] of Object.entries(c.GlobalSecondaryIndexes ?? {})) add(index, units.CapacityUnits);
       }

@@ -62,12 +62,17 @@ export const templateBesideBundle: OpenApiTemplate = () => readFileSync(join(pro
 
 export function apiDescription(registry: Registry, template: OpenApiTemplate): ChainMiddleware {
   let text: string | undefined;
+  // The last server's document (~900 KB): a deployment answers under one or two hosts, and one entry
+  // cannot grow with the Host headers a client makes up.
+  let last: { server: string; body: string } | undefined;
   return {
     before: (request) => {
       const { method, path, headers } = request.context.lts.request;
       if (!isGet(method) || path !== '/api/v2/openapi.json') return undefined;
       text ??= template(registry);
-      const body = describedFor(text, baseUrl(config().LTS_BASE_URL, headers));
+      const server = baseUrl(config().LTS_BASE_URL, headers);
+      if (last?.server !== server) last = { server, body: describedFor(text, server) };
+      const { body } = last;
       return finishResponse(request, toResult({ status: 200, headers: { 'Content-Type': 'application/json' }, body }, request.context.lts.requestId));
     },
   };
