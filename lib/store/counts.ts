@@ -1,7 +1,6 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '#lib/config.ts';
 import { dynamo } from '#lib/store/client.ts';
-import { CapacityError, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
 import type { StoredRecord } from '#lib/store/records.ts';
 import { tableDefinition } from '#lib/store/table.ts';
 import type { RecordModel, StagedChanges } from '#lib/store/write-plan.ts';
@@ -11,16 +10,21 @@ import type { RecordModel, StagedChanges } from '#lib/store/write-plan.ts';
  * counted together: ResourceDef.countedWith) is split into
  * SHARDS items; a write adds its changes to one shard, chosen at random, with a plain `ADD` inside its
  * own transaction — exact, visible at once, and never conditional, so writes of different records never
- * wait on one another. Reading a counter sums its shards with one BatchGetItem.
+ * wait on one another. A counter's shards share one partition, so reading it is one strongly consistent
+ * Query of that partition, charged by the shards' bytes summed (one read unit for up to 4 KB of them)
+ * where a BatchGetItem of the 16 keys is charged a unit a shard.
  *
  * A shard holds one number per counted key: a type (`plates`), or a type and an index value with few
  * distinct values (`plates|purpose#3`, for filtered counts).
  */
 export const SHARDS = 16;
 
+const counterPartition = (name: string) => `$lts#counts_${name}`;
+const SHARD_SK_PREFIX = '$counts#shard_';
+
 export const shardKey = (name: string, shard: number) => ({
-  [tableDefinition.partitionKey]: `$lts#counts_${name}`,
-  [tableDefinition.sortKey]: `$counts#shard_${String(shard).padStart(2, '0')}`,
+  [tableDefinition.partitionKey]: counterPartition(name),
+  [tableDefinition.sortKey]: `${SHARD_SK_PREFIX}${String(shard).padStart(2, '0')}`,
 });
 
 const PREFIX = 'n:';
@@ -41,24 +45,29 @@ export function countUpdate(name: string, deltas: ReadonlyMap<string, number>, s
 
 export const randomShard = (): number => Math.floor(Math.random() * SHARDS);
 
-/** The counts kept under a counter, summed over its shards (one consistent BatchGetItem). */
+/** The counts kept under a counter, summed over its shards (one strongly consistent Query of their partition). */
 export async function readCounts(name: string): Promise<Map<string, number>> {
-  const keys = Array.from({ length: SHARDS }, (_, shard) => shardKey(name, shard));
   const totals = new Map<string, number>();
-  let pending: Record<string, unknown>[] | undefined = keys;
-  for (let attempt = 0; pending && pending.length > 0; attempt++) {
-    if (attempt === 6) throw new CapacityError(`BatchGetItem left ${pending.length} count shards unprocessed`, THROTTLED_RETRY_AFTER_SECONDS);
-    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
-    const table = config().LTS_TABLE_NAME;
-    const result: { Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }> } =
-      await dynamo().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
-    for (const item of result.Responses?.[table] ?? []) {
+  let start: Record<string, unknown> | undefined;
+  do {
+    // A shard grows with the counted keys (a purpose's count is one), so the partition may page past 1 MB.
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: config().LTS_TABLE_NAME,
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :shard)',
+        ExpressionAttributeNames: { '#pk': tableDefinition.partitionKey, '#sk': tableDefinition.sortKey },
+        ExpressionAttributeValues: { ':pk': counterPartition(name), ':shard': SHARD_SK_PREFIX },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) {
       for (const [attribute, value] of Object.entries(item)) {
         if (attribute.startsWith(PREFIX)) totals.set(attribute.slice(PREFIX.length), (totals.get(attribute.slice(PREFIX.length)) ?? 0) + Number(value));
       }
     }
-    pending = result.UnprocessedKeys?.[table]?.Keys;
-  }
+    start = page.LastEvaluatedKey;
+  } while (start);
   return totals;
 }
 

@@ -1,9 +1,12 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '#lib/config.ts';
 import { dynamo } from '#lib/store/client.ts';
+import { countUpdate, readCounts, SHARDS } from '#lib/store/counts.ts';
 import { call, doc } from '../support/api.ts';
 import { createSample, recordCount, uniqueName } from '../support/fixtures.ts';
+import { consumedBy } from '../support/consumed-capacity.ts';
 import { freshStore } from '../support/store.ts';
 
 /**
@@ -78,5 +81,38 @@ describe('count shards under contention', () => {
     expect(res.status).toBe(409);
     expect(res.body.errors[0].code).toBe('concurrent_update');
     expect((await call('GET', `/api/v2/samples/${sample.id}`)).body.data.attributes.site_sample_id).toBeNull();
+  });
+});
+
+describe('reading a counter', () => {
+  it('sums every shard with one strongly consistent Query of their partition: one read unit for up to 4 KB of shards, where a key apiece cost 16', async () => {
+    const counter = `reading-${uniqueName('c')}`;
+    // Every shard holds counts (a write picks its shard at random, so the test fills each one itself).
+    await dynamo().send(
+      new TransactWriteCommand({
+        TransactItems: Array.from({ length: SHARDS }, (_, shard) =>
+          countUpdate(
+            counter,
+            new Map([
+              ['plates', shard + 1],
+              ['plates|purpose#3', 2],
+            ]),
+            shard,
+          ),
+        ),
+      }),
+    );
+    const calls: string[] = [];
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        calls.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize', name: 'countReadCalls' },
+    );
+    const { result, consumed } = await consumedBy(() => readCounts(counter)).finally(() => dynamo().middlewareStack.remove('countReadCalls'));
+    expect(Object.fromEntries(result)).toEqual({ plates: (SHARDS * (SHARDS + 1)) / 2, 'plates|purpose#3': 2 * SHARDS });
+    expect(calls).toEqual(['QueryCommand']);
+    expect(consumed.read).toBe(1);
   });
 });

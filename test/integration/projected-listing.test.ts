@@ -58,7 +58,7 @@ async function answers(): Promise<Record<string, unknown[]>> {
   return walked;
 }
 
-/** Whether a call reads records by key: a BatchGetItem of record items (count shards and API keys are read so too). */
+/** Whether a call reads records by key: a BatchGetItem of record items (API keys are read so too). */
 const readsRecordsByKey = (input: { RequestItems?: Record<string, { Keys: { sk?: string }[] }> }) =>
   Object.values(input.RequestItems ?? {}).some(({ Keys }) => Keys.some((key) => key.sk === '$record_1'));
 

@@ -31,7 +31,12 @@ export const typeListingPk = (type: string): string => `$lts#type_${type}`;
 
 /** One of a family's count shards (lib/store/counts.ts): a number per counted key, `n:<type>`. */
 export const COUNT_SHARDS = 16;
-export const countShardKey = (family: string, shard: number): Key => ({ pk: `$lts#counts_${family}`, sk: `$counts#shard_${String(shard).padStart(2, '0')}` });
+export const countPartitionPk = (family: string): string => `$lts#counts_${family}`;
+export const COUNT_SHARD_SK_PREFIX = '$counts#shard_';
+export const countShardKey = (family: string, shard: number): Key => ({
+  pk: countPartitionPk(family),
+  sk: `${COUNT_SHARD_SK_PREFIX}${String(shard).padStart(2, '0')}`,
+});
 
 /** An index entry; a unique one (ref `-`) is also the uniqueness guard. */
 export const termKey = (scope: string, value: string, ref = '-'): Key => ({ pk: `$lts#scope_${scope}#value_${value}`, sk: `$term_1#ref_${ref}` });
