@@ -55,15 +55,23 @@ export const payloadCost = (json: string): number => Buffer.byteLength(json) + e
 
 /**
  * How many times over what a response may hold the body is, as encodeResult would send it: compressed
- * when the client accepts gzip and the body needs it, else as it is. 1 or less: it fits.
+ * when the client accepts gzip and the body needs it, else as it is. 1 or less: it fits. `cost`: the
+ * body's payloadCost, when the caller has it already (summed from the parts it assembled the body of).
  */
-export function overLimit(body: string, gzip: boolean): number {
-  // A body whose bytes alone pass the limit goes compressed to a client that takes gzip: its escapes (a scan
-  // of the whole body, ~0.1 s for Limber's 25 MB ongoing-plates page) cannot change that.
-  const bytes = Buffer.byteLength(body);
-  const plain = gzip && bytes > BODY_LIMIT ? bytes / BODY_LIMIT : (bytes + escapes(body)) / BODY_LIMIT;
+export function overLimit(body: string, gzip: boolean, cost?: number): number {
+  const plain = (cost ?? plainCost(body, gzip)) / BODY_LIMIT;
   if (plain <= 1 || !gzip) return plain;
   return (Math.ceil(gzipOf(body).length / 3) * 4) / BODY_LIMIT;
+}
+
+/**
+ * The body's payloadCost, or its bytes alone when they pass the limit for a client that takes gzip: it goes
+ * compressed then, and its escapes (a scan of the whole body, ~0.1 s for Limber's 25 MB ongoing-plates page)
+ * cannot change that.
+ */
+function plainCost(body: string, gzip: boolean): number {
+  const bytes = Buffer.byteLength(body);
+  return gzip && bytes > BODY_LIMIT ? bytes : bytes + escapes(body);
 }
 
 /**

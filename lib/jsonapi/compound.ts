@@ -34,6 +34,12 @@ const SHORTENED_FRAME_BYTES = 1024;
 /** Margin under a compressed size measured past the limit, when planning the page again. */
 const REPLAN_MARGIN = 0.95;
 
+interface Rendered {
+  text: string;
+  cost: number;
+  lastRoot: number;
+}
+
 /** The records of a body being planned: which primary record each is first needed by, and what the walk found. */
 interface Plan {
   walk: IncludeResult;
@@ -41,8 +47,8 @@ interface Plan {
   /** Every record the kept primary records need, primary records first, then in the order the walk read them, with the first primary record needing it. */
   records: Map<StoredRecord, number>;
   attributes: Map<StoredRecord, Map<string, unknown>>;
-  /** Each record rendered so far, with the linkages of the primary records the walk resolved. */
-  json: Map<StoredRecord, string>;
+  /** Each record rendered so far, with the linkages of the primary records the walk resolved: its text, what it adds to the body, and the last primary record one of its rendered linkages is for (-1: none). */
+  json: Map<StoredRecord, Rendered>;
   /** What each primary record rendered so far adds to the body. */
   costs: number[];
 }
@@ -87,8 +93,8 @@ export async function compoundBody(
       throw notFitting(primary, kept, walk, options.tree, why);
     }
     const shortenedBy = kept < walk.resolved ? 'bytes' : readsCut;
-    const body = assemble(ctx, plan, kept, shape, frame(kept, shortenedBy));
-    const over = overLimit(body, bound.gzip);
+    const { body, cost } = assemble(ctx, plan, kept, shape, frame(kept, shortenedBy));
+    const over = overLimit(body, bound.gzip, cost);
     if (over <= 1) return body;
     // It compressed less than assumed: plan again on what it measured.
     bytes = Math.floor((bytes / over) * REPLAN_MARGIN);
@@ -129,10 +135,10 @@ function renderWithin(ctx: RequestContext, plan: Plan, bytes: number): number {
   for (const [root, records] of byRoot.entries()) {
     let cost = 0;
     for (const record of records) {
-      const json = JSON.stringify(render(ctx, plan, record, plan.walk.resolved));
-      plan.json.set(record, json);
+      const rendered = render(ctx, plan, record, plan.walk.resolved);
+      plan.json.set(record, rendered);
       // A comma before each resource but the first of its array: counted for every one, a byte or two to spare.
-      cost += payloadCost(json) + 1;
+      cost += rendered.cost + 1;
     }
     if (total + cost > bytes) return root;
     total += cost;
@@ -141,36 +147,54 @@ function renderWithin(ctx: RequestContext, plan: Plan, bytes: number): number {
   return plan.walk.resolved;
 }
 
-/** A record with the linkages the first `kept` primary records need. */
-function render(ctx: RequestContext, plan: Plan, record: StoredRecord, kept: number) {
+/** A record with the linkages the first `kept` primary records need, as text. */
+function render(ctx: RequestContext, plan: Plan, record: StoredRecord, kept: number): Rendered {
   const linkages = new Map<string, RelValue>();
-  for (const [name, { value, root }] of plan.walk.linkages.get(record) ?? []) if (root < kept) linkages.set(name, value);
-  return renderResource(ctx, record, plan.fields, linkages, plan.attributes.get(record));
+  let lastRoot = -1;
+  for (const [name, { value, root }] of plan.walk.linkages.get(record) ?? []) {
+    if (root >= kept) continue;
+    linkages.set(name, value);
+    lastRoot = Math.max(lastRoot, root);
+  }
+  const text = JSON.stringify(renderResource(ctx, record, plan.fields, linkages, plan.attributes.get(record)));
+  return { text, cost: payloadCost(text), lastRoot };
 }
 
 /**
  * The document of the first `kept` primary records: `data`, then `included` in the order the walk read
  * it (what the kept records need, less the kept records themselves), then the frame's members — the text
- * JSON.stringify makes of the whole document. A record with a linkage only a record past the cut needed
- * is rendered again without it (its relationship keeps its links).
+ * JSON.stringify makes of the whole document — with what it takes of the response (payloadCost), summed
+ * from its parts rather than counted again over the whole. A record with a linkage only a record past the
+ * cut needed is rendered again without it (its relationship keeps its links).
  */
-function assemble(ctx: RequestContext, plan: Plan, kept: number, shape: 'one' | 'many', rest: Record<string, unknown>): string {
-  const json = (record: StoredRecord) =>
-    [...(plan.walk.linkages.get(record)?.values() ?? [])].some(({ root }) => root >= kept)
-      ? JSON.stringify(render(ctx, plan, record, kept))
-      : plan.json.get(record)!;
+function assemble(ctx: RequestContext, plan: Plan, kept: number, shape: 'one' | 'many', rest: Record<string, unknown>): { body: string; cost: number } {
+  let cost = 0;
+  const json = (record: StoredRecord) => {
+    const first = plan.json.get(record)!;
+    const rendered = first.lastRoot >= kept ? render(ctx, plan, record, kept) : first;
+    cost += rendered.cost;
+    return rendered.text;
+  };
   const records = [...plan.records];
   const data = records.slice(0, kept).map(([record]) => json(record));
   const included = records
     .slice(kept)
     .filter(([, root]) => root < kept)
     .map(([record]) => json(record));
-  const members = [
-    `"data":${shape === 'many' ? `[${data.join(',')}]` : (data[0] ?? 'null')}`,
-    ...(included.length > 0 ? [`"included":[${included.join(',')}]`] : []),
-    ...Object.entries(rest).map(([name, value]) => `${JSON.stringify(name)}:${JSON.stringify(value)}`),
-  ];
-  return `{${members.join(',')}}`;
+  const document = (data: string[], included: string[]) => {
+    const members = [
+      `"data":${shape === 'many' ? `[${data.join(',')}]` : (data[0] ?? 'null')}`,
+      ...(included.length > 0 ? [`"included":[${included.join(',')}]`] : []),
+      ...Object.entries(rest).map(([name, value]) => `${JSON.stringify(name)}:${JSON.stringify(value)}`),
+    ];
+    return `{${members.join(',')}}`;
+  };
+  // The document's text around its records: the same members with each record's text left out.
+  const frame = document(
+    data.map(() => ''),
+    included.map(() => ''),
+  );
+  return { body: document(data, included), cost: cost + payloadCost(frame) };
 }
 
 /** The 400 for the primary record at `index`, whose own includes cannot fit: naming the include path that reached most of what it needs. */

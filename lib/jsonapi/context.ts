@@ -54,6 +54,10 @@ export class Loader {
   private readonly cache = new Map<string, StoredRecord | null>();
   /** Reads under way, by record key. */
   private readonly fetching = new Map<string, Promise<void>>();
+  /** The keys asked for since the last read was sent, read together once the code running now has asked for all it will (`queued`). */
+  private queue: { keys: { family: string; id: number }[]; read: Promise<void> } | undefined;
+  /** Index reads made for this request, by what they read: a Query two relationships need is made once. */
+  private readonly ranges = new Map<string, Promise<unknown>>();
 
   /**
    * `staged`: a write's unit of work, whose changes it sees first. `cachedReferences`: reference records
@@ -92,11 +96,42 @@ export class Loader {
       return !kept;
     });
     if (missing.length > 0) {
-      const read = this.read(missing, shared);
+      const read = this.queued(missing, shared);
       for (const { family, id } of missing) this.fetching.set(recordKey(family, id), read);
       waits.add(read);
     }
     await Promise.all(waits);
+  }
+
+  /**
+   * Reads the keys with every other key asked for before the code running now waits on I/O: the read is
+   * sent on the next tick, which Node runs once the promise jobs under way have all run. The include walk's
+   * branches reach their next level together (a plate page's samples, its transfers' source plates and its
+   * requests' types), so they share one BatchGetItem rather than one each (docs/decisions.md, "Includes and
+   * their read layout").
+   */
+  private queued(keys: readonly { family: string; id: number }[], shared: (family: string) => boolean): Promise<void> {
+    if (this.queue) {
+      this.queue.keys.push(...keys);
+      return this.queue.read;
+    }
+    const queue = { keys: [...keys] } as { keys: { family: string; id: number }[]; read: Promise<void> };
+    queue.read = new Promise<void>((resolve) => process.nextTick(resolve)).then(() => {
+      this.queue = undefined;
+      return this.read(queue.keys, shared);
+    });
+    this.queue = queue;
+    return queue.read;
+  }
+
+  /** `read`'s result, made once per request for one `key` (an index read two relationships need, e.g. a plate's children). */
+  once<T>(key: string, read: () => Promise<T>): Promise<T> {
+    let made = this.ranges.get(key) as Promise<T> | undefined;
+    if (!made) {
+      made = read();
+      this.ranges.set(key, made);
+    }
+    return made;
   }
 
   private async read(missing: readonly { family: string; id: number }[], shared: (family: string) => boolean): Promise<void> {

@@ -105,8 +105,10 @@ export interface IncludeResult {
 }
 
 /**
- * Walks the include tree breadth-first per path: at each level one batched load serves every record, so
- * the number of DynamoDB calls grows with the depth and number of paths, never with the number of records.
+ * Walks the include tree relationship by relationship: each relationship is resolved for all the records
+ * of its level at once and its records read in one batched load, shared with every other load started at
+ * the same time (lib/jsonapi/context.ts), so the number of DynamoDB calls grows with the depth and number
+ * of paths, never with the number of records, and a branch never waits for a sibling's reads.
  *
  * Each record reached is noted with the first primary record that needs it, so that a page can be cut
  * after any of its records (lib/jsonapi/compound.ts). Reads are counted for the first primary record they
@@ -150,32 +152,34 @@ export async function resolveIncludes(
   async function expand(level: Map<StoredRecord, number>, node: IncludeTree, path: string): Promise<void> {
     const alive = [...level.keys()].filter((r) => level.get(r)! < result.resolved);
     if (node.size === 0 || alive.length === 0) return;
+    await Promise.all([...node].map(([name, child]) => follow(level, alive, name, child, `${path}${name}`)));
+  }
+
+  /**
+   * One relationship of a level's records, then the include tree below it: each relationship goes on as
+   * soon as its own records are read, not when its siblings' are (a plate's purpose does not wait for
+   * its children's Query). Reads started at once share a batch (the loader's).
+   */
+  async function follow(level: Map<StoredRecord, number>, alive: readonly StoredRecord[], name: string, child: IncludeTree, at: string): Promise<void> {
     const rootOf = (held: readonly Ref[]) => held.reduce((min, r) => Math.min(min, level.get(r as StoredRecord) ?? min), records.length);
-    const resolved = await Promise.all(
-      [...node].map(async ([name, child]) => {
-        const at = `${path}${name}`;
-        // A reverse relationship's aggregates are read for the first primary record in each.
-        const reads: ReadBudget = {
-          open: (held) => rootOf(held) < result.resolved,
-          charge: (held, items) => {
-            charge(rootOf(held), items, at);
-            return rootOf(held) < result.resolved;
-          },
-        };
-        return { name, child, path: at, values: await resolveRelationship(ctx, name, alive, reads) };
-      }),
-    );
+    // A reverse relationship's aggregates are read for the first primary record in each.
+    const reads: ReadBudget = {
+      open: (held) => rootOf(held) < result.resolved,
+      charge: (held, items) => {
+        charge(rootOf(held), items, at);
+        return rootOf(held) < result.resolved;
+      },
+    };
+    const values = await resolveRelationship(ctx, name, alive, reads);
     const wanted: { ref: Ref; root: number }[] = [];
-    for (const { name, values } of resolved) {
-      for (const [record, value] of values) {
-        const root = level.get(record)!;
-        setLinkage(record, name, value, root);
-        // What a reverse relationship found was read with its entries, and counted with them.
-        const counted = relationshipOf(ctx, record, name)?.reverse !== undefined;
-        for (const ref of refsOf(value)) {
-          if (counted) read.add(itemOf(ref));
-          wanted.push({ ref, root });
-        }
+    for (const [record, value] of values) {
+      const root = level.get(record)!;
+      setLinkage(record, name, value, root);
+      // What a reverse relationship found was read with its entries, and counted with them.
+      const counted = relationshipOf(ctx, record, name)?.reverse !== undefined;
+      for (const ref of refsOf(value)) {
+        if (counted) read.add(itemOf(ref));
+        wanted.push({ ref, root });
       }
     }
     // Counted before reading: the items not read yet, each for the first primary record needing it.
@@ -184,33 +188,28 @@ export async function resolveIncludes(
       const item = itemOf(ref);
       if (!read.has(item)) fresh.set(item, Math.min(root, fresh.get(item) ?? root));
     }
-    const paths = resolved.map((r) => r.path).join(', ');
     const freshByRoot = new Array<number>(records.length).fill(0);
     for (const root of fresh.values()) freshByRoot[root]! += 1;
-    for (const [root, items] of freshByRoot.entries()) if (items > 0 && root < result.resolved) charge(root, items, paths);
+    for (const [root, items] of freshByRoot.entries()) if (items > 0 && root < result.resolved) charge(root, items, at);
     for (const [item, root] of fresh) if (root < result.resolved) read.add(item);
 
     const loaded = await ctx.loader.load(wanted.filter(({ root }) => root < result.resolved).map(({ ref }) => ref));
-    await Promise.all(
-      resolved.map(({ child, path: at, values }) => {
-        const next = new Map<StoredRecord, number>();
-        for (const [record, value] of values) {
-          const root = level.get(record)!;
-          if (root >= result.resolved) continue;
-          for (const ref of refsOf(value)) {
-            const stored = loaded.get(refKey(ref));
-            if (!stored) continue;
-            // A linkage typed by a supertype (`labware`) reaches the record as that type: one object per linkage in a document.
-            const target = viewsByKey.get(refKey(ref)) ?? ctx.registry.as(stored, ref.type);
-            if (target !== stored) viewsByKey.set(refKey(ref), target);
-            const known = result.included.get(target);
-            if (!known || root < known.root) result.included.set(target, { value: at, root });
-            next.set(target, Math.min(root, next.get(target) ?? root));
-          }
-        }
-        return expand(next, child, `${at}.`);
-      }),
-    );
+    const next = new Map<StoredRecord, number>();
+    for (const [record, value] of values) {
+      const root = level.get(record)!;
+      if (root >= result.resolved) continue;
+      for (const ref of refsOf(value)) {
+        const stored = loaded.get(refKey(ref));
+        if (!stored) continue;
+        // A linkage typed by a supertype (`labware`) reaches the record as that type: one object per linkage in a document.
+        const target = viewsByKey.get(refKey(ref)) ?? ctx.registry.as(stored, ref.type);
+        if (target !== stored) viewsByKey.set(refKey(ref), target);
+        const known = result.included.get(target);
+        if (!known || root < known.root) result.included.set(target, { value: at, root });
+        next.set(target, Math.min(root, next.get(target) ?? root));
+      }
+    }
+    return expand(next, child, `${at}.`);
   }
 
   await expand(new Map(records.map((r, i) => [r, i])), tree, '');

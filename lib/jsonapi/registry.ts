@@ -31,6 +31,8 @@ export class Registry implements RecordModel {
   /** Id families by the code their records' uuids carry (lib/store/uuids.ts). */
   private readonly familiesByCode = new Map<number, string>();
   private readonly referenceFamilies = new Map<string, boolean>();
+  /** How each type's records are embedded (`embeddingOf`), undefined for a type stored in items of its own. */
+  private readonly embeddings = new Map<string, EmbeddedDef | undefined>();
   /** Families counted in another family's counter (ResourceDef.countedWith). */
   private readonly counters = new Map<string, string>();
   /** Each record's embedded records as last built, with what they were built from (see `viewsOf`). */
@@ -121,10 +123,23 @@ export class Registry implements RecordModel {
 
   /** Where a record is stored: its own item, or the item of the aggregate that holds it (a well's plate). */
   storageOf(ref: Ref): { family: string; id: number; embedded: boolean } {
-    const embedded = [ref.type, ...this.concreteTypes(ref.type)].map((t) => this.defs.get(t)?.embedded).find((e): e is EmbeddedDef => e !== undefined);
+    const embedded = this.embeddingOf(ref.type);
     return embedded
       ? { family: this.familyOf(embedded.parentTypes[0]!), id: embedded.parentId(ref.id), embedded: true }
       : { family: this.familyOf(ref.type), id: ref.id, embedded: false };
+  }
+
+  /**
+   * How a type's records are embedded, if they are (its own definition's, else its first member's): worked
+   * out once per type, since an include level asks it of every record it reaches.
+   */
+  private embeddingOf(type: string): EmbeddedDef | undefined {
+    if (!this.embeddings.has(type))
+      this.embeddings.set(
+        type,
+        [type, ...this.concreteTypes(type)].map((t) => this.defs.get(t)?.embedded).find((e): e is EmbeddedDef => e !== undefined),
+      );
+    return this.embeddings.get(type);
   }
 
   /** The aggregate a record belongs to, as `family:id` of the item it is stored in. */

@@ -32,12 +32,12 @@ const parentLinks: Links = async (ctx, labware) => {
   return new Map(labware.map((ref) => [ref.id, parentsOf(loaded.get(refKey(ref)))]));
 };
 
-/** One strongly consistent Query of the parent index per labware. */
-export const childLinks: Links = async (_ctx, labware) => {
+/** One strongly consistent Query of the parent index per labware, once per request (a plate page's `child_plates` and its wells' `downstream_tubes` both need it). */
+export const childLinks: Links = async (ctx, labware) => {
   const children = new Map<number, Ref[]>();
   await bounded(labware, PARALLEL_QUERIES, async ({ type, id }) => {
     const range = { kind: 'term', scope: PARENT_SCOPE, value: String(id) } as const;
-    const hits = await readRange(range, { byUpdated: false, limit: MAX_CHILDREN + 1, descending: false });
+    const hits = await ctx.loader.once(`${PARENT_SCOPE} ${id}`, () => readRange(range, { byUpdated: false, limit: MAX_CHILDREN + 1, descending: false }));
     if (hits.length > MAX_CHILDREN) throw errors.badRequest(`${type} ${id} has more than ${MAX_CHILDREN} children; this service lists at most ${MAX_CHILDREN}`);
     children.set(
       id,

@@ -145,6 +145,15 @@ describe('planning a body within the limit', () => {
     const noise = JSON.stringify({ data: randomBytes(bytes).toString('base64') });
     expect(overLimit(noise, true)).toBeGreaterThan(1.3);
   });
+
+  it("overLimit given the body's payloadCost (a compound document sums it from its parts) answers as it does counting it", () => {
+    const { bytes } = bodyBound(undefined);
+    const noise = JSON.stringify({ data: randomBytes(bytes).toString('base64') });
+    for (const body of [documentOf(bytes / 2), documentOf(bytes - 100), documentOf(bytes * 2), noise])
+      for (const gzip of [false, true]) expect(overLimit(body, gzip, payloadCost(body))).toBe(overLimit(body, gzip));
+    // The cost given is the one used: a body counted past the limit is past it.
+    expect(overLimit(documentOf(100), false, bytes * 3)).toBeGreaterThan(2.9);
+  });
 });
 
 describe('the responseSize middleware', () => {
