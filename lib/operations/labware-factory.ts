@@ -76,12 +76,6 @@ export const reserveBarcodeNumbers = async (ctx: WriteContext, count: number): P
   count > 0 ? ctx.uow.allocateIds(BARCODE_SEQUENCE, count) : [];
 
 /**
- * A creation's own id, reserved beside its labware's ids and barcode numbers rather than after them: one
- * round trip to DynamoDB fewer on the way to the commit (an unused id is simply skipped).
- */
-export const reserveCreationId = async (ctx: WriteContext, type: string): Promise<number> => (await ctx.uow.allocateIds(ctx.registry.familyOf(type), 1))[0]!;
-
-/**
  * Creates a labware record: id from the labware family, barcode given or made from the purpose's prefix
  * and the next barcode number (both reserved here unless `reserved`). A child records its parents, each
  * once (lib/domain/lineage.ts); the parents are not written.

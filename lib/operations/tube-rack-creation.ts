@@ -8,7 +8,8 @@ import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { accepted, attributeAt, problemErrors, sentAt, throwProblems } from '#lib/jsonapi/problems.ts';
 import type { WriteInput } from '#lib/jsonapi/resource.ts';
-import { checkGivenBarcodes, createLabware, emptyTube, reserveBarcodeNumbers, reserveCreationId, reserveLabware } from '#lib/operations/labware-factory.ts';
+import { creationId } from '#lib/operations/labware-creation.ts';
+import { checkGivenBarcodes, createLabware, emptyTube, reserveBarcodeNumbers, reserveLabware } from '#lib/operations/labware-factory.ts';
 import { labwareAttrs } from '#lib/operations/labware-records.ts';
 import { linkOf, type StoredRecord } from '#lib/store/records.ts';
 
@@ -84,20 +85,18 @@ async function writeRackCreation(ctx: WriteContext, input: RackCreationInput, { 
   const { parents, user } = input.relationships;
   // In one round trip: the ids of the new tubes and, after them, of the racks (one ADD), barcode numbers for
   // the racks given no barcode, and the creation's id — not a call for each rack and the creation after them.
-  const newTubes = existing.filter((tube) => tube === undefined).length;
   const [reserved, numbers, id] = await Promise.all([
-    reserveLabware(ctx, newTubes + racks.length, false),
+    reserveLabware(ctx, existing.filter((tube) => !tube).length + racks.length, false),
     reserveBarcodeNumbers(ctx, racks.filter((rack) => !rack.tube_rack_barcode).length),
-    reserveCreationId(ctx, 'specific_tube_rack_creations'),
+    creationId(ctx, 'specific_tube_rack_creations'),
   ]);
-  const rackIds = reserved.splice(newTubes).map((r) => r.id);
+  const rackIds = reserved.splice(reserved.length - racks.length);
   const ids = existing.map((tube) => tube?.id ?? reserved.shift()!.id);
   const newTubeState = emptyTube().state;
   const made: StoredRecord[] = [];
   let first = 0;
   for (const [i, rack] of racks.entries()) {
     const racked = coordinates[i]!.map((coordinate, j) => ({ coordinate, tube: ids[first + j]! }));
-    const rackReserved = { id: rackIds[i]!, ...(rack.tube_rack_barcode ? {} : { number: numbers.shift()! }) };
     const child = await createLabware(
       ctx,
       'tube_racks',
@@ -113,7 +112,8 @@ async function writeRackCreation(ctx: WriteContext, input: RackCreationInput, { 
         parents: parents!.map(refOf),
         owner: user!.id,
       },
-      rackReserved,
+      // A rack given no barcode takes a generated one's number.
+      { ...rackIds[i]!, number: rack.tube_rack_barcode ? undefined : numbers.shift() },
     );
     made.push(child);
     await rackTubes(ctx, child, rack.racked_tubes, racked, { existing: existing.slice(first), purposes: tubePurposes.slice(first), owner: user!.id });
