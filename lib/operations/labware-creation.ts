@@ -46,7 +46,7 @@ const withinOneRequest = (labware: number, parents: number, at: { pointer: strin
  * A creation's own id, reserved beside its labware's ids and barcode numbers rather than after them: one
  * round trip to DynamoDB fewer on the way to the commit (an unused id is simply skipped).
  */
-const creationId = async (ctx: WriteContext, type: string): Promise<number> => (await ctx.uow.allocateIds(ctx.registry.familyOf(type), 1))[0]!;
+export const creationId = async (ctx: WriteContext, type: string): Promise<number> => (await ctx.uow.allocateIds(ctx.registry.familyOf(type), 1))[0]!;
 
 /** What a one-child creator is: its type, what it makes, and the relationship (and `*_uuid(s)` attribute) naming its parents. */
 export interface ChildCreator {

@@ -67,9 +67,13 @@ export interface Reserved {
 
 /** Ids and barcode numbers for `count` new labware: one call each, however many (a pooling makes tens of tubes). */
 export async function reserveLabware(ctx: WriteContext, count: number, generated = true): Promise<Reserved[]> {
-  const [ids, numbers] = await Promise.all([ctx.uow.allocateIds('labware', count), generated ? ctx.uow.allocateIds(BARCODE_SEQUENCE, count) : undefined]);
+  const [ids, numbers] = await Promise.all([ctx.uow.allocateIds('labware', count), generated ? reserveBarcodeNumbers(ctx, count) : undefined]);
   return ids.map((id, i) => ({ id, ...(numbers ? { number: numbers[i]! } : {}) }));
 }
+
+/** Generated barcode numbers for `count` new labware given no barcode (no call for none). */
+export const reserveBarcodeNumbers = async (ctx: WriteContext, count: number): Promise<number[]> =>
+  count > 0 ? ctx.uow.allocateIds(BARCODE_SEQUENCE, count) : [];
 
 /**
  * Creates a labware record: id from the labware family, barcode given or made from the purpose's prefix

@@ -8,7 +8,8 @@ import { refOf, type WriteContext } from '#lib/jsonapi/context.ts';
 import { errors, JsonApiError, pointer, show } from '#lib/jsonapi/errors.ts';
 import { accepted, attributeAt, problemErrors, sentAt, throwProblems } from '#lib/jsonapi/problems.ts';
 import type { WriteInput } from '#lib/jsonapi/resource.ts';
-import { checkGivenBarcodes, createLabware, emptyTube, reserveLabware } from '#lib/operations/labware-factory.ts';
+import { creationId } from '#lib/operations/labware-creation.ts';
+import { checkGivenBarcodes, createLabware, emptyTube, reserveBarcodeNumbers, reserveLabware } from '#lib/operations/labware-factory.ts';
 import { labwareAttrs } from '#lib/operations/labware-records.ts';
 import { linkOf, type StoredRecord } from '#lib/store/records.ts';
 
@@ -82,30 +83,47 @@ function planRackCreation(input: RackCreationInput, { racks, existing }: RackCre
 /** Makes each rack (a child of the parents) with its tubes: new tubes made in it, existing ones racked; answers the creation. */
 async function writeRackCreation(ctx: WriteContext, input: RackCreationInput, { racks, rackPurposes, tubePurposes, coordinates, existing }: RackCreationRead) {
   const { parents, user } = input.relationships;
-  const reserved = await reserveLabware(ctx, existing.filter((tube) => tube === undefined).length, false);
+  // In one round trip: the ids of the new tubes and, after them, of the racks (one ADD), barcode numbers for
+  // the racks given no barcode, and the creation's id — not a call for each rack and the creation after them.
+  const [reserved, numbers, id] = await Promise.all([
+    reserveLabware(ctx, existing.filter((tube) => !tube).length + racks.length, false),
+    reserveBarcodeNumbers(ctx, racks.filter((rack) => !rack.tube_rack_barcode).length),
+    creationId(ctx, 'specific_tube_rack_creations'),
+  ]);
+  const rackIds = reserved.splice(reserved.length - racks.length);
   const ids = existing.map((tube) => tube?.id ?? reserved.shift()!.id);
   const newTubeState = emptyTube().state;
   const made: StoredRecord[] = [];
   let first = 0;
   for (const [i, rack] of racks.entries()) {
     const racked = coordinates[i]!.map((coordinate, j) => ({ coordinate, tube: ids[first + j]! }));
-    const child = await createLabware(ctx, 'tube_racks', {
-      purpose: rackPurposes[i]!,
-      ...(rack.tube_rack_barcode ? { barcode: rack.tube_rack_barcode } : {}),
-      name: rack.tube_rack_name ?? null,
-      size: Number(rackPurposes[i]!.attrs.size ?? 96),
-      // An existing tube's state is the one its transfer requests give it.
-      state: rackState(racked.map((_, j) => (existing[first + j] ? labwareState(labwareAttrs(existing[first + j]!)) : newTubeState))),
-      receptacles: [],
-      racked,
-      parents: parents!.map(refOf),
-      owner: user!.id,
-    });
+    const child = await createLabware(
+      ctx,
+      'tube_racks',
+      {
+        purpose: rackPurposes[i]!,
+        ...(rack.tube_rack_barcode ? { barcode: rack.tube_rack_barcode } : {}),
+        name: rack.tube_rack_name ?? null,
+        size: Number(rackPurposes[i]!.attrs.size ?? 96),
+        // An existing tube's state is the one its transfer requests give it.
+        state: rackState(racked.map((_, j) => (existing[first + j] ? labwareState(labwareAttrs(existing[first + j]!)) : newTubeState))),
+        receptacles: [],
+        racked,
+        parents: parents!.map(refOf),
+        owner: user!.id,
+      },
+      // A rack given no barcode takes a generated one's number.
+      { ...rackIds[i]!, number: rack.tube_rack_barcode ? undefined : numbers.shift() },
+    );
     made.push(child);
     await rackTubes(ctx, child, rack.racked_tubes, racked, { existing: existing.slice(first), purposes: tubePurposes.slice(first), owner: user!.id });
     first += racked.length;
   }
-  return ctx.uow.create('specific_tube_rack_creations', { attrs: {}, rels: { children: made.map(refOf), parents: parents!.map(refOf), user: refOf(user!) } });
+  return ctx.uow.create('specific_tube_rack_creations', {
+    id,
+    attrs: {},
+    rels: { children: made.map(refOf), parents: parents!.map(refOf), user: refOf(user!) },
+  });
 }
 
 /** Puts a new rack's tubes in it: an existing tube moved in, a new one made there (`racked` gives each its coordinate and id). */

@@ -6,6 +6,7 @@ import { store } from '#lib/store/entities.ts';
 import { bounded } from '#lib/store/bounded.ts';
 import { CapacityError, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
 import { tableDefinition } from '#lib/store/table.ts';
+import { batchGet } from '#lib/store/tx-items.ts';
 import { type Marked, MARKER_ATTRIBUTES, readResolved } from '#lib/store/visibility.ts';
 
 /** A pointer to a record: its JSON:API type and integer id. */
@@ -69,6 +70,8 @@ export const recordKey = (family: string, id: number): string => `${family}:${id
  * parameter building and per-item response formatting cost more CPU than the read itself.
  */
 export const recordItemKey = (family: string, id: number) => ({ pk: `$lts#family_${family}#id_${padId(id)}`, sk: '$record_1' });
+/** The table key of an index entry (its value as keyed: `termValue`), as ElectroDB's `term` entity writes it; a unique entry's `ref` is `-`. */
+export const termItemKey = (scope: string, value: string, ref: string) => ({ pk: `$lts#scope_${scope}#value_${value}`, sk: `$term_1#ref_${ref}` });
 /**
  * A record's key in its type's listings (`byType`, `byTypeRecord`; and, with its update time, `byTypeUpdated`),
  * as ElectroDB writes it: the partition, and the sort key's prefix before the padded id.
@@ -142,20 +145,21 @@ export async function findTerms(scope: string, value: string): Promise<TermHit[]
   });
 }
 
+/** What a read of unique entries asks for: which record holds the value, and the marker a large write may have left. */
+const HOLDER_ATTRIBUTES = ['value', 'ref', 'family', 'type', 'id', ...MARKER_ATTRIBUTES];
+
 /**
  * Who holds each of several unique values of one scope: their unique entries (whose keys the values
- * name) read in one consistent batch. Values nobody holds are absent from the result.
+ * name) read in one consistent batch. Values nobody holds are absent from the result. Read by key with
+ * lib-dynamodb, as records are (`getRecords`): ElectroDB's batch parameters and response formatting cost a
+ * rack creation of 194 barcodes more CPU than the read (test/integration/find-holders.test.ts holds the two
+ * reads together).
  */
 export async function findHolders(scope: string, values: readonly string[]): Promise<Map<string, TermHit>> {
   const byTerm = new Map(values.map((value) => [termValue(value), value]));
   if (byTerm.size === 0) return new Map();
-  const found = await readResolved(async () => {
-    const { data, unprocessed } = await store()
-      .entities.term.get([...byTerm.keys()].map((value) => ({ scope, value, ref: '-' })))
-      .go({ consistent: true, attributes: ['value', 'ref', 'family', 'type', 'id', ...MARKER_ATTRIBUTES] });
-    if (unprocessed.length > 0) throw new CapacityError(`BatchGetItem left ${unprocessed.length} keys unprocessed`, THROTTLED_RETRY_AFTER_SECONDS);
-    return data as Marked<TermHit & { value: string }>[];
-  });
+  const keys = [...byTerm.keys()].map((value) => termItemKey(scope, value, '-'));
+  const found = await readResolved(async () => (await batchGet(keys, HOLDER_ATTRIBUTES)) as unknown as Marked<TermHit & { value: string }>[]);
   return new Map(found.map(({ value, ...hit }) => [byTerm.get(value)!, hit]));
 }
 

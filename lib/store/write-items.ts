@@ -1,5 +1,5 @@
 import { config } from '#lib/config.ts';
-import { padId, type StoredRecord, TYPE_LISTING_SK_PREFIX, typeListingKey } from '#lib/store/records.ts';
+import { padId, type StoredRecord, termItemKey, TYPE_LISTING_SK_PREFIX, typeListingKey } from '#lib/store/records.ts';
 import { tableDefinition } from '#lib/store/table.ts';
 
 /**
@@ -77,7 +77,8 @@ export const unlockedAt = (version: number) => ({
 /** An index entry's Put: a unique entry new (its value must be free), a listed one written over whatever is there. */
 export function termPut(term: { scope: string; value: string; ref: string; family: string; type: string; id: number }, unique: boolean) {
   const { scope, value, ref, family, type, id } = term;
-  const Item = { scope, value, ref, family, type, id, [pk]: `$lts#scope_${scope}#value_${value}`, [sk]: `$term_1#ref_${ref}`, ...entity('term') };
+  const key = termItemKey(scope, value, ref);
+  const Item = { scope, value, ref, family, type, id, [pk]: key.pk, [sk]: key.sk, ...entity('term') };
   return { Item, TableName: config().LTS_TABLE_NAME, ...(unique ? absent() : {}) };
 }
 

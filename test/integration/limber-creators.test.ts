@@ -519,6 +519,27 @@ describe('specific_tube_rack_creations (plate split to tube racks)', () => {
       );
     }
   });
+
+  it("gives a rack sent without a barcode a generated one and the rack after it its own; the racks' ids follow their new tubes'", async () => {
+    const { plate } = await filledPlate(2);
+    const { tube_rack_barcode: _none, ...unbarcoded } = rackOf('SEQ', 2);
+    const given = rackOf('SPR', 2);
+    const res = await post('specific_tube_rack_creations', { parent_uuids: [plate.attributes.uuid], tube_rack_attributes: [unbarcoded, given] });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const racks = (await related('specific_tube_rack_creations', res.body.data.id, 'children')).sort((a: any, b: any) => Number(a.id) - Number(b.id));
+    expect(racks.map((r: any) => r.attributes.name)).toEqual(['SEQ', 'SPR']);
+    const [generated, kept] = racks.map((r: any) => r.attributes.labware_barcode.human_barcode);
+    expect(kept).toBe(given.tube_rack_barcode);
+    expect(generated).toMatch(/\d/);
+    expect(generated).not.toBe(kept);
+    const tubeIds: number[] = [];
+    for (const rack of racks) {
+      const read = await call('GET', `/api/v2/tube_racks/${rack.id}?include=racked_tubes.tube`);
+      tubeIds.push(...read.body.included.filter((r: any) => r.type === 'tubes').map((r: any) => Number(r.id)));
+    }
+    expect(tubeIds).toHaveLength(4);
+    expect(Math.min(...racks.map((r: any) => Number(r.id)))).toBeGreaterThan(Math.max(...tubeIds));
+  });
 });
 
 describe('20 at once', () => {

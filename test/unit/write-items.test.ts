@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { store } from '#lib/store/entities.ts';
+import { termItemKey } from '#lib/store/records.ts';
 import { recordPut, requestPut, termPut } from '#lib/store/write-items.ts';
 
 // The write path builds its Put items itself (lib/store/write-items.ts); they must be exactly what
@@ -76,4 +77,12 @@ it('request Puts, with each form of payload, are the ones ElectroDB builds', () 
         .entities.request.create({ ...base, ...form })
         .params(),
     );
+});
+
+it("an index entry's key, as reads by key build it, is the one ElectroDB reads", () => {
+  fc.assert(
+    fc.property(text, text, fc.oneof(fc.constant('-'), text), (scope, value, ref) => {
+      expect(termItemKey(scope, value, ref)).toEqual(store().entities.term.get({ scope, value, ref }).params().Key);
+    }),
+  );
 });
