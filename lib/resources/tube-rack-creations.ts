@@ -23,13 +23,14 @@ import { barcodeInput } from '#lib/resources/labware.ts';
  */
 
 /** One tube of a rack, as Limber sends it. Its `parent_uuids` (the well it is to be filled from) are accepted and, as in the reference, not used: the transfer that follows links the tube to its source. */
-const rackedTube = z.strictObject({
-  tube_barcode: barcodeInput(),
-  tube_name: z.optional(z.nullable(z.string())),
-  tube_purpose_uuid: z.string(),
-  tube_position: z.string(),
-  parent_uuids: z.optional(z.nullable(z.array(z.string()))),
-});
+const rackedTube = () =>
+  z.strictObject({
+    tube_barcode: barcodeInput(),
+    tube_name: z.optional(z.nullable(z.string())),
+    tube_purpose_uuid: z.string(),
+    tube_position: z.string(),
+    parent_uuids: z.optional(z.nullable(z.array(z.string()))),
+  });
 
 const tubeRackAttributes = lazySchema(() =>
   z
@@ -38,7 +39,7 @@ const tubeRackAttributes = lazySchema(() =>
         tube_rack_name: z.optional(z.nullable(z.string())),
         tube_rack_barcode: z.optional(z.nullable(barcodeInput())),
         tube_rack_purpose_uuid: z.string(),
-        racked_tubes: z.array(rackedTube),
+        racked_tubes: z.array(rackedTube()),
       }),
     )
     .check(z.minLength(1, 'must name at least one rack')),

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as z from '#lib/zod.ts';
 import { attr, lazySchema } from '#lib/jsonapi/resource.ts';
@@ -21,6 +23,19 @@ describe('resource definitions', () => {
         expect(typeof Object.getOwnPropertyDescriptor(attribute, 'schema')?.get, `${type}.${name} is made with attr()`).toBe('function');
       }
     }
+  });
+
+  it('build no schema at module load: no zod schema assigned at the top of a module the functions load', () => {
+    // A schema built at the top of a module is built by every function bundling it, at every cold start
+    // (one in lib/resources/tube-rack-creations.ts cost the labware function ~0.01× of the stack floor).
+    const topLevelSchema = /^(?:export )?(?:const|let) \w+(?:: [^=]+)? =\s*z\s*\./m;
+    const modules = ['lib/resources', 'lib/operations', 'lib/jsonapi', 'lib/domain', 'lib/http', 'lib/store', 'lib/events'].flatMap((dir) =>
+      readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => join(dir, file)),
+    );
+    expect(modules.length).toBeGreaterThan(100);
+    expect(modules.filter((file) => topLevelSchema.test(readFileSync(file, 'utf8')))).toEqual([]);
   });
 });
 
