@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, doc, idOf, warmKeyCache } from '../support/api.ts';
 import { inBatches, createSample as newSample, rels } from '../support/fixtures.ts';
-import { adminUuid, filledPlate, poolPlate, postTransfer, templateUuid } from '../support/lab.ts';
-import { createPlate } from '../support/fixtures.ts';
+import { presentedPlate } from '../support/lab.ts';
 import { PLATE_PRESENTER_INCLUDES, PRESENTER_FIELDS, limberInclude } from '../support/limber.ts';
 import { freshStore } from '../support/store.ts';
 
@@ -104,24 +103,9 @@ describe('DynamoDB call budget', () => {
   });
 
   it("Limber's plate page (PLATE_PRESENTER_INCLUDES, 8 levels allowed) costs the same for 2 filled wells as for 16, two generations below the stock", async () => {
-    const user = await adminUuid();
-    const stamp = async (source: any, purpose: string) => {
-      const destination = await createPlate(purpose);
-      const res = await postTransfer({
-        template: await templateUuid('Transfer columns 1-12'),
-        source: source.attributes.uuid,
-        destination: destination.attributes.uuid,
-        user,
-      });
-      expect(res.status, JSON.stringify(res.body)).toBe(201);
-      return destination;
-    };
-    /** A stock plate of `perPool` × 2 samples in two submissions' pools, stamped twice: the grandchild's page. */
+    /** The grandchild's page of a stock plate of `perPool` × 2 samples in two submissions' pools, stamped twice. */
     const page = async (perPool: number) => {
-      const { plate, samples } = await filledPlate(perPool * 2);
-      const positions = [...samples.keys()];
-      await poolPlate(plate.id, [positions.slice(0, perPool), positions.slice(perPool)]);
-      const grandchild = await stamp(await stamp(plate, 'Working Dilution'), 'Library Plate');
+      const { grandchild } = await presentedPlate(perPool);
       await warmKeyCache();
       // v2.rb (sanger/limber), plate_for_presenter, whole: `wells.aliquots.request.poly_metadata` is one Query per request book (poly metadata
       // are indexed under their metadatable's aggregate, a request's is its book: docs/decisions.md, "Requests that move together are stored together").

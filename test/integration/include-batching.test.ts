@@ -3,9 +3,8 @@ import { newRequestContext } from '#lib/jsonapi/context.ts';
 import { registry } from '#lib/resources/index.ts';
 import { countCalls, dynamo } from '#lib/store/client.ts';
 import { call, warmKeyCache } from '../support/api.ts';
-import { createPlate } from '../support/fixtures.ts';
 import { startFloor, type RunningFloor } from '../support/floor-server.ts';
-import { adminUuid, filledPlate, poolPlate, postTransfer, templateUuid } from '../support/lab.ts';
+import { presentedPlate } from '../support/lab.ts';
 import { PLATE_PRESENTER_INCLUDES, PRESENTER_FIELDS, limberInclude } from '../support/limber.ts';
 import { freshStore } from '../support/store.ts';
 
@@ -23,24 +22,9 @@ let samples: string[];
 beforeAll(async () => {
   const store = await freshStore();
   floor = await startFloor(store);
-  const user = await adminUuid();
-  const stamp = async (source: any, purpose: string) => {
-    const destination = await createPlate(purpose);
-    const res = await postTransfer({
-      template: await templateUuid('Transfer columns 1-12'),
-      source: source.attributes.uuid,
-      destination: destination.attributes.uuid,
-      user,
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return destination;
-  };
   // A stock plate of 16 samples in two submissions' pools, stamped twice: the grandchild's page, as Limber opens it.
-  const { plate, samples: held } = await filledPlate(16);
+  const { grandchild, samples: held } = await presentedPlate(8);
   samples = [...held.values()];
-  const positions = [...held.keys()];
-  await poolPlate(plate.id, [positions.slice(0, 8), positions.slice(8)]);
-  const grandchild = await stamp(await stamp(plate, 'Working Dilution'), 'Library Plate');
   page = `/api/v2/plates?filter[uuid]=${grandchild.attributes.uuid}&include=${limberInclude(PLATE_PRESENTER_INCLUDES)}&${PRESENTER_FIELDS}`;
 });
 afterAll(async () => {

@@ -41,6 +41,25 @@ export async function filledPlate(count: number, purpose = 'Stock Plate', study?
   return { plate, samples };
 }
 
+/**
+ * The plate Limber's plate page is tested on: a stock plate of `perPool` × 2 samples in two submissions'
+ * pools, stamped twice (Working Dilution, then Library Plate); the grandchild and the stock's samples by well.
+ */
+export async function presentedPlate(perPool: number): Promise<{ grandchild: any; samples: Map<string, string> }> {
+  const user = await adminUuid();
+  const template = await templateUuid('Transfer columns 1-12');
+  const stamp = async (source: any, purpose: string) => {
+    const destination = await createPlate(purpose);
+    const res = await postTransfer({ template, source: source.attributes.uuid, destination: destination.attributes.uuid, user });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return destination;
+  };
+  const { plate, samples } = await filledPlate(perPool * 2);
+  const positions = [...samples.keys()];
+  await poolPlate(plate.id, [positions.slice(0, perPool), positions.slice(perPool)]);
+  return { grandchild: await stamp(await stamp(plate, 'Working Dilution'), 'Library Plate'), samples };
+}
+
 /** Open requests out of wells of a plate, one submission per group: `pools[i]` lists the positions of pool i. Returns the submission ids. */
 export async function poolPlate(plateId: string, pools: string[][]): Promise<string[]> {
   const { study, libraryCreation } = await workIds();
