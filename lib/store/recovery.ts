@@ -169,7 +169,13 @@ export async function settle(txId: string, now: number, options: { force?: boole
     state = await abort(txId);
     if (!state) return undefined;
   }
-  await finish(tx, await readStagedKeys(tx), state === 'committed' ? 'apply' : 'undo');
+  const staged = await readStagedKeys(tx).catch(async (error: unknown) => {
+    // A write's record and its key chunks are deleted in one transaction (`finish`): with its record gone
+    // too, another settler or the writer itself finished it between the two reads, and nothing is left to do.
+    if ((await readTxRecords([txId])).has(txId)) throw error;
+    return undefined;
+  });
+  if (staged) await finish(tx, staged, state === 'committed' ? 'apply' : 'undo');
   return state;
 }
 

@@ -11,10 +11,10 @@ import {
 } from '#lib/domain/budgets.ts';
 import { slotId } from '#lib/domain/labware-ids.ts';
 import { registry } from '#lib/resources/index.ts';
-import { killProcessAfter } from '#lib/store/client.ts';
+import { dynamo, killProcessAfter } from '#lib/store/client.ts';
 import { TooLargeError } from '#lib/store/errors.ts';
 import { getRecords, recordKey } from '#lib/store/records.ts';
-import { recoverTransactions } from '#lib/store/recovery.ts';
+import { recoverTransactions, settle } from '#lib/store/recovery.ts';
 import { readOpenEntries } from '#lib/store/tx-items.ts';
 import { startSweeper } from '#lib/local/sweeper.ts';
 import { createSweeper } from '../../functions/events/sweeper.ts';
@@ -153,6 +153,37 @@ describe('a crash between any two DynamoDB calls of a large write', () => {
     expect(await leftovers(), `after call ${n}`).toEqual([]);
     return { well: well!, entries, before, countBefore, visible: await filteredOn(well!) };
   }
+
+  it('two settlers of one write: the one that finds it finished by the other between its reads leaves it so, without an error', async () => {
+    // The race of writers that meet one abandoned write's marks (settleLocks): each settles it, and one may
+    // read its record just before the other's last transaction deletes the record and its key chunks at once.
+    await freshStore();
+    const [well] = await wells(1);
+    await warmKeyCache();
+    const killed = await killProcessAfter(commitAt - 1, () => bulk(metadataOn(well!, LAB_SIZE, uniqueName('settled-twice'))));
+    expect(killed.status).toBe(500);
+    const [open] = await readOpenEntries();
+    const txId = open!.txId;
+    let other: Promise<string | undefined> | undefined;
+    const between = 'settledBetweenReads';
+    dynamo().middlewareStack.add(
+      (next) => async (args) => {
+        const values = (args.input as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues;
+        // The first settler is about to read the key chunks: the other settles the write to its end first.
+        if (!other && values?.[':prefix'] === '$txKeys_1#') {
+          other = settle(txId, LATER());
+          await other;
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: between },
+    );
+    const first = await settle(txId, LATER()).finally(() => dynamo().middlewareStack.remove(between));
+    expect(first).toBe('aborted');
+    expect(await other).toBe('aborted');
+    expect(await leftovers()).toEqual([]);
+    expect(await filteredOn(well!)).toEqual([]);
+  });
 
   it('before its commit point: undone — the table as it was (no record, guard, index entry, count or event), the same keys free', async () => {
     for (let n = 1; n < commitAt; n++) {
