@@ -69,6 +69,11 @@ export class Loader {
     private readonly cachedReferences = false,
   ) {}
 
+  /** Whether a family's records may come from, and go to, the process's cache of reference records. */
+  private shared(family: string): boolean {
+    return this.cachedReferences && this.registry.holdsReferenceData(family);
+  }
+
   private stored(family: string, id: number): StoredRecord | null | undefined {
     const staged = this.staged?.(family, id);
     return staged === undefined ? this.cache.get(recordKey(family, id)) : staged;
@@ -81,7 +86,6 @@ export class Loader {
    * objects, whose embedded records (a book's requests) would then be in one document twice.
    */
   private async fetch(keys: readonly { family: string; id: number }[]): Promise<void> {
-    const shared = (family: string) => this.cachedReferences && this.registry.holdsReferenceData(family);
     const waits = new Set<Promise<void>>();
     const missing = keys.filter(({ family, id }) => {
       const key = recordKey(family, id);
@@ -91,12 +95,12 @@ export class Loader {
         waits.add(inFlight);
         return false;
       }
-      const kept = shared(family) ? cachedReferenceRecord(family, id) : undefined;
+      const kept = this.shared(family) ? cachedReferenceRecord(family, id) : undefined;
       if (kept) this.cache.set(key, kept);
       return !kept;
     });
     if (missing.length > 0) {
-      const read = this.queued(missing, shared);
+      const read = this.queued(missing);
       for (const { family, id } of missing) this.fetching.set(recordKey(family, id), read);
       waits.add(read);
     }
@@ -110,7 +114,7 @@ export class Loader {
    * requests' types), so they share one BatchGetItem rather than one each (docs/decisions.md, "Includes and
    * their read layout").
    */
-  private queued(keys: readonly { family: string; id: number }[], shared: (family: string) => boolean): Promise<void> {
+  private queued(keys: readonly { family: string; id: number }[]): Promise<void> {
     if (this.queue) {
       this.queue.keys.push(...keys);
       return this.queue.read;
@@ -118,7 +122,7 @@ export class Loader {
     const queue = { keys: [...keys] } as { keys: { family: string; id: number }[]; read: Promise<void> };
     queue.read = new Promise<void>((resolve) => process.nextTick(resolve)).then(() => {
       this.queue = undefined;
-      return this.read(queue.keys, shared);
+      return this.read(queue.keys);
     });
     this.queue = queue;
     return queue.read;
@@ -134,14 +138,14 @@ export class Loader {
     return made;
   }
 
-  private async read(missing: readonly { family: string; id: number }[], shared: (family: string) => boolean): Promise<void> {
+  private async read(missing: readonly { family: string; id: number }[]): Promise<void> {
     const ticket = referenceTicket();
     try {
       const found = await getRecords([...missing]);
       for (const { family, id } of missing) {
         const record = found.get(recordKey(family, id));
         this.cache.set(recordKey(family, id), record ?? null);
-        if (record && shared(family)) keepReferenceRecord(record, ticket);
+        if (record && this.shared(family)) keepReferenceRecord(record, ticket);
       }
     } finally {
       for (const { family, id } of missing) this.fetching.delete(recordKey(family, id));
