@@ -46,6 +46,14 @@ export const LARGE_WRITE_SIZE_LIMIT = 16_000_000;
 export const ITEM_SIZE_LIMIT = 380_000;
 
 /**
+ * JSON bytes of an after-image a changed record's own item carries while a write past one transaction
+ * holds it (lib/store/large-write.ts): with the record at ITEM_SIZE_LIMIT the item is then 388 KB, still
+ * within DynamoDB's 400 KB with room for its keys. A tube (1–2 KB) carries its own; a larger record (a
+ * plate) has its after-image in an item beside it.
+ */
+export const INLINE_AFTER_IMAGE_BYTES = 8_000;
+
+/**
  * Payload bytes (events and idempotent response) a request item carries inside its transaction. Larger
  * payloads are compressed, and if still larger stored in chunk items written just before the transaction
  * (lib/store/request-payload.ts): a write's record of itself never costs it more than this share of the

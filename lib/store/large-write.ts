@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '#lib/config.ts';
-import { TRANSACTION_ITEM_LIMIT, TRANSACTION_SIZE_LIMIT } from '#lib/domain/budgets.ts';
+import { INLINE_AFTER_IMAGE_BYTES, TRANSACTION_ITEM_LIMIT, TRANSACTION_SIZE_LIMIT } from '#lib/domain/budgets.ts';
 import { currentDeadline, ProcessKilled } from '#lib/store/client.ts';
 import { countUpdate, randomShard } from '#lib/store/counts.ts';
 import { ConflictError, DeadlineExceeded, IdempotencyRace, mayHaveApplied, WriteOutcomeUnknown } from '#lib/store/errors.ts';
@@ -10,6 +10,7 @@ import { putChunks } from '#lib/store/payload-items.ts';
 import { plainBytes } from '#lib/store/request-payload.ts';
 import { type CancellationCode, failure, type TransactItem, transact } from '#lib/store/transaction.ts';
 import {
+  AFTER_IMAGE_ATTRIBUTE,
   afterImageKey,
   type ItemKey,
   itemKeyText,
@@ -28,7 +29,8 @@ import { type ChangeOp, opBytes, type StagedOp, type WritePlan } from '#lib/stor
  *
  * 1. stage, in key order, ≤ 100 items a call: a created item is put with the write's mark (its key must be
  *    free: a unique value taken fails here); a changed or deleted record, or a deleted index entry, is
- *    marked (the version read, no other mark), a changed record's after-image put beside it. The first
+ *    marked (the version read, no other mark), a changed record's after-image put in its item (`txImage`)
+ *    or, if too large for it, beside it. The first
  *    stage carries the intent — its transaction record (pending, expiring), the keys it will stage and its
  *    open entry —, so no mark exists without them; every later stage checks the record is still pending,
  *    so nothing is staged once it is aborted;
@@ -61,7 +63,7 @@ function expiryFrom(now: number): number {
   return configured !== undefined ? now + configured : (currentDeadline()?.at ?? now + budget) + EXPIRY_MARGIN_MS;
 }
 
-/** One staged op as sent: its transaction items (the record or entry, and an after-image), their bytes. */
+/** One staged op as sent: its transaction items (the record or entry, and an after-image beside it if any), their bytes. */
 interface Staging {
   key: StagedKey;
   items: TransactItem[];
@@ -98,24 +100,27 @@ function staging(txId: string, op: ChangeOp): Staging {
     change.version !== undefined
       ? { ConditionExpression: '#version = :version AND attribute_not_exists(#tx)', ExpressionAttributeNames: { ...MARK, '#version': 'version' } }
       : { ConditionExpression: 'attribute_exists(#pk) AND attribute_not_exists(#tx)', ExpressionAttributeNames: { ...MARK, '#pk': 'pk' } };
-  const mark: TransactItem = {
+  const values = { ':tx': txId, ':txOp': txOp, ...(change.version !== undefined ? { ':version': change.version } : {}) };
+  const marking = (set: string, names: Record<string, string>, extra: Record<string, unknown>): TransactItem => ({
     Update: {
       TableName,
       Key: key,
-      UpdateExpression: 'SET #tx = :tx, #txOp = :txOp',
+      UpdateExpression: `SET #tx = :tx, #txOp = :txOp${set}`,
       ...condition,
-      ExpressionAttributeValues: { ':tx': txId, ':txOp': txOp, ...(change.version !== undefined ? { ':version': change.version } : {}) },
+      ExpressionAttributeNames: { ...condition.ExpressionAttributeNames, ...names },
+      ExpressionAttributeValues: { ...values, ...extra },
     },
-  };
+  });
+  const mark = marking('', {}, {});
   if (change.kind !== 'replace') return { key: { ...key, op: 'delete' }, items: [mark], bytes: plainBytes(mark), onReject };
+  const image = { image: change.item, bytes: opBytes(op) };
+  if (image.bytes <= INLINE_AFTER_IMAGE_BYTES) {
+    // Small enough to ride in the record's own item: one item staged and one applied, not two of each.
+    const carried = marking(', #image = :image', { '#image': AFTER_IMAGE_ATTRIBUTE }, { ':image': change.item });
+    return { key: { ...key, op: 'update', inline: true }, items: [carried], bytes: image.bytes + plainBytes(mark), onReject, image };
+  }
   const side = { ...afterImageKey(txId, key), of: itemKeyText(key), image: change.item };
-  return {
-    key: { ...key, op: 'update' },
-    items: [mark, { Put: { TableName, Item: side } }],
-    bytes: opBytes(op) + plainBytes(mark),
-    onReject,
-    image: { image: change.item, bytes: opBytes(op) },
-  };
+  return { key: { ...key, op: 'update' }, items: [mark, { Put: { TableName, Item: side } }], bytes: image.bytes + plainBytes(mark), onReject, image };
 }
 
 /** Every stage transaction also checks (and counts on) the record: nothing is staged once it is no longer pending. */

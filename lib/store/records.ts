@@ -6,7 +6,7 @@ import { store } from '#lib/store/entities.ts';
 import { bounded } from '#lib/store/bounded.ts';
 import { CapacityError, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
 import { tableDefinition } from '#lib/store/table.ts';
-import { batchGet } from '#lib/store/tx-items.ts';
+import { AFTER_IMAGE_ATTRIBUTE, batchGet } from '#lib/store/tx-items.ts';
 import { type Marked, MARKER_ATTRIBUTES, readResolved } from '#lib/store/visibility.ts';
 
 /** A pointer to a record: its JSON:API type and integer id. */
@@ -80,8 +80,8 @@ export const typeListingKey = (type: string) => `$lts#type_${type}`;
 export const TYPE_LISTING_SK_PREFIX = '$record_1#id_';
 /** The attributes of a record item that make a StoredRecord (not its keys or index keys), as a projection (several are reserved words). */
 const RECORD_ATTRIBUTES = ['family', 'id', 'type', 'uuid', 'createdAt', 'updatedAt', 'version', 'attrs', 'rels'];
-/** What a read of records asks for: their attributes, and the marker a large write may have left (lib/store/visibility.ts). */
-const READ_ATTRIBUTES = [...RECORD_ATTRIBUTES, ...MARKER_ATTRIBUTES];
+/** What a read of records asks for: their attributes, and the marker a large write may have left with its after-image (lib/store/visibility.ts). */
+const READ_ATTRIBUTES = [...RECORD_ATTRIBUTES, ...MARKER_ATTRIBUTES, AFTER_IMAGE_ATTRIBUTE];
 const RECORD_PROJECTION = {
   ProjectionExpression: READ_ATTRIBUTES.map((_, i) => `#r${i}`).join(', '),
   ExpressionAttributeNames: Object.fromEntries(READ_ATTRIBUTES.map((name, i) => [`#r${i}`, name])),

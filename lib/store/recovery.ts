@@ -8,6 +8,7 @@ import { CapacityError, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.
 import { storedBytes } from '#lib/store/request-payload.ts';
 import { type TransactItem, transact } from '#lib/store/transaction.ts';
 import {
+  AFTER_IMAGE_ATTRIBUTE,
   afterImageKey,
   batchGet,
   type ItemKey,
@@ -15,6 +16,7 @@ import {
   keyChunkKey,
   openEntryKey,
   readAfterImages,
+  readInlineImages,
   readOpenEntries,
   readStagedKeys,
   readTxRecords,
@@ -42,8 +44,14 @@ const marked = (txId: string) => ({
   ExpressionAttributeNames: { '#tx': 'tx' },
   ExpressionAttributeValues: { ':tx': txId },
 });
+/** The mark removed, and an after-image the item carries (an undone change's). */
 const unmark = (txId: string, key: ItemKey): TransactItem => ({
-  Update: { TableName: table(), Key: key, UpdateExpression: 'REMOVE #tx, #txOp', ...withName(marked(txId), '#txOp', 'txOp') },
+  Update: {
+    TableName: table(),
+    Key: key,
+    UpdateExpression: 'REMOVE #tx, #txOp, #image',
+    ...withName(withName(marked(txId), '#txOp', 'txOp'), '#image', AFTER_IMAGE_ATTRIBUTE),
+  },
 });
 const remove = (txId: string, key: ItemKey): TransactItem => ({ Delete: { TableName: table(), Key: key, ...marked(txId) } });
 const withName = <T extends { ExpressionAttributeNames: Record<string, string> }>(condition: T, alias: string, name: string): T => ({
@@ -54,12 +62,13 @@ const withName = <T extends { ExpressionAttributeNames: Record<string, string> }
 /** What a staged item becomes: the write's change made (applied) or undone (rolled back); and its after-image, which goes either way. */
 function finishing(txId: string, staged: StagedKey, decision: 'apply' | 'undo', image?: Record<string, unknown>): { main?: TransactItem; side?: TransactItem } {
   const key = { pk: staged.pk, sk: staged.sk };
-  const side: TransactItem | undefined = staged.op === 'update' ? { Delete: { TableName: table(), Key: afterImageKey(txId, key) } } : undefined;
+  const side: TransactItem | undefined =
+    staged.op === 'update' && !staged.inline ? { Delete: { TableName: table(), Key: afterImageKey(txId, key) } } : undefined;
   let main: TransactItem | undefined;
   if (decision === 'undo') main = staged.op === 'put' ? remove(txId, key) : unmark(txId, key);
   else if (staged.op === 'put') main = unmark(txId, key);
   else if (staged.op === 'delete') main = remove(txId, key);
-  // A changed item whose after-image is gone was applied already.
+  // A changed item whose after-image is gone (beside it, or from the item) was applied already.
   else if (image) main = { Put: { TableName: table(), Item: image, ...marked(txId) } };
   return { ...(main ? { main } : {}), ...(side ? { side } : {}) };
 }
@@ -104,13 +113,20 @@ export async function finish(tx: TxRecord, staged: readonly StagedKey[], decisio
   ]);
 }
 
-/** The after-images of a write's changed items, as recovery reads them, measured. */
+/** The after-images of a write's changed items, as recovery reads them (from the items that carry them, and beside the others), measured. */
 async function readImages(txId: string, staged: readonly StagedKey[]): Promise<Map<string, AfterImage>> {
-  const read = await readAfterImages(
-    txId,
-    staged.filter((s) => s.op === 'update'),
-  );
-  return new Map([...read].map(([key, image]) => [key, { image, bytes: storedBytes(image) }]));
+  const changed = staged.filter((s) => s.op === 'update');
+  const [carried, beside] = await Promise.all([
+    readInlineImages(
+      txId,
+      changed.filter((s) => s.inline),
+    ),
+    readAfterImages(
+      txId,
+      changed.filter((s) => !s.inline),
+    ),
+  ]);
+  return new Map([...carried, ...beside].map(([key, image]) => [key, { image, bytes: storedBytes(image) }]));
 }
 
 /**

@@ -14,8 +14,9 @@ import { tableDefinition } from '#lib/store/table.ts';
  *   gzipped JSON in chunks, written with the record, before anything is staged: what recovery undoes or
  *   completes;
  * - an after-image `$lts#txafter_<id>#<item pk>` / `$txAfter_1`: what a record it changes becomes, beside
- *   the record (whose own item keeps its current content until the write is applied). One partition each:
- *   the after-images of a large write would exceed one partition's write throughput on AWS;
+ *   the record (whose own item keeps its current content until the write is applied), for a record too
+ *   large to carry it inside its own item (`txImage`: INLINE_AFTER_IMAGE_BYTES). One partition each: the
+ *   after-images of a large write would exceed one partition's write throughput on AWS;
  * - its entry among the open ones `$lts#open_txs` / `$open_1#expires_<iso>#tx_<id>`, in expiry order, so
  *   the sweeper reads the expired ones with one Query; it names the Idempotency-Key the write answers, so
  *   a retry finds an attempt it outlived.
@@ -35,6 +36,8 @@ export interface ItemKey {
 /** One staged item as the transaction record lists it. */
 export interface StagedKey extends ItemKey {
   op: TxOp;
+  /** A changed record whose after-image rides in its own item (`txImage`), not in an item beside it. */
+  inline?: true;
 }
 
 export interface TxRecord {
@@ -56,6 +59,8 @@ export const txItemKey = (txId: string) => ({ [PK]: `$lts#tx_${txId}`, [SK]: '$t
 export const keyChunkKey = (txId: string, n: number) => ({ [PK]: `$lts#tx_${txId}`, [SK]: `$txKeys_1#n_${String(n).padStart(3, '0')}` });
 export const afterImageKey = (txId: string, item: ItemKey) => ({ [PK]: `$lts#txafter_${txId}#${item.pk}#${item.sk}`, [SK]: '$txAfter_1' });
 export const OPEN_TXS_PK = '$lts#open_txs';
+/** The attribute of a changed record's item that holds its after-image while a large write holds it, if small enough (INLINE_AFTER_IMAGE_BYTES). */
+export const AFTER_IMAGE_ATTRIBUTE = 'txImage';
 const OPEN_PREFIX = '$open_1#expires_';
 export const openEntryKey = (txId: string, expiresAt: number) => ({ [PK]: OPEN_TXS_PK, [SK]: `${OPEN_PREFIX}${new Date(expiresAt).toISOString()}#tx_${txId}` });
 
@@ -64,14 +69,14 @@ const KEY_CHUNK_BYTES = 300_000;
 
 /** The staged keys as the chunk items that store them (gzipped JSON, split by size). */
 export function packKeys(txId: string, keys: readonly StagedKey[]): Record<string, unknown>[] {
-  const zipped = gzipSync(JSON.stringify(keys.map(({ pk, sk, op }) => [pk, sk, op])));
+  const zipped = gzipSync(JSON.stringify(keys.map(({ pk, sk, op, inline }) => (inline ? [pk, sk, op, 1] : [pk, sk, op]))));
   const count = Math.max(1, Math.ceil(zipped.byteLength / KEY_CHUNK_BYTES));
   return Array.from({ length: count }, (_, n) => ({ ...keyChunkKey(txId, n), data: zipped.subarray(n * KEY_CHUNK_BYTES, (n + 1) * KEY_CHUNK_BYTES) }));
 }
 
 function unpackKeys(chunks: readonly Uint8Array[]): StagedKey[] {
-  const rows = JSON.parse(gunzipSync(Buffer.concat(chunks)).toString('utf8')) as [string, string, TxOp][];
-  return rows.map(([pk, sk, op]) => ({ pk, sk, op }));
+  const rows = JSON.parse(gunzipSync(Buffer.concat(chunks)).toString('utf8')) as [string, string, TxOp, 1?][];
+  return rows.map(([pk, sk, op, inline]) => ({ pk, sk, op, ...(inline ? { inline: true as const } : {}) }));
 }
 
 /** Attempts at a BatchGetItem's unprocessed keys before DynamoDB counts as short of capacity. */
@@ -112,6 +117,16 @@ export async function readTxRecords(txIds: readonly string[]): Promise<Map<strin
 export async function readAfterImages(txId: string, items: readonly ItemKey[]): Promise<Map<string, Record<string, unknown>>> {
   const found = await batchGet(items.map((item) => afterImageKey(txId, item)));
   return new Map(found.map((side) => [side.of as string, side.image as Record<string, unknown>]));
+}
+
+/** The after-images changed records of a write carry in their own items (`txImage`), by the item's key (`pk sk`); absent once applied or undone. */
+export async function readInlineImages(txId: string, items: readonly ItemKey[]): Promise<Map<string, Record<string, unknown>>> {
+  const found = await batchGet(
+    items.map(({ pk, sk }) => ({ pk, sk })),
+    [PK, SK, 'tx', AFTER_IMAGE_ATTRIBUTE],
+  );
+  const mine = found.filter((item) => item.tx === txId && item[AFTER_IMAGE_ATTRIBUTE] !== undefined);
+  return new Map(mine.map((item) => [itemKeyText(item as unknown as ItemKey), item[AFTER_IMAGE_ATTRIBUTE] as Record<string, unknown>]));
 }
 
 export const itemKeyText = (key: ItemKey): string => `${key.pk} ${key.sk}`;

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { CapacityError, THROTTLED_RETRY_AFTER_SECONDS } from '#lib/store/errors.ts';
-import { type ItemKey, readAfterImages, readTxRecords, type TxOp, type TxState } from '#lib/store/tx-items.ts';
+import { AFTER_IMAGE_ATTRIBUTE, type ItemKey, readAfterImages, readTxRecords, type TxOp, type TxState } from '#lib/store/tx-items.ts';
 
 /**
  * What readers see of the items a write larger than one transaction has staged (lib/store/large-write.ts).
@@ -8,8 +8,8 @@ import { type ItemKey, readAfterImages, readTxRecords, type TxOp, type TxState }
  * applied or undone; whether the write counts is its transaction record's state.
  */
 
-/** An item as read, with the marker a large write may have left on it. */
-export type Marked<T> = T & { tx?: string; txOp?: TxOp };
+/** An item as read, with the marker a large write may have left on it (and a changed record's after-image, if it carries it). */
+export type Marked<T> = T & { tx?: string; txOp?: TxOp; [AFTER_IMAGE_ATTRIBUTE]?: Record<string, unknown> };
 /** The marker's attributes: every read of records or index entries asks for them. */
 export const MARKER_ATTRIBUTES = ['tx', 'txOp'] as const;
 
@@ -21,7 +21,7 @@ export const MARKER_ATTRIBUTES = ['tx', 'txOp'] as const;
  * the deleted one is gone. Null: the reader sees no item.
  */
 export function visibleItem<T extends object>(item: Marked<T>, state: TxState | undefined, afterImage?: T): T | null {
-  const { tx, txOp, ...content } = item;
+  const { tx, txOp, [AFTER_IMAGE_ATTRIBUTE]: _image, ...content } = item;
   if (tx === undefined) return item;
   const committed = state === 'committed';
   if (txOp === 'put') return committed ? (content as T) : null;
@@ -72,8 +72,9 @@ export async function stableReads<T>(read: () => Promise<T>): Promise<T> {
  * from before: a write found committed that was not known committed when the read began is read again,
  * and a write whose record is gone (applied or undone, all its marks removed) likewise.
  *
- * `afterImageOf` says where the after-image of a changed item is (records only: index entries are
- * created or deleted, never changed); `project` picks a reader's attributes out of it.
+ * A changed record's after-image is in its item (`txImage`: a reader of records asks for it) or, for a large
+ * record, beside it: `afterImageOf` says where (records only: index entries are created or deleted, never
+ * changed); `project` picks a reader's attributes out of it.
  */
 export async function readResolved<T extends object>(
   read: () => Promise<Marked<T>[]>,
@@ -126,9 +127,13 @@ async function decide<T extends object>(
   }
   if (again) return 'learnt';
   const images = new Map<Marked<T>, T>();
+  const project = (image: Record<string, unknown>) => (options.project ? options.project(image) : (image as T));
   const changed = marked.filter((item) => item.txOp === 'update' && known.get(item.tx!) === 'committed');
-  for (const tx of new Set(changed.map((item) => item.tx!))) {
-    const mine = changed.filter((item) => item.tx === tx);
+  // An after-image the item carries was read with it; the others are read from beside their items.
+  for (const item of changed) if (item[AFTER_IMAGE_ATTRIBUTE]) images.set(item, project(item[AFTER_IMAGE_ATTRIBUTE]));
+  const beside = changed.filter((item) => !item[AFTER_IMAGE_ATTRIBUTE]);
+  for (const tx of new Set(beside.map((item) => item.tx!))) {
+    const mine = beside.filter((item) => item.tx === tx);
     const found = await readAfterImages(
       tx,
       mine.map((item) => options.afterImageOf!(item)),
@@ -138,7 +143,7 @@ async function decide<T extends object>(
       const image = found.get(`${key.pk} ${key.sk}`);
       // Gone: applied since the read (the after-image is deleted with the change), so read the item again.
       if (!image) return 'applied';
-      images.set(item, options.project ? options.project(image) : (image as T));
+      images.set(item, project(image));
     }
   }
   return images;

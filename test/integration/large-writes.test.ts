@@ -62,8 +62,8 @@ async function filteredOn(well: Linkage): Promise<any[]> {
 /** Every item some large write left: a mark on a record or entry, its own items, an open entry. */
 const leftovers = () =>
   scanWhere({
-    FilterExpression: 'attribute_exists(#tx) OR begins_with(#pk, :own) OR #pk = :open',
-    ExpressionAttributeNames: { '#tx': 'tx', '#pk': 'pk' },
+    FilterExpression: 'attribute_exists(#tx) OR attribute_exists(#image) OR begins_with(#pk, :own) OR #pk = :open',
+    ExpressionAttributeNames: { '#tx': 'tx', '#image': 'txImage', '#pk': 'pk' },
     ExpressionAttributeValues: { ':own': '$lts#tx', ':open': '$lts#open_txs' },
   });
 
@@ -431,12 +431,20 @@ async function crashedChange(value: string, offset: number): Promise<number[]> {
   return ids;
 }
 
-describe('a large change of existing records (past 4 MB: byte-sized stage and apply transactions)', () => {
-  const big = 'x'.repeat(40_000);
+/** Where a crashed change's after-images are: carried in the changed items (`txImage`), or in items beside them. */
+async function afterImagesOf(): Promise<{ carried: number; beside: number }> {
+  const items = await leftovers();
+  return { carried: items.filter((item) => item.txImage !== undefined).length, beside: items.filter((item) => String(item.pk).startsWith('$lts#txafter_')).length };
+}
 
+describe.each([
+  { size: 'small records (their after-images carried in their own items)', value: 'changed', where: { carried: 120, beside: 0 } },
+  { size: 'records past 8 KB, past 4 MB in all (after-images beside them; byte-sized stage and apply transactions)', value: 'x'.repeat(40_000), where: { carried: 0, beside: 120 } },
+])('a large change of existing $size', ({ value, where }) => {
   it('crashed before its commit point: readers see the records as they were; recovery undoes the marks and after-images', async () => {
-    const ids = await crashedChange(big, -1);
+    const ids = await crashedChange(value, -1);
     expect((await leftovers()).filter((item) => item.tx !== undefined)).toHaveLength(120);
+    expect(await afterImagesOf()).toEqual(where);
     expect(await valuesOf(ids)).toEqual(Array(120).fill('v'));
     expect(await listedValues(20)).toEqual(newest(ids, 20).map((id) => [id, 'v']));
     await recoverTransactions(LATER());
@@ -445,14 +453,15 @@ describe('a large change of existing records (past 4 MB: byte-sized stage and ap
   });
 
   it('crashed past its commit point: readers see the change at once (its after-images); recovery applies it', async () => {
-    const ids = await crashedChange(big, 0);
+    const ids = await crashedChange(value, 0);
     expect((await leftovers()).filter((item) => item.tx !== undefined)).toHaveLength(120);
-    expect(await valuesOf(ids)).toEqual(Array(120).fill(big));
-    expect((await call('GET', `/api/v2/poly_metadata/${ids[0]}`)).body.data.attributes.value).toBe(big);
-    expect(await listedValues(20)).toEqual(newest(ids, 20).map((id) => [id, big]));
+    expect(await afterImagesOf()).toEqual(where);
+    expect(await valuesOf(ids)).toEqual(Array(120).fill(value));
+    expect((await call('GET', `/api/v2/poly_metadata/${ids[0]}`)).body.data.attributes.value).toBe(value);
+    expect(await listedValues(20)).toEqual(newest(ids, 20).map((id) => [id, value]));
     await recoverTransactions(LATER());
     expect(await leftovers()).toEqual([]);
-    expect(await valuesOf(ids)).toEqual(Array(120).fill(big));
+    expect(await valuesOf(ids)).toEqual(Array(120).fill(value));
   });
 });
 

@@ -223,7 +223,7 @@ async function tubesOfCreation(
 
 /**
  * The most TransactWriteItems a write of `changes` records and index entries sends (lib/store/large-write.ts):
- * its intent, its stages of ≤ 99 items (a changed record stages two: its mark and its after-image), the
+ * its intent, its stages of ≤ 99 items (a changed record stages one, or two past 8 KB: its mark and its after-image beside it), the
  * commit point, as many to apply it and the clean-up of its own items. Linear in its size: ~1 call per 25.
  */
 const largeWriteBound = (changes: number) => 4 + 2 * Math.ceil((2 * changes) / 99);
