@@ -16,8 +16,10 @@ import { entityMarkers, termKey, type Key } from './keys.ts';
  *    the keys of the stages it did not find, so none lands after) and up to 99 items marked with the write
  *    (`tx`): a new item as it will be, a changed record's new content inside its own item (`txImage`), the
  *    old content read until the commit. No item is common to two stages, which would make them conflict;
- * 2. commit (one transaction): the write's record, committed; the count shards and the request item;
- *    and as many of the items as it has room for, as they will be, unmarked;
+ * 2. commit (one transaction): the write's record, committed; the count shards and the request item. No
+ *    record or index item rides in it final: a BatchGetItem or Query is only read-committed against a
+ *    transaction (DynamoDB's isolation levels), so a reader could see some of those items written and
+ *    others not — part of the write. Marked, every item is decided by the record's state read after it;
  * 3. apply (S transactions at once): each stage's items unmarked (a changed record put as its image),
  *    its key list removed;
  * 4. the record removed, last (a reader that meets a mark finds it until no mark is left).
@@ -95,10 +97,8 @@ export async function writeLarge(db: Db, table: string, ops: readonly FloorOp[],
   }
   const tx = randomUUID();
   const record: Key = { pk: `$lts#floortx_${tx}`, sk: '$floortx' };
-  const atCommit = TRANSACTION_ITEM_LIMIT - 1 - tail.length;
-  const [early, late] = [ops.slice(0, ops.length - atCommit), ops.slice(ops.length - atCommit)];
   const stages: FloorOp[][] = [];
-  for (let i = 0; i < early.length; i += STAGED_PER_TRANSACTION) stages.push(early.slice(i, i + STAGED_PER_TRANSACTION));
+  for (let i = 0; i < ops.length; i += STAGED_PER_TRANSACTION) stages.push(ops.slice(i, i + STAGED_PER_TRANSACTION));
   const expires = new Date(Date.now() + EXPIRY_MS).toISOString();
   const listKey = (n: number): Key => ({ pk: OPEN_PK, sk: `$open#expires_${expires}#tx_${tx}#n_${n}` });
 
@@ -119,7 +119,7 @@ export async function writeLarge(db: Db, table: string, ops: readonly FloorOp[],
     ),
   );
   await db.transact({
-    TransactItems: [{ Put: { TableName: table, Item: { ...record, state: 'committed' }, ...absent } }, ...tail, ...late.map((op) => final(table, op))],
+    TransactItems: [{ Put: { TableName: table, Item: { ...record, state: 'committed' }, ...absent } }, ...tail],
   });
   await Promise.all(
     stages.map((stage, n) => db.transact({ TransactItems: [...stage.map((op) => applied(table, tx, op)), { Delete: { TableName: table, Key: listKey(n) } }] })),
