@@ -487,16 +487,11 @@ export const BULK_METADATA = 400;
 
 /**
  * A lab-size write is one request of hundreds of items, several transactions on the service's side (a
- * second or more each here): fewer are measured than of the lab writes, and fewer warm them up, each
- * request running its item loops hundreds of times.
+ * second or more each here): fewer are measured than of the lab writes (24 a side at 48 iterations), and
+ * fewer warm them up, each request running its item loops hundreds of times. With 12 a side the same
+ * code's CPU ratio moved 1.17–1.56× between runs (docs/measurements.md, "Measuring speed").
  */
-const largePlan = (iterations: number): Plan => ({ concurrency: 1, batch: Math.max(1, Math.ceil(iterations / 16)), rounds: 4, warmup: 8 });
-
-/** Requests each side sends in one lab-size write scenario (the seed makes fresh labware for each, where it needs any). */
-export const largeRequests = (iterations: number): number => {
-  const plan = largePlan(iterations);
-  return plan.batch * plan.rounds + plan.warmup;
-};
+const largePlan = (iterations: number): Plan => ({ concurrency: 1, batch: Math.max(1, Math.ceil(iterations / 8)), rounds: 4, warmup: 8 });
 
 /**
  * The lab-size writes: `poly_metadata/bulk_create` of 400 metadata on the aliquots of the filled 384-well
