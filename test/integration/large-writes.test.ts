@@ -434,12 +434,19 @@ async function crashedChange(value: string, offset: number): Promise<number[]> {
 /** Where a crashed change's after-images are: carried in the changed items (`txImage`), or in items beside them. */
 async function afterImagesOf(): Promise<{ carried: number; beside: number }> {
   const items = await leftovers();
-  return { carried: items.filter((item) => item.txImage !== undefined).length, beside: items.filter((item) => String(item.pk).startsWith('$lts#txafter_')).length };
+  return {
+    carried: items.filter((item) => item.txImage !== undefined).length,
+    beside: items.filter((item) => String(item.pk).startsWith('$lts#txafter_')).length,
+  };
 }
 
 describe.each([
   { size: 'small records (their after-images carried in their own items)', value: 'changed', where: { carried: 120, beside: 0 } },
-  { size: 'records past 8 KB, past 4 MB in all (after-images beside them; byte-sized stage and apply transactions)', value: 'x'.repeat(40_000), where: { carried: 0, beside: 120 } },
+  {
+    size: 'records past 8 KB, past 4 MB in all (after-images beside them; byte-sized stage and apply transactions)',
+    value: 'x'.repeat(40_000),
+    where: { carried: 0, beside: 120 },
+  },
 ])('a large change of existing $size', ({ value, where }) => {
   it('crashed before its commit point: readers see the records as they were; recovery undoes the marks and after-images', async () => {
     const ids = await crashedChange(value, -1);
