@@ -47,11 +47,16 @@ export const ITEM_SIZE_LIMIT = 380_000;
 
 /**
  * JSON bytes of an after-image a changed record's own item carries while a write past one transaction
- * holds it (lib/store/large-write.ts): with the record at ITEM_SIZE_LIMIT the item is then 388 KB, still
- * within DynamoDB's 400 KB with room for its keys. A tube (1–2 KB) carries its own; a larger record (a
- * plate) has its after-image in an item beside it.
+ * holds it (lib/store/large-write.ts), provided the record as it is and its image fit ITEM_SIZE_LIMIT
+ * together. A tube (1–2 KB) carries its own; a larger record (a plate) has its after-image in an item
+ * beside it, so that a marked item read meanwhile (and its copy in the index that projects whole items)
+ * stays near its own size.
  */
 export const INLINE_AFTER_IMAGE_BYTES = 8_000;
+
+/** Whether a changed record's own item carries its after-image (INLINE_AFTER_IMAGE_BYTES), given the JSON bytes of the record as it is and of the image. */
+export const carriesAfterImage = (recordBytes: number, imageBytes: number): boolean =>
+  imageBytes <= INLINE_AFTER_IMAGE_BYTES && recordBytes + imageBytes <= ITEM_SIZE_LIMIT;
 
 /**
  * Payload bytes (events and idempotent response) a request item carries inside its transaction. Larger

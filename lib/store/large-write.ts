@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '#lib/config.ts';
-import { INLINE_AFTER_IMAGE_BYTES, TRANSACTION_ITEM_LIMIT, TRANSACTION_SIZE_LIMIT } from '#lib/domain/budgets.ts';
+import { carriesAfterImage, TRANSACTION_ITEM_LIMIT, TRANSACTION_SIZE_LIMIT } from '#lib/domain/budgets.ts';
 import { currentDeadline, ProcessKilled } from '#lib/store/client.ts';
 import { countUpdate, randomShard } from '#lib/store/counts.ts';
 import { ConflictError, DeadlineExceeded, IdempotencyRace, mayHaveApplied, WriteOutcomeUnknown } from '#lib/store/errors.ts';
@@ -21,7 +21,7 @@ import {
   type TxRecord,
   txItemKey,
 } from '#lib/store/tx-items.ts';
-import { type ChangeOp, opBytes, type StagedOp, type WritePlan } from '#lib/store/write-plan.ts';
+import { type ChangeOp, opBytes, recordBytes, type StagedOp, type WritePlan } from '#lib/store/write-plan.ts';
 
 /**
  * A write larger than one DynamoDB transaction, still one write (contract §7.1; docs/decisions.md, "Writes
@@ -114,8 +114,9 @@ function staging(txId: string, op: ChangeOp): Staging {
   const mark = marking('', {}, {});
   if (change.kind !== 'replace') return { key: { ...key, op: 'delete' }, items: [mark], bytes: plainBytes(mark), onReject };
   const image = { image: change.item, bytes: opBytes(op) };
-  if (image.bytes <= INLINE_AFTER_IMAGE_BYTES) {
-    // Small enough to ride in the record's own item: one item staged and one applied, not two of each.
+  if (carriesAfterImage(recordBytes(change.before), image.bytes)) {
+    // Small enough to ride in the record's own item beside its current content (the two within a record's
+    // budget, so the item within DynamoDB's 400 KB): one item staged and one applied, not two of each.
     const carried = marking(', #image = :image', { '#image': AFTER_IMAGE_ATTRIBUTE }, { ':image': change.item });
     return { key: { ...key, op: 'update', inline: true }, items: [carried], bytes: image.bytes + plainBytes(mark), onReject, image };
   }

@@ -67,7 +67,7 @@ export interface StagedOp {
  */
 export type ItemChange =
   | { kind: 'create'; item: Record<string, unknown> }
-  | { kind: 'replace'; item: Record<string, unknown>; version: number }
+  | { kind: 'replace'; item: Record<string, unknown>; version: number; before: StoredRecord }
   | { kind: 'remove'; key: ItemKey; version?: number };
 
 /** A record or index item op: its transaction item and the change it makes. */
@@ -78,7 +78,8 @@ export interface ChangeOp extends StagedOp {
 export type TakenValue = ValueOrigin & { value: string };
 
 const termKey = (t: TermSpec) => `${t.scope}\u0000${t.value}\u0000${t.ref ?? '-'}`;
-const recordBytes = (record: StoredRecord) => Buffer.byteLength(JSON.stringify(record));
+/** JSON bytes of a record, as its budget (ITEM_SIZE_LIMIT) counts them. */
+export const recordBytes = (record: StoredRecord) => Buffer.byteLength(JSON.stringify(record));
 
 /** The changes a unit of work staged. */
 export interface StagedChanges {
@@ -132,7 +133,7 @@ export function planWrite(changes: StagedChanges, model: RecordModel, request: R
   }
   for (const { before, after } of changes.updated) {
     const put = recordPut({ ...after, ...lookupAttributes(after, model.lookupsOf(after)) }, { version: before.version });
-    ops.push({ item: { Put: put }, onReject: 'conflict', itemSize: measured(after), change: { kind: 'replace', item: put.Item, version: before.version } });
+    ops.push({ item: { Put: put }, onReject: 'conflict', itemSize: measured(after), change: { kind: 'replace', item: put.Item, version: before.version, before } });
     ops.push(...termOps(model.termsOf(before), model.termsOf(after), after));
   }
   for (const record of changes.deleted) {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  carriesAfterImage,
+  INLINE_AFTER_IMAGE_BYTES,
   ITEM_SIZE_LIMIT,
   LARGE_WRITE_ITEM_LIMIT,
   MAX_ALIQUOTS_PER_RECEPTACLE,
@@ -77,6 +79,17 @@ function transfer(source: Contents, sourceId: number, target: Contents, targetSl
 }
 
 const emptyTube = (): Contents => ({ receptacles: emptyReceptacles(1), aliquotCount: 0 });
+
+describe('after-images of a write past one transaction', () => {
+  it('a changed record carries its after-image in its own item up to 8 KB, while the record as it is and the image fit one record together', () => {
+    expect(carriesAfterImage(1_500, 1_600)).toBe(true);
+    expect(carriesAfterImage(1_500, INLINE_AFTER_IMAGE_BYTES)).toBe(true);
+    expect(carriesAfterImage(1_500, INLINE_AFTER_IMAGE_BYTES + 1)).toBe(false);
+    expect(carriesAfterImage(ITEM_SIZE_LIMIT - 1_000, 1_000)).toBe(true);
+    // A record near its budget shrunk in one write: together they would pass the item's 400 KB.
+    expect(carriesAfterImage(ITEM_SIZE_LIMIT - 1_000, 1_001)).toBe(false);
+  });
+});
 
 describe('items per write', () => {
   it('a stamp into a new plate with its transfer requests is 6 items whatever its wells: transfer requests live in the destination wells', () => {
