@@ -133,7 +133,12 @@ export function planWrite(changes: StagedChanges, model: RecordModel, request: R
   }
   for (const { before, after } of changes.updated) {
     const put = recordPut({ ...after, ...lookupAttributes(after, model.lookupsOf(after)) }, { version: before.version });
-    ops.push({ item: { Put: put }, onReject: 'conflict', itemSize: measured(after), change: { kind: 'replace', item: put.Item, version: before.version, before } });
+    ops.push({
+      item: { Put: put },
+      onReject: 'conflict',
+      itemSize: measured(after),
+      change: { kind: 'replace', item: put.Item, version: before.version, before },
+    });
     ops.push(...termOps(model.termsOf(before), model.termsOf(after), after));
   }
   for (const record of changes.deleted) {
