@@ -54,9 +54,13 @@ export const ITEM_SIZE_LIMIT = 380_000;
  */
 export const INLINE_AFTER_IMAGE_BYTES = 8_000;
 
-/** Whether a changed record's own item carries its after-image (INLINE_AFTER_IMAGE_BYTES), given the JSON bytes of the record as it is and of the image. */
-export const carriesAfterImage = (recordBytes: number, imageBytes: number): boolean =>
-  imageBytes <= INLINE_AFTER_IMAGE_BYTES && recordBytes + imageBytes <= ITEM_SIZE_LIMIT;
+/**
+ * Whether a changed record's own item carries its after-image (INLINE_AFTER_IMAGE_BYTES), given the JSON
+ * bytes of the image and of the record as it is — measured only for an image small enough (a plate's
+ * record is not serialized to learn that its image goes beside it).
+ */
+export const carriesAfterImage = (imageBytes: number, recordBytes: () => number): boolean =>
+  imageBytes <= INLINE_AFTER_IMAGE_BYTES && recordBytes() + imageBytes <= ITEM_SIZE_LIMIT;
 
 /**
  * Payload bytes (events and idempotent response) a request item carries inside its transaction. Larger

@@ -112,16 +112,17 @@ function staging(txId: string, op: ChangeOp): Staging {
     },
   });
   const mark = marking('', {}, {});
-  if (change.kind !== 'replace') return { key: { ...key, op: 'delete' }, items: [mark], bytes: plainBytes(mark), onReject };
+  const markBytes = plainBytes(mark);
+  if (change.kind !== 'replace') return { key: { ...key, op: 'delete' }, items: [mark], bytes: markBytes, onReject };
   const image = { image: change.item, bytes: opBytes(op) };
-  if (carriesAfterImage(recordBytes(change.before), image.bytes)) {
+  if (carriesAfterImage(image.bytes, () => recordBytes(change.before))) {
     // Small enough to ride in the record's own item beside its current content (the two within a record's
     // budget, so the item within DynamoDB's 400 KB): one item staged and one applied, not two of each.
     const carried = marking(', #image = :image', { '#image': AFTER_IMAGE_ATTRIBUTE }, { ':image': change.item });
-    return { key: { ...key, op: 'update', inline: true }, items: [carried], bytes: image.bytes + plainBytes(mark), onReject, image };
+    return { key: { ...key, op: 'update', inline: true }, items: [carried], bytes: image.bytes + markBytes, onReject, image };
   }
   const side = { ...afterImageKey(txId, key), of: itemKeyText(key), image: change.item };
-  return { key: { ...key, op: 'update' }, items: [mark, { Put: { TableName, Item: side } }], bytes: image.bytes + plainBytes(mark), onReject, image };
+  return { key: { ...key, op: 'update' }, items: [mark, { Put: { TableName, Item: side } }], bytes: image.bytes + markBytes, onReject, image };
 }
 
 /** Every stage transaction also checks (and counts on) the record: nothing is staged once it is no longer pending. */
