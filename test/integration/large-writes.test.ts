@@ -472,6 +472,29 @@ describe.each([
   });
 });
 
+describe('large changes at once', () => {
+  it('20 on distinct records (101 metadata each): all land, each whole, nothing of the protocol left', async () => {
+    const sets = await Promise.all((await wells(20)).map((well) => metadataIds(well, 101)));
+    await Promise.all(sets.map((ids, i) => changeValues(ids, `set ${i}`)));
+    for (const [i, ids] of sets.entries()) expect(await valuesOf(ids)).toEqual(Array(101).fill(`set ${i}`));
+    expect(await leftovers()).toEqual([]);
+  });
+
+  it('20 on the same 101 records: those that land land whole, the others are refused, nothing merged or lost', async () => {
+    const [well] = await wells(1);
+    const ids = await metadataIds(well!, 101);
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => changeValues(ids, `write ${i}`)));
+    const landed = outcomes.flatMap((outcome, i) => (outcome.status === 'fulfilled' ? [`write ${i}`] : []));
+    expect(landed.length).toBeGreaterThanOrEqual(1);
+    const values = await valuesOf(ids);
+    expect(new Set(values).size, 'one write’s values, not a merge').toBe(1);
+    expect(landed).toContain(values[0]);
+    // A refused write undoes what it staged; what it could not, recovery ends.
+    await recoverTransactions(LATER());
+    expect(await leftovers()).toEqual([]);
+  });
+});
+
 describe('a small write meeting a large write’s lock', () => {
   /** Metadata whose change of value by a large write is staged and left pending (its process killed before the commit point). */
   const locked = () => crashedChange('large', -1);
