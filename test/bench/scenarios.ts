@@ -487,11 +487,12 @@ export const BULK_METADATA = 400;
 
 /**
  * A lab-size write is one request of hundreds of items, several transactions on the service's side (a
- * second or more each here): fewer are measured than of the lab writes (24 a side at 48 iterations), and
- * fewer warm them up, each request running its item loops hundreds of times. With 12 a side the same
- * code's CPU ratio moved 1.17–1.56× between runs (docs/measurements.md, "Measuring speed").
+ * second or more each here): as many are measured as of the lab writes (48 a side at 48 iterations), and
+ * fewer warm them up, each request running its item loops hundreds of times. A batch of 12 alone put the
+ * same code's CPU ratio anywhere in 1.19–1.54×, and whole runs of 24 a side in 1.17–1.71×
+ * (docs/measurements.md, "Measuring speed"): the mean of 48 is what a run can tell.
  */
-const largePlan = (iterations: number): Plan => ({ concurrency: 1, batch: Math.max(1, Math.ceil(iterations / 8)), rounds: 4, warmup: 8 });
+const largePlan = (iterations: number): Plan => ({ concurrency: 1, batch: Math.max(1, Math.ceil(iterations / 4)), rounds: 4, warmup: 8 });
 
 /**
  * The lab-size writes: `poly_metadata/bulk_create` of 400 metadata on the aliquots of the filled 384-well
