@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '#lib/config.ts';
 import {
+  ITEM_SIZE_LIMIT,
   LARGE_WRITE_ITEM_LIMIT,
   MAX_POLY_METADATA_PER_WRITE,
   mostInOneTransaction,
@@ -19,6 +20,7 @@ import { readOpenEntries } from '#lib/store/tx-items.ts';
 import { startSweeper } from '#lib/local/sweeper.ts';
 import { createSweeper } from '../../functions/events/sweeper.ts';
 import { UnitOfWork } from '#lib/store/unit-of-work.ts';
+import { recordBytes } from '#lib/store/write-plan.ts';
 import { call, warmKeyCache } from '../support/api.ts';
 import { createPlate, type Linkage, recordCount, uniqueName } from '../support/fixtures.ts';
 import { expectError } from '../support/responses.ts';
@@ -491,6 +493,29 @@ describe('large changes at once', () => {
     expect(landed).toContain(values[0]);
     // A refused write undoes what it staged; what it could not, recovery ends.
     await recoverTransactions(LATER());
+    expect(await leftovers()).toEqual([]);
+  });
+});
+
+describe('a record at its budget changed by a large write', () => {
+  it('a metadatum of 380 KB shrunk among 100 others: its after-image goes beside it (the two would pass its budget), and the write lands whole', async () => {
+    const [well] = await wells(1);
+    const ids = await metadataIds(well!, 101);
+    // The first metadatum filled to its record budget, less a few bytes, by a write of its own.
+    const [first] = (await getRecords([{ family: POLY, id: ids[0]! }])).values();
+    const filler = 'x'.repeat(ITEM_SIZE_LIMIT - recordBytes(first!) - 16);
+    const fill = new UnitOfWork(registry, new Date().toISOString());
+    fill.update(first!, { attrs: { value: filler } });
+    await fill.commit();
+    const [full] = (await getRecords([{ family: POLY, id: ids[0]! }])).values();
+    expect(recordBytes(full!)).toBeGreaterThan(ITEM_SIZE_LIMIT - 200);
+    const { commands } = await commandsOf(() => changeValues(ids, 'small again'));
+    const sideImages = commands
+      .filter((c) => c.op === 'TransactWriteItems')
+      .flatMap((c) => c.input.TransactItems)
+      .filter((item: any) => String(item.Put?.Item?.pk ?? '').startsWith('$lts#txafter_'));
+    expect(sideImages.map((item: any) => item.Put.Item.of)).toEqual([expect.stringContaining(`${ids[0]}`)]);
+    expect(await valuesOf(ids)).toEqual(Array(101).fill('small again'));
     expect(await leftovers()).toEqual([]);
   });
 });
